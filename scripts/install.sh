@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Create/refresh .venv with the pinned torch pair, the project and colpali-engine.
+# Why this order: colpali-engine 0.3.18 declares torch<2.14, but the only torch +
+# torchvision pair that imports cleanly here is 2.14.1 + 0.29.1 (ENVIRONMENT.md);
+# colpali-engine runs fine on it, so it goes in last with --no-deps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip"
+$PIP install --quiet --upgrade pip setuptools wheel
+$PIP install --quiet "torch==2.14.1" "torchvision==0.29.1"
+$PIP install --quiet -e ".[dev]"
+$PIP install --quiet --no-deps "colpali-engine==0.3.18"
+
+# Tesseract OCR (por + eng) from Debian: installed when missing and we are root.
+if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/null | grep -q '^por$'; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "Installing tesseract-ocr (por+eng) from Debian..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            tesseract-ocr tesseract-ocr-por tesseract-ocr-eng >/dev/null
+    else
+        echo "NOTE: OCR needs tesseract with Portuguese data. Run: sudo apt-get install -y tesseract-ocr tesseract-ocr-por tesseract-ocr-eng"
+    fi
+fi
