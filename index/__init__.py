@@ -1,0 +1,2 @@
+"""State: vector collections (embedded Qdrant Edge or a Qdrant server), the document
+registry (SQLite) and the page-image blob store."""

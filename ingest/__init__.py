@@ -1,0 +1,1 @@
+"""The write path: load documents, extract and OCR text, chunk, encode and index them."""

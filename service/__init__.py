@@ -1,0 +1,1 @@
+"""The read path and the interfaces: retrieval, answering, HTTP API and CLI."""

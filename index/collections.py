@@ -1,0 +1,50 @@
+"""The two collections of the lite profile and their payload indexes.
+
+One collection per encoder: the encoder's slug is part of the name, so a different
+model never mixes vectors with an old one (switching means re-indexing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from index.types import CollectionSpec, DenseSpec, IndexKind
+
+PAGE_VECTOR = "late"
+CHUNK_VECTOR = "dense"
+
+_COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
+    ("tenant", "keyword"),
+    ("doc_id", "keyword"),
+    ("kind", "keyword"),
+    ("state", "keyword"),
+    ("page_no", "integer"),
+    ("h3_r7", "keyword"),
+    ("h3_r9", "keyword"),
+    ("h3_r11", "keyword"),
+    ("location", "geo"),
+)
+
+
+@dataclass(frozen=True)
+class Collections:
+    pages: CollectionSpec
+    chunks: CollectionSpec
+
+    def all(self) -> tuple[CollectionSpec, ...]:
+        return (self.pages, self.chunks)
+
+
+def lite_collections(encoder_slug: str, dim: int, sparse_names: tuple[str, ...]) -> Collections:
+    pages = CollectionSpec(
+        name=f"pages__{encoder_slug}",
+        dense=(DenseSpec(PAGE_VECTOR, dim, multivector=True, hnsw=False, float16=True),),
+        indexes=_COMMON_INDEXES,
+    )
+    chunks = CollectionSpec(
+        name=f"chunks__{encoder_slug}",
+        dense=(DenseSpec(CHUNK_VECTOR, dim),),
+        sparse=sparse_names,
+        indexes=_COMMON_INDEXES,
+    )
+    return Collections(pages=pages, chunks=chunks)

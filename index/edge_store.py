@@ -1,0 +1,190 @@
+"""Embedded backend: Qdrant's Rust engine in-process (qdrant-edge-py), one shard per
+collection under `<data_dir>/qdrant/<collection>`.
+
+The engine allows one process per shard folder; a second process gets a clear
+StoreError instead of the engine's WAL message.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as E
+
+from index.types import Branch, CollectionSpec, Filter, Hit, SparseVec, StorePoint, VectorValue
+from index.vector_store import RRF_K, StoreError, VectorStore
+
+_SPEC_FILE = "carta-collection.json"
+_INDEX_TYPES = {
+    "keyword": E.PayloadSchemaType.Keyword,
+    "integer": E.PayloadSchemaType.Integer,
+    "bool": E.PayloadSchemaType.Bool,
+    "geo": E.PayloadSchemaType.Geo,
+}
+
+
+def _spec_json(spec: CollectionSpec) -> dict[str, Any]:
+    return {
+        "dense": [[d.name, d.size, d.multivector, d.hnsw, d.float16] for d in spec.dense],
+        "sparse": list(spec.sparse),
+    }
+
+
+def _edge_config(spec: CollectionSpec) -> E.EdgeConfig:
+    vectors = {}
+    for d in spec.dense:
+        vectors[d.name] = E.EdgeVectorParams(
+            size=d.size,
+            distance=E.Distance.Cosine,
+            multivector_config=E.MultiVectorConfig(E.MultiVectorComparator.MaxSim) if d.multivector else None,
+            # m=0: no HNSW graph (exact scan), see DenseSpec.
+            hnsw_config=None if d.hnsw else E.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+            datatype=E.VectorStorageDatatype.Float16 if d.float16 else None,
+        )
+    sparse = {name: E.EdgeSparseVectorParams(modifier=E.Modifier.Idf) for name in spec.sparse}
+    return E.EdgeConfig(vectors=vectors, sparse_vectors=sparse or None)
+
+
+def _vector(value: VectorValue) -> Any:
+    if isinstance(value, SparseVec):
+        return E.SparseVector(indices=list(value.indices), values=list(value.values))
+    return value
+
+
+def _match(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise TypeError("boolean payload matches are not supported by the Edge engine; use a keyword")
+    if isinstance(value, list | tuple | set):
+        return E.MatchAny(any=list(value))
+    return E.MatchValue(value=value)
+
+
+def edge_filter(flt: Filter | None) -> E.Filter | None:
+    if flt is None:
+        return None
+    must: list[Any] = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.match.items()]
+    must_not = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.exclude.items()]
+    if flt.geo_radius:
+        g = flt.geo_radius
+        must.append(E.FieldCondition(key=g.key, geo_radius=E.GeoRadius(E.GeoPoint(lon=g.lon, lat=g.lat), g.radius_m)))
+    return E.Filter(must=must or None, must_not=must_not or None)
+
+
+def _hit(point: Any) -> Hit:
+    return Hit(id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {}))
+
+
+class EdgeStore(VectorStore):
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._shards: dict[str, E.EdgeShard] = {}
+        self._write_lock = threading.Lock()
+
+    def _shard(self, collection: str) -> E.EdgeShard:
+        try:
+            return self._shards[collection]
+        except KeyError:
+            raise StoreError(f"collection {collection!r} is not open; call ensure_collection first") from None
+
+    def ensure_collection(self, spec: CollectionSpec) -> None:
+        if spec.name in self._shards:
+            return
+        path = self.root / spec.name
+        spec_file = path / _SPEC_FILE
+        try:
+            if spec_file.exists():
+                stored = json.loads(spec_file.read_text())
+                if stored != _spec_json(spec):
+                    raise StoreError(
+                        f"collection {spec.name!r} in {path} was built with other vectors ({stored}); "
+                        "re-index with `carta reindex` or point CARTA_DATA_DIR elsewhere"
+                    )
+                shard = E.EdgeShard.load(str(path))
+            else:
+                shard = E.EdgeShard.create(str(path), _edge_config(spec))
+                spec_file.write_text(json.dumps(_spec_json(spec)))
+        except StoreError:
+            raise
+        except Exception as exc:  # the engine raises plain exceptions with Rust messages
+            if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
+                raise StoreError(
+                    f"the data dir {self.root.parent} is held by another Carta process (a running "
+                    "`carta serve`?); stop it, or send the command to the server with --server URL"
+                ) from exc
+            raise StoreError(f"cannot open collection {spec.name!r} at {path}: {exc}") from exc
+        for field_name, kind in spec.indexes:
+            schema: Any = _INDEX_TYPES[kind]
+            if field_name == spec.tenant_field:
+                schema = E.KeywordIndexParams(is_tenant=True)
+            shard.update(E.UpdateOperation.create_field_index(field_name, schema))
+        self._shards[spec.name] = shard
+
+    def upsert(self, collection: str, points: Sequence[StorePoint]) -> None:
+        if not points:
+            return
+        edge_points = [
+            E.Point(p.id, {k: _vector(v) for k, v in p.vectors.items()}, p.payload) for p in points
+        ]
+        with self._write_lock:
+            self._shard(collection).update(E.UpdateOperation.upsert_points(edge_points))
+
+    def delete(self, collection: str, flt: Filter) -> None:
+        with self._write_lock:
+            self._shard(collection).update(E.UpdateOperation.delete_points_by_filter(edge_filter(flt)))
+
+    def set_payload(self, collection: str, flt: Filter, payload: dict) -> None:
+        with self._write_lock:
+            self._shard(collection).update(E.UpdateOperation.set_payload_by_filter(edge_filter(flt), payload))
+
+    def count(self, collection: str, flt: Filter | None = None) -> int:
+        return int(self._shard(collection).count(E.CountRequest(exact=True, filter=edge_filter(flt))))
+
+    def scroll(self, collection: str, flt: Filter, limit: int = 10_000) -> list[Hit]:
+        records, _ = self._shard(collection).scroll(
+            E.ScrollRequest(limit=limit, filter=edge_filter(flt), with_payload=True, with_vector=False)
+        )
+        return [_hit(r) for r in records]
+
+    def search(
+        self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int
+    ) -> list[Hit]:
+        request = E.QueryRequest(
+            limit=limit,
+            query=E.Query.Nearest(_vector(vector), using=using),
+            filter=edge_filter(flt),
+            with_payload=True,
+        )
+        return [_hit(p) for p in self._shard(collection).query(request)]
+
+    def fused_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        engine_filter = edge_filter(flt)
+        prefetches = [
+            E.Prefetch(limit=prefetch_limit, query=E.Query.Nearest(_vector(b.vector), using=b.using),
+                       filter=engine_filter)
+            for b in branches
+        ]
+        request = E.QueryRequest(
+            limit=limit, query=E.Fusion.Rrf(k=rrf_k), prefetches=prefetches, filter=engine_filter,
+            with_payload=True,
+        )
+        return [_hit(p) for p in self._shard(collection).query(request)]
+
+    def close(self) -> None:
+        with self._write_lock:
+            for shard in self._shards.values():
+                shard.flush()
+                shard.close()
+            self._shards.clear()

@@ -1,0 +1,161 @@
+"""The document registry: one SQLite file with documents and their pages.
+
+It is the source of truth for what exists and in which state (queued, processing,
+ready, failed); vector points carry the same ids so one filter finds them all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["queued", "processing", "ready", "failed"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    tenant     TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    title      TEXT NOT NULL,
+    filename   TEXT NOT NULL,
+    mime       TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    pages      INTEGER NOT NULL DEFAULT 0,
+    status     TEXT NOT NULL,
+    error      TEXT,
+    profile    TEXT NOT NULL,
+    metadata   TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant, id)
+);
+CREATE TABLE IF NOT EXISTS pages (
+    tenant      TEXT NOT NULL,
+    doc_id      TEXT NOT NULL,
+    page_no     INTEGER NOT NULL,
+    width       INTEGER NOT NULL,
+    height      INTEGER NOT NULL,
+    text_source TEXT NOT NULL,
+    chars       INTEGER NOT NULL,
+    chunks      INTEGER NOT NULL,
+    PRIMARY KEY (tenant, doc_id, page_no)
+);
+"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class Document:
+    tenant: str
+    id: str
+    title: str
+    filename: str
+    mime: str
+    kind: str
+    size_bytes: int
+    profile: str
+    pages: int = 0
+    status: Status = "queued"
+    error: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class PageRecord:
+    tenant: str
+    doc_id: str
+    page_no: int
+    width: int
+    height: int
+    text_source: str  # "text" (PDF text layer), "ocr" or "none"
+    chars: int
+    chunks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Registry:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def put(self, doc: Document) -> None:
+        doc.updated_at = _now()
+        row = doc.to_dict()
+        row["metadata"] = json.dumps(doc.metadata, ensure_ascii=False)
+        cols = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        self._query(f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({marks})", *row.values())
+
+    def get(self, tenant: str, doc_id: str) -> Document | None:
+        rows = self._query("SELECT * FROM documents WHERE tenant=? AND id=?", tenant, doc_id)
+        return self._doc(rows[0]) if rows else None
+
+    def list(self, tenant: str, status: Status | None = None) -> list[Document]:
+        sql = "SELECT * FROM documents WHERE tenant=?"
+        args: list[Any] = [tenant]
+        if status:
+            sql += " AND status=?"
+            args.append(status)
+        return [self._doc(r) for r in self._query(sql + " ORDER BY created_at, id", *args)]
+
+    def ids_with_status(self, status: Status) -> list[tuple[str, str]]:
+        return [(r["tenant"], r["id"]) for r in self._query("SELECT tenant, id FROM documents WHERE status=?", status)]
+
+    def set_status(self, tenant: str, doc_id: str, status: Status, error: str | None = None,
+                   pages: int | None = None) -> None:
+        self._query(
+            "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), updated_at=? WHERE tenant=? AND id=?",
+            status, error, pages, _now(), tenant, doc_id,
+        )
+
+    def put_pages(self, pages: list[PageRecord]) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [tuple(p.to_dict().values()) for p in pages],
+            )
+            self._conn.execute("COMMIT")
+
+    def pages(self, tenant: str, doc_id: str) -> list[PageRecord]:
+        rows = self._query("SELECT * FROM pages WHERE tenant=? AND doc_id=? ORDER BY page_no", tenant, doc_id)
+        return [PageRecord(**dict(r)) for r in rows]
+
+    def delete(self, tenant: str, doc_id: str) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN")
+            self._conn.execute("DELETE FROM pages WHERE tenant=? AND doc_id=?", (tenant, doc_id))
+            self._conn.execute("DELETE FROM documents WHERE tenant=? AND id=?", (tenant, doc_id))
+            self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @staticmethod
+    def _doc(row: sqlite3.Row) -> Document:
+        data = dict(row)
+        data["metadata"] = json.loads(data["metadata"] or "{}")
+        return Document(**data)

@@ -1,0 +1,153 @@
+"""Server backend: qdrant-client against a Qdrant server or cluster URL.
+
+`local:<path>` (or `:memory:`) uses qdrant-client's local mode, which speaks the same
+client API; the contract tests run it as the stand-in for a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient
+from qdrant_client import models as m
+
+from index.types import Branch, CollectionSpec, Filter, Hit, SparseVec, StorePoint, VectorValue
+from index.vector_store import RRF_K, StoreError, VectorStore
+
+_INDEX_TYPES = {
+    "keyword": m.PayloadSchemaType.KEYWORD,
+    "integer": m.PayloadSchemaType.INTEGER,
+    "bool": m.PayloadSchemaType.BOOL,
+    "geo": m.PayloadSchemaType.GEO,
+}
+
+
+def _vector(value: VectorValue) -> Any:
+    if isinstance(value, SparseVec):
+        return m.SparseVector(indices=list(value.indices), values=list(value.values))
+    return value
+
+
+def _condition(key: str, value: Any) -> m.FieldCondition:
+    if isinstance(value, list | tuple | set):
+        return m.FieldCondition(key=key, match=m.MatchAny(any=list(value)))
+    return m.FieldCondition(key=key, match=m.MatchValue(value=value))
+
+
+def client_filter(flt: Filter | None) -> m.Filter | None:
+    if flt is None:
+        return None
+    must: list[Any] = [_condition(k, v) for k, v in flt.match.items()]
+    must_not: list[Any] = [_condition(k, v) for k, v in flt.exclude.items()]
+    if flt.geo_radius:
+        g = flt.geo_radius
+        must.append(m.FieldCondition(
+            key=g.key, geo_radius=m.GeoRadius(center=m.GeoPoint(lon=g.lon, lat=g.lat), radius=g.radius_m)))
+    return m.Filter(must=must or None, must_not=must_not or None)
+
+
+def _hit(point: Any) -> Hit:
+    return Hit(id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {}))
+
+
+class ServerStore(VectorStore):
+    def __init__(self, url: str, api_key: str | None = None) -> None:
+        if url == ":memory:":
+            self.client = QdrantClient(location=":memory:")
+        elif url.startswith("local:"):
+            self.client = QdrantClient(path=url.removeprefix("local:"))
+        else:
+            self.client = QdrantClient(url=url, api_key=api_key, timeout=30)
+
+    def ensure_collection(self, spec: CollectionSpec) -> None:
+        dense = {
+            d.name: m.VectorParams(
+                size=d.size,
+                distance=m.Distance.COSINE,
+                multivector_config=m.MultiVectorConfig(comparator=m.MultiVectorComparator.MAX_SIM)
+                if d.multivector else None,
+                hnsw_config=None if d.hnsw else m.HnswConfigDiff(m=0),
+                datatype=m.Datatype.FLOAT16 if d.float16 else None,
+            )
+            for d in spec.dense
+        }
+        if self.client.collection_exists(spec.name):
+            existing = self.client.get_collection(spec.name).config.params.vectors
+            sizes = {k: v.size for k, v in (existing or {}).items()} if isinstance(existing, dict) else {}
+            if sizes != {k: v.size for k, v in dense.items()}:
+                raise StoreError(
+                    f"collection {spec.name!r} on the server has other vectors ({sizes}); "
+                    "re-index with `carta reindex` or use another collection prefix"
+                )
+            return
+        self.client.create_collection(
+            spec.name,
+            vectors_config=dense,
+            sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse} or None,
+        )
+        for field_name, kind in spec.indexes:
+            schema: Any = _INDEX_TYPES[kind]
+            if field_name == spec.tenant_field:
+                schema = m.KeywordIndexParams(type=m.KeywordIndexType.KEYWORD, is_tenant=True)
+            self.client.create_payload_index(spec.name, field_name, field_schema=schema)
+
+    def upsert(self, collection: str, points: Sequence[StorePoint]) -> None:
+        if not points:
+            return
+        self.client.upsert(
+            collection,
+            points=[m.PointStruct(id=p.id, vector={k: _vector(v) for k, v in p.vectors.items()}, payload=p.payload)
+                    for p in points],
+            wait=True,
+        )
+
+    def delete(self, collection: str, flt: Filter) -> None:
+        self.client.delete(collection, points_selector=m.FilterSelector(filter=client_filter(flt)), wait=True)
+
+    def set_payload(self, collection: str, flt: Filter, payload: dict) -> None:
+        self.client.set_payload(collection, payload=payload, points=client_filter(flt), wait=True)
+
+    def count(self, collection: str, flt: Filter | None = None) -> int:
+        return self.client.count(collection, count_filter=client_filter(flt), exact=True).count
+
+    def scroll(self, collection: str, flt: Filter, limit: int = 10_000) -> list[Hit]:
+        records, _ = self.client.scroll(
+            collection, scroll_filter=client_filter(flt), limit=limit, with_payload=True, with_vectors=False
+        )
+        return [_hit(r) for r in records]
+
+    def search(
+        self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int
+    ) -> list[Hit]:
+        try:
+            response = self.client.query_points(
+                collection, query=_vector(vector), using=using, query_filter=client_filter(flt),
+                limit=limit, with_payload=True,
+            )
+        except ValueError as exc:
+            raise StoreError(str(exc)) from exc
+        return [_hit(p) for p in response.points]
+
+    def fused_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        engine_filter = client_filter(flt)
+        prefetch = [
+            m.Prefetch(query=_vector(b.vector), using=b.using, limit=prefetch_limit, filter=engine_filter)
+            for b in branches
+        ]
+        response = self.client.query_points(
+            collection, prefetch=prefetch, query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)), query_filter=engine_filter,
+            limit=limit, with_payload=True,
+        )
+        return [_hit(p) for p in response.points]
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,79 @@
+"""The vector-store contract and the choice of backend.
+
+Two backends implement it: `EdgeStore` (Qdrant's engine embedded in-process, the
+default, one process per data dir) and `ServerStore` (qdrant-client against a Qdrant
+server URL, or its local mode). Retrieval code only sees this interface.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+
+from index.types import Branch, CollectionSpec, Filter, Hit, StorePoint, VectorValue
+
+RRF_K = 60
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used (wrong config, locked data dir, ...)."""
+
+
+class VectorStore(ABC):
+    @abstractmethod
+    def ensure_collection(self, spec: CollectionSpec) -> None:
+        """Create the collection with its payload indexes, or check the existing one
+        has the same vectors (a mismatch means re-indexing; raise StoreError)."""
+
+    @abstractmethod
+    def upsert(self, collection: str, points: Sequence[StorePoint]) -> None: ...
+
+    @abstractmethod
+    def delete(self, collection: str, flt: Filter) -> None: ...
+
+    @abstractmethod
+    def count(self, collection: str, flt: Filter | None = None) -> int: ...
+
+    @abstractmethod
+    def set_payload(self, collection: str, flt: Filter, payload: dict) -> None:
+        """Merge `payload` into every point matching `flt` (e.g. flip `ready`)."""
+
+    @abstractmethod
+    def scroll(self, collection: str, flt: Filter, limit: int = 10_000) -> list[Hit]:
+        """Points matching `flt` (payload only, score 0), up to `limit`."""
+
+    @abstractmethod
+    def search(
+        self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int
+    ) -> list[Hit]:
+        """Nearest points by one named vector (dense, sparse or multivector MaxSim),
+        the filter applied inside the engine before top-k."""
+
+    @abstractmethod
+    def fused_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        """Each branch prefetches `prefetch_limit` candidates (filtered), then the
+        engine fuses them by reciprocal rank (k=`rrf_k`)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+def open_store(data_dir: Path, qdrant_url: str | None = None, api_key: str | None = None) -> VectorStore:
+    """The embedded Edge engine under `data_dir/qdrant`, or a Qdrant server when a URL
+    is configured. `qdrant_url="local:<path>"` selects qdrant-client's local mode."""
+    if qdrant_url:
+        from index.server_store import ServerStore
+
+        return ServerStore(qdrant_url, api_key=api_key)
+    from index.edge_store import EdgeStore
+
+    return EdgeStore(data_dir / "qdrant")

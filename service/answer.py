@@ -1,0 +1,162 @@
+"""Extractive answers with citations, behind a relevance gate.
+
+The gate grades the retrieved evidence before anything is composed. It refuses
+honestly when a key term of the question (a name, a number, a code) occurs nowhere in
+the evidence pages, or when no sentence is close enough to the question (embedding
+cosine, helped by the share of the question's BM25 stems it contains). Otherwise the best
+1-3 sentences are returned, each cited as [doc_id p.N]. The LLM path (later) returns
+the same shape.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.sparse_encoder import SparseEncoder
+from models.text_encoder import TextEncoder
+from service.retrieval import ChunkEvidence, PageEvidence, SearchResult
+
+NOT_FOUND = {
+    "en": "Not found in the indexed documents.",
+    "pt": "Não encontrado nos documentos indexados.",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
+_PT_HINTS = re.compile(
+    r"\b(que|qual|quais|quant[oa]s?|onde|como|quando|por que|são|não|em|no|na|dos|das|para|relatório)\b|[ãõçáéíóúâê]",
+    re.IGNORECASE)
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+def key_terms(question: str) -> list[str]:
+    """Words the evidence must contain: names (capitalised, not sentence-initial),
+    numbers and codes (anything with a digit)."""
+    words = _WORD.findall(question)
+    keys = []
+    for i, word in enumerate(words):
+        if any(ch.isdigit() for ch in word) or (i > 0 and word[0].isupper() and len(word) > 2):
+            keys.append(_fold(word))
+    return keys
+
+
+def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
+    haystack = _fold(" ".join(evidence_texts))
+    return [k for k in key_terms(question) if k not in haystack]
+
+
+def question_language(question: str) -> str:
+    """'pt' or 'en', from a few function words and accents (enough to pick the refusal text)."""
+    return "pt" if len(_PT_HINTS.findall(question)) >= 2 else "en"
+
+
+@dataclass
+class Citation:
+    doc_id: str
+    page_no: int
+    title: str
+    bbox: list[float]
+    quote: str
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    language: str
+    grounded: bool
+    refused: bool
+    citations: list[Citation] = field(default_factory=list)
+    evidence: list[PageEvidence] = field(default_factory=list)
+    relevance: float = 0.0
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Candidate:
+    sentence: str
+    chunk: ChunkEvidence
+    page: PageEvidence
+    cosine: float = 0.0
+    overlap: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return self.cosine + 0.25 * self.overlap
+
+
+class ExtractiveAnswerer:
+    def __init__(self, text: TextEncoder, sparse: SparseEncoder, min_relevance: float = 0.3,
+                 max_sentences: int = 3, evidence_pages: int = 3) -> None:
+        self.text = text
+        self.sparse = sparse
+        self.min_relevance = min_relevance
+        self.max_sentences = max_sentences
+        self.evidence_pages = evidence_pages
+
+    def answer(self, question: str, result: SearchResult) -> Answer:
+        language = question_language(question)
+        candidates = self._candidates(result.pages[: self.evidence_pages])
+        if candidates:
+            vectors = self.text.embed([c.sentence for c in candidates])
+            cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
+            query_terms = self.sparse.embed_query(question)
+            doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
+            for cand, cos, terms in zip(candidates, cosines, doc_terms, strict=True):
+                cand.cosine = float(cos)
+                cand.overlap = _overlap(query_terms, terms)
+        best = max(candidates, key=lambda c: c.score, default=None)
+        page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
+        if best is None or not self._relevant(best) or missing_key_terms(question, page_texts):
+            return Answer(question, NOT_FOUND[language], language, grounded=True, refused=True,
+                          evidence=result.pages, relevance=round(best.score, 4) if best else 0.0)
+        chosen = [c for c in sorted(candidates, key=lambda c: -c.score) if c.score >= best.score * 0.85]
+        chosen = _dedupe(chosen)[: self.max_sentences]
+        parts, citations = [], []
+        for cand in chosen:
+            parts.append(f"{cand.sentence} [{cand.page.doc_id} p.{cand.page.page_no}]")
+            citations.append(Citation(cand.page.doc_id, cand.page.page_no, cand.page.title, cand.chunk.bbox,
+                                      cand.sentence))
+        return Answer(question, " ".join(parts), language, grounded=True, refused=False, citations=citations,
+                      evidence=result.pages, relevance=round(best.score, 4))
+
+    def _relevant(self, best: _Candidate) -> bool:
+        return best.cosine >= self.min_relevance or (best.overlap >= 0.5 and best.cosine >= self.min_relevance / 2)
+
+    @staticmethod
+    def _candidates(pages: list[PageEvidence]) -> list[_Candidate]:
+        out = []
+        for page in pages:
+            for chunk in page.chunks[:4]:
+                for sentence in _SENTENCE.split(chunk.text):
+                    sentence = " ".join(sentence.split())
+                    if len(sentence) >= 12:
+                        out.append(_Candidate(sentence[:600], chunk, page))
+        return out
+
+
+def _overlap(query: dict[str, tuple[list[int], list[float]]], doc: dict[str, tuple[list[int], list[float]]]) -> float:
+    """Share of the question's stemmed terms found in the sentence (best language)."""
+    best = 0.0
+    for name, (q_indices, _) in query.items():
+        if q_indices:
+            found = set(q_indices) & set(doc.get(name, ([], []))[0])
+            best = max(best, len(found) / len(q_indices))
+    return best
+
+
+def _dedupe(cands: list[_Candidate]) -> list[_Candidate]:
+    seen: set[str] = set()
+    out = []
+    for c in cands:
+        key = c.sentence.lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

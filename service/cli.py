@@ -1,0 +1,251 @@
+"""The `carta` command line: ingest, search, ask, list, delete, serve.
+
+Commands work on the local data dir by default. The embedded store allows one process
+at a time, so while `carta serve` runs, send commands to it with `--server URL`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from index.vector_store import StoreError
+from ingest.errors import IngestError
+from models.errors import ModelUnavailable
+from service import schemas
+from service.carta import Carta, DocumentNotFound
+from service.retrieval import SearchQuery
+from service.settings import Settings
+
+app = typer.Typer(help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+console = Console(stderr=True)
+out = Console()
+SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}
+
+ServerOpt = Annotated[str | None, typer.Option("--server", envvar="CARTA_SERVER",
+                                               help="Send the command to a running Carta at this URL.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, same as the HTTP API).")]
+TopKOpt = Annotated[int, typer.Option("--top-k", "-k", min=1, max=50, help="Pages to return.")]
+
+
+def fail(message: str, code: int = 1) -> None:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def open_carta() -> Carta:
+    try:
+        return Carta(Settings())
+    except (StoreError, ModelUnavailable) as exc:
+        fail(str(exc))
+        raise  # unreachable, keeps type checkers happy
+
+
+def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    try:
+        response = httpx.request(method, server.rstrip("/") + path, timeout=600, **kwargs)
+    except httpx.HTTPError as exc:
+        fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
+    if response.status_code >= 400:
+        try:
+            fail(response.json()["error"]["message"])
+        except (ValueError, KeyError):
+            fail(f"HTTP {response.status_code}: {response.text[:200]}")
+    return response.json()
+
+
+def iter_files(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file())
+        elif path.exists():
+            yield path
+        else:
+            fail(f"no such file: {path}", code=2)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (PDF, PNG, JPEG, TIFF, WebP).")],
+    title: Annotated[str | None, typer.Option(help="Title (single file only).")] = None,
+    server: ServerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Index documents; re-ingesting the same content is a no-op."""
+    files = list(iter_files(paths))
+    if not files:
+        fail("no supported files found", code=2)
+    results: list[dict] = []
+    failures = 0
+    carta = None if server else open_carta()
+    try:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, disable=as_json) as bar:
+            for path in files:
+                task = bar.add_task(path.name, total=None)
+                try:
+                    if server:
+                        with path.open("rb") as fh:
+                            data = {"title": title} if title else {}
+                            body = server_call(server, "POST", "/v1/documents", files={"file": (path.name, fh)},
+                                               data=data)
+                    else:
+                        assert carta is not None
+                        result = carta.ingest(path.read_bytes(), path.name, carta.settings.default_tenant, title,
+                                              progress=lambda p, t=task: bar.update(t, completed=p.done,
+                                                                                    total=p.total))
+                        body = schemas.UploadResponse(document=schemas.document_out(result.document),
+                                                      created=result.created, warnings=result.warnings).model_dump()
+                    results.append({"file": str(path), **body})
+                    bar.update(task, description=f"{path.name} [green]{body['document']['id']}"
+                               f"{'' if body['created'] else ' (already indexed)'}")
+                except IngestError as exc:
+                    failures += 1
+                    results.append({"file": str(path), "error": {"code": exc.code, "message": str(exc)}})
+                    bar.update(task, description=f"{path.name} [red]{exc}")
+    finally:
+        if carta:
+            carta.close()
+    if as_json:
+        out.print_json(json.dumps(results, ensure_ascii=False))
+    if failures:
+        raise typer.Exit(1)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="Question or keywords (pt or en).")],
+    top_k: TopKOpt = 5,
+    server: ServerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find the pages that best match a query."""
+    if server:
+        body = server_call(server, "POST", "/v1/search", json={"query": query, "top_k": top_k})
+    else:
+        carta = open_carta()
+        try:
+            body = schemas.search_response(
+                carta.search(SearchQuery(query, carta.settings.default_tenant, top_k))).model_dump()
+        finally:
+            carta.close()
+    if as_json:
+        out.print_json(json.dumps(body, ensure_ascii=False))
+        return
+    table = Table("#", "doc", "page", "score", "channels", "excerpt")
+    for i, hit in enumerate(body["results"], start=1):
+        channels = " ".join(f"{k}#{v['rank']}" for k, v in hit["channels"].items())
+        table.add_row(str(i), hit["doc_id"], str(hit["page_no"]), f"{hit['score']:.4f}", channels,
+                      hit["excerpt"][:80].replace("\n", " "))
+    out.print(table)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question (pt or en).")],
+    top_k: TopKOpt = 5,
+    server: ServerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question from the indexed documents, with citations."""
+    if server:
+        body = server_call(server, "POST", "/v1/ask", json={"question": question, "top_k": top_k})
+    else:
+        carta = open_carta()
+        try:
+            body = schemas.ask_response(
+                carta.ask(SearchQuery(question, carta.settings.default_tenant, top_k))).model_dump()
+        finally:
+            carta.close()
+    if as_json:
+        out.print_json(json.dumps(body, ensure_ascii=False))
+        return
+    out.print(body["answer"], markup=False, highlight=False)
+    for c in body["citations"]:
+        out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+
+
+@app.command("list")
+def list_documents(server: ServerOpt = None, as_json: JsonOpt = False) -> None:
+    """List indexed documents."""
+    if server:
+        docs = server_call(server, "GET", "/v1/documents")
+    else:
+        carta = open_carta()
+        try:
+            docs = [schemas.document_out(d).model_dump()
+                    for d in carta.registry.list(carta.settings.default_tenant)]
+        finally:
+            carta.close()
+    if as_json:
+        out.print_json(json.dumps(docs, ensure_ascii=False))
+        return
+    table = Table("id", "title", "kind", "pages", "status")
+    for d in docs:
+        table.add_row(d["id"], d["title"], d["kind"], str(d["pages"]), d["status"])
+    out.print(table)
+
+
+@app.command()
+def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `carta list`).")],
+           server: ServerOpt = None) -> None:
+    """Delete a document with all its vectors, page images and registry rows."""
+    if server:
+        server_call(server, "DELETE", f"/v1/documents/{doc_id}")
+    else:
+        carta = open_carta()
+        try:
+            carta.delete(carta.settings.default_tenant, doc_id)
+        except DocumentNotFound as exc:
+            fail(str(exc.args[0]))
+        finally:
+            carta.close()
+    console.print(f"deleted {doc_id}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8000,
+    ingest_samples: Annotated[Path | None, typer.Option(
+        help="Folder of sample documents to index on first start (when no document exists).")] = None,
+) -> None:
+    """Run the HTTP API (OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from service.api import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    carta = open_carta()
+    try:
+        tenant = carta.settings.default_tenant
+        if ingest_samples and not carta.registry.list(tenant):
+            for path in iter_files([ingest_samples]):
+                console.print(f"indexing sample {path.name} ...")
+                try:
+                    carta.ingest(path.read_bytes(), path.name, tenant)
+                except IngestError as exc:
+                    console.print(f"[yellow]skipped {path.name}: {exc}")
+        console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")
+        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info")
+    finally:
+        carta.close()
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,170 @@
+"""Request and response bodies of the HTTP API (also the CLI's --json output)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from index.registry import Document, PageRecord
+from service.answer import Answer
+from service.retrieval import SearchResult
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
+    top_k: int = Field(5, ge=1, le=50)
+    doc_ids: list[str] | None = Field(None, description="Only these documents.")
+    kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(..., min_length=1, max_length=2000)
+    top_k: int = Field(5, ge=1, le=50)
+    doc_ids: list[str] | None = None
+    kinds: list[str] | None = None
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class PageOut(BaseModel):
+    page_no: int
+    width: int
+    height: int
+    text_source: str
+    chars: int
+    chunks: int
+    image_url: str
+    thumbnail_url: str
+
+
+class DocumentOut(BaseModel):
+    id: str
+    title: str
+    filename: str
+    mime: str
+    kind: str
+    size_bytes: int
+    pages: int
+    status: str
+    error: str | None
+    profile: str
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+
+class DocumentDetail(DocumentOut):
+    page_list: list[PageOut]
+
+
+class UploadResponse(BaseModel):
+    document: DocumentOut
+    created: bool = Field(..., description="False when this content was already indexed (idempotent upload).")
+    warnings: list[str] = []
+
+
+class ChannelOut(BaseModel):
+    rank: int
+    score: float
+
+
+class ChunkOut(BaseModel):
+    chunk_no: int
+    text: str
+    bbox: list[float]
+    page_size: list[float]
+    rank: int
+    score: float
+
+
+class PageHit(BaseModel):
+    doc_id: str
+    page_no: int
+    title: str
+    filename: str
+    kind: str
+    score: float
+    channels: dict[str, ChannelOut]
+    chunks: list[ChunkOut]
+    excerpt: str
+    image_url: str
+    thumbnail_url: str
+
+
+class SearchResponse(BaseModel):
+    query: str
+    results: list[PageHit]
+    timings_ms: dict[str, float]
+
+
+class CitationOut(BaseModel):
+    doc_id: str
+    page_no: int
+    title: str
+    bbox: list[float]
+    quote: str
+    image_url: str
+
+
+class AskResponse(BaseModel):
+    question: str
+    answer: str
+    language: str
+    grounded: bool
+    refused: bool
+    relevance: float
+    citations: list[CitationOut]
+    evidence: list[PageHit]
+    timings_ms: dict[str, float]
+
+
+def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
+    return f"/v1/documents/{doc_id}/pages/{page_no}/{'thumbnail' if thumb else 'image'}"
+
+
+def document_out(doc: Document) -> DocumentOut:
+    return DocumentOut.model_validate(doc, from_attributes=True)
+
+
+def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
+    page_list = [PageOut(**p.to_dict(), image_url=image_url(doc.id, p.page_no),
+                         thumbnail_url=image_url(doc.id, p.page_no, thumb=True)) for p in pages]
+    return DocumentDetail(**document_out(doc).model_dump(), page_list=page_list)
+
+
+def _page_hits(pages: list) -> list[PageHit]:
+    return [
+        PageHit(
+            doc_id=p.doc_id, page_no=p.page_no, title=p.title, filename=p.filename, kind=p.kind,
+            score=round(p.score, 6),
+            channels={k: ChannelOut(rank=v.rank, score=round(v.score, 6)) for k, v in p.channels.items()},
+            chunks=[ChunkOut.model_validate(c, from_attributes=True) for c in p.chunks[:3]],
+            excerpt=p.excerpt, image_url=image_url(p.doc_id, p.page_no),
+            thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
+        )
+        for p in pages
+    ]
+
+
+def search_response(result: SearchResult) -> SearchResponse:
+    return SearchResponse(query=result.query, results=_page_hits(result.pages), timings_ms=result.timings_ms)
+
+
+def ask_response(answer: Answer) -> AskResponse:
+    return AskResponse(
+        question=answer.question, answer=answer.answer, language=answer.language, grounded=answer.grounded,
+        refused=answer.refused, relevance=answer.relevance,
+        citations=[CitationOut(doc_id=c.doc_id, page_no=c.page_no, title=c.title, bbox=c.bbox, quote=c.quote,
+                               image_url=image_url(c.doc_id, c.page_no)) for c in answer.citations],
+        evidence=_page_hits(answer.evidence), timings_ms=answer.timings_ms,
+    )

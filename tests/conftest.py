@@ -1,0 +1,6 @@
+"""Shared fixtures; models load once per session."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

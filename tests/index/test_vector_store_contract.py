@@ -1,0 +1,144 @@
+"""One contract, two backends: the embedded Edge engine and qdrant-client (local mode
+standing in for a Qdrant server)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index.edge_store import EdgeStore
+from index.server_store import ServerStore
+from index.types import Branch, CollectionSpec, DenseSpec, Filter, GeoRadius, SparseVec, StorePoint
+from index.vector_store import StoreError, VectorStore
+
+SPEC = CollectionSpec(
+    name="things",
+    dense=(DenseSpec("dense", 8), DenseSpec("late", 4, multivector=True, hnsw=False, float16=True)),
+    sparse=("bm25",),
+    indexes=(("tenant", "keyword"), ("doc_id", "keyword"), ("page_no", "integer"), ("location", "geo")),
+)
+RNG = np.random.default_rng(7)
+
+
+def _unit(v: np.ndarray) -> list:
+    return (v / np.linalg.norm(v, axis=-1, keepdims=True)).tolist()
+
+
+def _points(tenant: str, doc: str, n: int) -> list[StorePoint]:
+    return [
+        StorePoint(
+            id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{tenant}/{doc}/{i}")),
+            vectors={
+                "dense": _unit(RNG.standard_normal(8)),
+                "late": _unit(RNG.standard_normal((3, 4))),
+                "bm25": SparseVec([i, 100 + i], [1.0, 0.5]),
+            },
+            payload={"tenant": tenant, "doc_id": doc, "page_no": i, "state": "ready",
+                     "location": {"lat": -8.05 + i * 0.01, "lon": -34.9}},
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.fixture(params=["edge", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    s: VectorStore = EdgeStore(tmp_path / "edge") if request.param == "edge" else ServerStore(
+        f"local:{tmp_path / 'local'}")
+    s.ensure_collection(SPEC)
+    yield s
+    s.close()
+
+
+def test_upsert_count_and_filter(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 5) + _points("t1", "b", 3) + _points("t2", "a", 4))
+    assert store.count("things") == 12
+    assert store.count("things", Filter({"tenant": "t1"})) == 8
+    assert store.count("things", Filter({"tenant": "t1", "doc_id": ["a", "b"]})) == 8
+    assert store.count("things", Filter({"tenant": "t1"}, exclude={"doc_id": "a"})) == 3
+
+
+def test_upsert_same_ids_is_idempotent(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 5))
+    store.upsert("things", _points("t1", "a", 5))
+    assert store.count("things") == 5
+
+
+def test_dense_search_respects_filter_before_top_k(store: VectorStore) -> None:
+    pts = _points("t1", "a", 5) + _points("t2", "a", 5)
+    store.upsert("things", pts)
+    target = pts[7]  # a t2 point
+    hits = store.search("things", "dense", target.vectors["dense"], Filter({"tenant": "t1"}), limit=3)
+    assert len(hits) == 3
+    assert all(h.payload["tenant"] == "t1" for h in hits)
+    hits = store.search("things", "dense", target.vectors["dense"], Filter({"tenant": "t2"}), limit=1)
+    assert hits[0].id == target.id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-3)
+
+
+def test_multivector_maxsim_finds_exact_page(store: VectorStore) -> None:
+    pts = _points("t1", "a", 6)
+    store.upsert("things", pts)
+    hits = store.search("things", "late", pts[4].vectors["late"], Filter({"tenant": "t1"}), limit=2)
+    assert hits[0].id == pts[4].id
+    # MaxSim of a 3-token query against itself: sum of 3 cosine maxima, fp16 storage
+    assert hits[0].score == pytest.approx(3.0, abs=1e-2)
+
+
+def test_sparse_and_rrf_fusion(store: VectorStore) -> None:
+    pts = _points("t1", "a", 6)
+    store.upsert("things", pts)
+    branches = [Branch("dense", pts[2].vectors["dense"]), Branch("bm25", SparseVec([2], [1.0]))]
+    hits = store.fused_search("things", branches, Filter({"tenant": "t1"}), limit=3, prefetch_limit=10)
+    assert hits[0].id == pts[2].id
+    # RRF k=60 with 0-based ranks (Qdrant's convention): first in both lists -> 2/60
+    assert hits[0].score == pytest.approx(2 / 60, rel=1e-3)
+
+
+def test_geo_radius_filter(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 6))  # lat -8.05 .. -8.00, 0.01 deg (~1.1 km) apart
+    near = Filter({"tenant": "t1"}, geo_radius=GeoRadius("location", lat=-8.05, lon=-34.9, radius_m=1500))
+    assert store.count("things", near) == 2
+
+
+def test_set_payload_and_scroll(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 3) + _points("t1", "b", 2))
+    store.set_payload("things", Filter({"doc_id": "b"}), {"state": "indexing"})
+    assert store.count("things", Filter({"state": "ready"})) == 3
+    rows = store.scroll("things", Filter({"doc_id": "b"}))
+    assert {r.payload["state"] for r in rows} == {"indexing"}
+    assert len(rows) == 2
+
+
+def test_delete_by_filter_leaves_others(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 3) + _points("t1", "b", 2) + _points("t2", "a", 2))
+    store.delete("things", Filter({"tenant": "t1", "doc_id": "a"}))
+    assert store.count("things", Filter({"doc_id": "a"})) == 2
+    assert store.count("things", Filter({"tenant": "t1"})) == 2
+
+
+def test_edge_reopen_keeps_data_and_rejects_other_vectors(tmp_path: Path) -> None:
+    s = EdgeStore(tmp_path)
+    s.ensure_collection(SPEC)
+    s.upsert("things", _points("t1", "a", 4))
+    s.close()
+    s = EdgeStore(tmp_path)
+    s.ensure_collection(SPEC)
+    assert s.count("things") == 4
+    s.close()
+    other = CollectionSpec(name="things", dense=(DenseSpec("dense", 16),))
+    with pytest.raises(StoreError, match="re-index"):
+        EdgeStore(tmp_path).ensure_collection(other)
+
+
+def test_edge_second_process_gets_clear_error(tmp_path: Path) -> None:
+    s = EdgeStore(tmp_path)
+    s.ensure_collection(SPEC)
+    try:
+        with pytest.raises(StoreError, match="held by another Carta process"):
+            EdgeStore(tmp_path).ensure_collection(SPEC)
+    finally:
+        s.close()
