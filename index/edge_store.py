@@ -42,7 +42,9 @@ def _edge_config(spec: CollectionSpec) -> E.EdgeConfig:
             distance=E.Distance.Cosine,
             multivector_config=E.MultiVectorConfig(E.MultiVectorComparator.MaxSim) if d.multivector else None,
             # m=0: no HNSW graph (exact scan), see DenseSpec.
-            hnsw_config=None if d.hnsw else E.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
+            hnsw_config=None
+            if d.hnsw
+            else E.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000),
             datatype=E.VectorStorageDatatype.Float16 if d.float16 else None,
         )
     sparse = {name: E.EdgeSparseVectorParams(modifier=E.Modifier.Idf) for name in spec.sparse}
@@ -70,12 +72,16 @@ def edge_filter(flt: Filter | None) -> E.Filter | None:
     must_not = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.exclude.items()]
     if flt.geo_radius:
         g = flt.geo_radius
-        must.append(E.FieldCondition(key=g.key, geo_radius=E.GeoRadius(E.GeoPoint(lon=g.lon, lat=g.lat), g.radius_m)))
+        must.append(
+            E.FieldCondition(key=g.key, geo_radius=E.GeoRadius(E.GeoPoint(lon=g.lon, lat=g.lat), g.radius_m))
+        )
     return E.Filter(must=must or None, must_not=must_not or None)
 
 
 def _hit(point: Any) -> Hit:
-    return Hit(id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {}))
+    return Hit(
+        id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {})
+    )
 
 
 class EdgeStore(VectorStore):
@@ -172,12 +178,18 @@ class EdgeStore(VectorStore):
     ) -> list[Hit]:
         engine_filter = edge_filter(flt)
         prefetches = [
-            E.Prefetch(limit=prefetch_limit, query=E.Query.Nearest(_vector(b.vector), using=b.using),
-                       filter=engine_filter)
+            E.Prefetch(
+                limit=prefetch_limit,
+                query=E.Query.Nearest(_vector(b.vector), using=b.using),
+                filter=engine_filter,
+            )
             for b in branches
         ]
         request = E.QueryRequest(
-            limit=limit, query=E.Fusion.Rrf(k=rrf_k), prefetches=prefetches, filter=engine_filter,
+            limit=limit,
+            query=E.Fusion.Rrf(k=rrf_k),
+            prefetches=prefetches,
+            filter=engine_filter,
             with_payload=True,
         )
         return [_hit(p) for p in self._shard(collection).query(request)]

@@ -34,7 +34,9 @@ class PageImages:
         image = image.convert("RGB")
         image.save(target, "WEBP", quality=self.quality)
         ratio = self.thumb_width / image.width
-        thumb = image.resize((self.thumb_width, max(1, round(image.height * ratio))), Image.Resampling.LANCZOS)
+        thumb = image.resize(
+            (self.thumb_width, max(1, round(image.height * ratio))), Image.Resampling.LANCZOS
+        )
         thumb.save(self.path(tenant, doc_id, page_no, thumb=True), "WEBP", quality=self.quality)
 
     def load_bytes(self, tenant: str, doc_id: str, page_no: int, thumb: bool = False) -> bytes | None:

@@ -122,13 +122,22 @@ class Registry:
         return [self._doc(r) for r in self._query(sql + " ORDER BY created_at, id", *args)]
 
     def ids_with_status(self, status: Status) -> list[tuple[str, str]]:
-        return [(r["tenant"], r["id"]) for r in self._query("SELECT tenant, id FROM documents WHERE status=?", status)]
+        return [
+            (r["tenant"], r["id"])
+            for r in self._query("SELECT tenant, id FROM documents WHERE status=?", status)
+        ]
 
-    def set_status(self, tenant: str, doc_id: str, status: Status, error: str | None = None,
-                   pages: int | None = None) -> None:
+    def set_status(
+        self, tenant: str, doc_id: str, status: Status, error: str | None = None, pages: int | None = None
+    ) -> None:
         self._query(
             "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), updated_at=? WHERE tenant=? AND id=?",
-            status, error, pages, _now(), tenant, doc_id,
+            status,
+            error,
+            pages,
+            _now(),
+            tenant,
+            doc_id,
         )
 
     def put_pages(self, pages: list[PageRecord]) -> None:

@@ -42,13 +42,18 @@ def client_filter(flt: Filter | None) -> m.Filter | None:
     must_not: list[Any] = [_condition(k, v) for k, v in flt.exclude.items()]
     if flt.geo_radius:
         g = flt.geo_radius
-        must.append(m.FieldCondition(
-            key=g.key, geo_radius=m.GeoRadius(center=m.GeoPoint(lon=g.lon, lat=g.lat), radius=g.radius_m)))
+        must.append(
+            m.FieldCondition(
+                key=g.key, geo_radius=m.GeoRadius(center=m.GeoPoint(lon=g.lon, lat=g.lat), radius=g.radius_m)
+            )
+        )
     return m.Filter(must=must or None, must_not=must_not or None)
 
 
 def _hit(point: Any) -> Hit:
-    return Hit(id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {}))
+    return Hit(
+        id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {})
+    )
 
 
 class ServerStore(VectorStore):
@@ -66,7 +71,8 @@ class ServerStore(VectorStore):
                 size=d.size,
                 distance=m.Distance.COSINE,
                 multivector_config=m.MultiVectorConfig(comparator=m.MultiVectorComparator.MAX_SIM)
-                if d.multivector else None,
+                if d.multivector
+                else None,
                 hnsw_config=None if d.hnsw else m.HnswConfigDiff(m=0),
                 datatype=m.Datatype.FLOAT16 if d.float16 else None,
             )
@@ -84,7 +90,8 @@ class ServerStore(VectorStore):
         self.client.create_collection(
             spec.name,
             vectors_config=dense,
-            sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse} or None,
+            sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse}
+            or None,
         )
         for field_name, kind in spec.indexes:
             schema: Any = _INDEX_TYPES[kind]
@@ -97,8 +104,12 @@ class ServerStore(VectorStore):
             return
         self.client.upsert(
             collection,
-            points=[m.PointStruct(id=p.id, vector={k: _vector(v) for k, v in p.vectors.items()}, payload=p.payload)
-                    for p in points],
+            points=[
+                m.PointStruct(
+                    id=p.id, vector={k: _vector(v) for k, v in p.vectors.items()}, payload=p.payload
+                )
+                for p in points
+            ],
             wait=True,
         )
 
@@ -122,8 +133,12 @@ class ServerStore(VectorStore):
     ) -> list[Hit]:
         try:
             response = self.client.query_points(
-                collection, query=_vector(vector), using=using, query_filter=client_filter(flt),
-                limit=limit, with_payload=True,
+                collection,
+                query=_vector(vector),
+                using=using,
+                query_filter=client_filter(flt),
+                limit=limit,
+                with_payload=True,
             )
         except ValueError as exc:
             raise StoreError(str(exc)) from exc
@@ -144,8 +159,12 @@ class ServerStore(VectorStore):
             for b in branches
         ]
         response = self.client.query_points(
-            collection, prefetch=prefetch, query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)), query_filter=engine_filter,
-            limit=limit, with_payload=True,
+            collection,
+            prefetch=prefetch,
+            query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
+            query_filter=engine_filter,
+            limit=limit,
+            with_payload=True,
         )
         return [_hit(p) for p in response.points]
 

@@ -72,7 +72,9 @@ class OpenedDocument:
         page = self._pdf[index]
         rect = page.rect
         # Images keep their own resolution (1 pt = 1 px); PDF pages render at render_dpi.
-        image = _render(page, self.options.render_dpi if self.kind == "pdf" else 72, self.options.max_render_pixels)
+        image = _render(
+            page, self.options.render_dpi if self.kind == "pdf" else 72, self.options.max_render_pixels
+        )
         blocks = _text_blocks(page.get_text("blocks", sort=True))
         source = "text" if blocks else "none"
         if sum(len(b.text) for b in blocks) < self.options.ocr_min_chars and self._can_ocr():
@@ -105,7 +107,9 @@ def _open_pdf(data: bytes, options: LoadOptions) -> OpenedDocument:
         raise CorruptDocument("the PDF has no pages")
     if pdf.page_count > options.max_pages:
         pdf.close()
-        raise TooLarge(f"the PDF has {pdf.page_count} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
+        raise TooLarge(
+            f"the PDF has {pdf.page_count} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)"
+        )
     try:  # touch every page once so a broken page tree fails now, not halfway through
         for page in pdf:
             _ = page.rect
@@ -123,7 +127,8 @@ def _open_image(data: bytes, options: LoadOptions) -> OpenedDocument:
             if width * height > options.max_image_pixels:
                 raise TooLarge(
                     f"the image is {width}x{height} pixels; the limit is {options.max_image_pixels:,} "
-                    "pixels (CARTA_MAX_IMAGE_PIXELS)")
+                    "pixels (CARTA_MAX_IMAGE_PIXELS)"
+                )
             probe.seek(0)
             image = probe.convert("RGB")  # decodes fully: truncated files fail here
     except TooLarge:

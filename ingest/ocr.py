@@ -23,8 +23,9 @@ def tesseract_available() -> bool:
     try:
         pymupdf.get_tessdata()
     except RuntimeError:
-        log.warning("OCR disabled: tesseract language data not found (set TESSDATA_PREFIX). Install: %s",
-                    INSTALL_HINT)
+        log.warning(
+            "OCR disabled: tesseract language data not found (set TESSDATA_PREFIX). Install: %s", INSTALL_HINT
+        )
         return False
     return True
 

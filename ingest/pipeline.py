@@ -95,8 +95,10 @@ class Ingestor:
         progress: ProgressFn | None = None,
     ) -> IngestResult:
         if len(data) > self.max_upload_bytes:
-            raise TooLarge(f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
-                           "(CARTA_MAX_UPLOAD_BYTES)")
+            raise TooLarge(
+                f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
+                "(CARTA_MAX_UPLOAD_BYTES)"
+            )
         ftype = sniff(data)
         filename = PurePath(filename.replace("\\", "/")).name or "upload"
         doc_id = content_id(data)
@@ -107,9 +109,17 @@ class Ingestor:
         if existing:  # an earlier attempt failed or was interrupted: start clean
             self.purge(tenant, doc_id)
         doc = Document(
-            tenant=tenant, id=doc_id, title=title or opened.title or PurePath(filename).stem,
-            filename=filename, mime=ftype.mime, kind=ftype.kind, size_bytes=len(data), profile=self.profile,
-            pages=opened.page_count, status="processing", metadata=metadata or {},
+            tenant=tenant,
+            id=doc_id,
+            title=title or opened.title or PurePath(filename).stem,
+            filename=filename,
+            mime=ftype.mime,
+            kind=ftype.kind,
+            size_bytes=len(data),
+            profile=self.profile,
+            pages=opened.page_count,
+            status="processing",
+            metadata=metadata or {},
         )
         self.registry.put(doc)
         warnings: list[str] = []
@@ -158,38 +168,71 @@ class Ingestor:
         for page in pages:
             self.images.save(doc.tenant, doc.id, page.page_no, page.image)
             if page.text_source == "none":
-                warnings.append("some pages have no extractable text" + (
-                    "" if self.options.ocr_enabled else " (OCR is off: CARTA_OCR_ENABLED=false)"))
+                warnings.append(
+                    "some pages have no extractable text"
+                    + ("" if self.options.ocr_enabled else " (OCR is off: CARTA_OCR_ENABLED=false)")
+                )
             chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars))
         embeddings = self.text.embed_with_tokens([c.text for c in chunks])
         sparse = self.sparse.embed_documents([c.text for c in chunks])
-        base = {"tenant": doc.tenant, "doc_id": doc.id, "kind": _point_kind(doc), "title": doc.title,
-                "filename": doc.filename, "state": "indexing"}
+        base = {
+            "tenant": doc.tenant,
+            "doc_id": doc.id,
+            "kind": _point_kind(doc),
+            "title": doc.title,
+            "filename": doc.filename,
+            "state": "indexing",
+        }
         sizes = {p.page_no: [p.width, p.height] for p in pages}
         chunk_points = [
             StorePoint(
                 id=point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}"),
                 vectors={CHUNK_VECTOR: emb.dense.tolist(), **{k: SparseVec(*v) for k, v in sp.items()}},
-                payload={**base, "page_no": c.page_no, "chunk_no": c.index, "text": c.text,
-                         "bbox": [round(x, 2) for x in c.bbox], "page_size": sizes[c.page_no]},
+                payload={
+                    **base,
+                    "page_no": c.page_no,
+                    "chunk_no": c.index,
+                    "text": c.text,
+                    "bbox": [round(x, 2) for x in c.bbox],
+                    "page_size": sizes[c.page_no],
+                },
             )
             for c, emb, sp in zip(chunks, embeddings, sparse, strict=True)
         ]
         page_points, records = [], []
         for page in pages:
-            page_chunks = [(c, e) for c, e in zip(chunks, embeddings, strict=True) if c.page_no == page.page_no]
+            page_chunks = [
+                (c, e) for c, e in zip(chunks, embeddings, strict=True) if c.page_no == page.page_no
+            ]
             text = "\n".join(c.text for c, _ in page_chunks)
-            records.append(PageRecord(doc.tenant, doc.id, page.page_no, page.image.width, page.image.height,
-                                      page.text_source, len(text), len(page_chunks)))
+            records.append(
+                PageRecord(
+                    doc.tenant,
+                    doc.id,
+                    page.page_no,
+                    page.image.width,
+                    page.image.height,
+                    page.text_source,
+                    len(text),
+                    len(page_chunks),
+                )
+            )
             if not page_chunks:
                 continue  # nothing for the text-token multivector to say about this page
             tokens = np.concatenate([e.tokens for _, e in page_chunks])[: self.page_max_tokens]
-            page_points.append(StorePoint(
-                id=point_id(doc.tenant, doc.id, f"p{page.page_no}"),
-                vectors={PAGE_VECTOR: tokens.tolist()},
-                payload={**base, "page_no": page.page_no, "text": text[:EXCERPT_CHARS],
-                         "page_size": [page.width, page.height], "text_source": page.text_source},
-            ))
+            page_points.append(
+                StorePoint(
+                    id=point_id(doc.tenant, doc.id, f"p{page.page_no}"),
+                    vectors={PAGE_VECTOR: tokens.tolist()},
+                    payload={
+                        **base,
+                        "page_no": page.page_no,
+                        "text": text[:EXCERPT_CHARS],
+                        "page_size": [page.width, page.height],
+                        "text_source": page.text_source,
+                    },
+                )
+            )
         self.store.upsert(self.collections.chunks.name, chunk_points)
         self.store.upsert(self.collections.pages.name, page_points)
         self.registry.put_pages(records)

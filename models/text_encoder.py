@@ -71,15 +71,22 @@ class TextEncoder:
         """Pooled, normalised vectors, shape (len(texts), dim)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                  convert_to_numpy=True, show_progress_bar=False)
+        vecs = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vecs, dtype=np.float32)
 
     def embed_with_tokens(self, texts: list[str]) -> list[TextEmbedding]:
         """Pooled vector plus per-token vectors for each text, in one pass."""
         if not texts:
             return []
-        outputs = self._model.encode(texts, batch_size=self.batch_size, output_value=None, show_progress_bar=False)
+        outputs = self._model.encode(
+            texts, batch_size=self.batch_size, output_value=None, show_progress_bar=False
+        )
         result = []
         for out in outputs:
             n = int(out["attention_mask"].sum())

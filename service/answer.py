@@ -28,7 +28,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
 _PT_HINTS = re.compile(
     r"\b(que|qual|quais|quant[oa]s?|onde|como|quando|por que|são|não|em|no|na|dos|das|para|relatório)\b|[ãõçáéíóúâê]",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _fold(text: str) -> str:
@@ -92,8 +93,14 @@ class _Candidate:
 
 
 class ExtractiveAnswerer:
-    def __init__(self, text: TextEncoder, sparse: SparseEncoder, min_relevance: float = 0.3,
-                 max_sentences: int = 3, evidence_pages: int = 3) -> None:
+    def __init__(
+        self,
+        text: TextEncoder,
+        sparse: SparseEncoder,
+        min_relevance: float = 0.3,
+        max_sentences: int = 3,
+        evidence_pages: int = 3,
+    ) -> None:
         self.text = text
         self.sparse = sparse
         self.min_relevance = min_relevance
@@ -114,20 +121,38 @@ class ExtractiveAnswerer:
         best = max(candidates, key=lambda c: c.score, default=None)
         page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
         if best is None or not self._relevant(best) or missing_key_terms(question, page_texts):
-            return Answer(question, NOT_FOUND[language], language, grounded=True, refused=True,
-                          evidence=result.pages, relevance=round(best.score, 4) if best else 0.0)
+            return Answer(
+                question,
+                NOT_FOUND[language],
+                language,
+                grounded=True,
+                refused=True,
+                evidence=result.pages,
+                relevance=round(best.score, 4) if best else 0.0,
+            )
         chosen = [c for c in sorted(candidates, key=lambda c: -c.score) if c.score >= best.score * 0.85]
         chosen = _dedupe(chosen)[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
             parts.append(f"{cand.sentence} [{cand.page.doc_id} p.{cand.page.page_no}]")
-            citations.append(Citation(cand.page.doc_id, cand.page.page_no, cand.page.title, cand.chunk.bbox,
-                                      cand.sentence))
-        return Answer(question, " ".join(parts), language, grounded=True, refused=False, citations=citations,
-                      evidence=result.pages, relevance=round(best.score, 4))
+            citations.append(
+                Citation(cand.page.doc_id, cand.page.page_no, cand.page.title, cand.chunk.bbox, cand.sentence)
+            )
+        return Answer(
+            question,
+            " ".join(parts),
+            language,
+            grounded=True,
+            refused=False,
+            citations=citations,
+            evidence=result.pages,
+            relevance=round(best.score, 4),
+        )
 
     def _relevant(self, best: _Candidate) -> bool:
-        return best.cosine >= self.min_relevance or (best.overlap >= 0.5 and best.cosine >= self.min_relevance / 2)
+        return best.cosine >= self.min_relevance or (
+            best.overlap >= 0.5 and best.cosine >= self.min_relevance / 2
+        )
 
     @staticmethod
     def _candidates(pages: list[PageEvidence]) -> list[_Candidate]:
@@ -141,7 +166,9 @@ class ExtractiveAnswerer:
         return out
 
 
-def _overlap(query: dict[str, tuple[list[int], list[float]]], doc: dict[str, tuple[list[int], list[float]]]) -> float:
+def _overlap(
+    query: dict[str, tuple[list[int], list[float]]], doc: dict[str, tuple[list[int], list[float]]]
+) -> float:
     """Share of the question's stemmed terms found in the sentence (best language)."""
     best = 0.0
     for name, (q_indices, _) in query.items():

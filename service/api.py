@@ -53,8 +53,12 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         if owned:
             app.state.carta.close()
 
-    app = FastAPI(title="Carta", version="0.1.0", lifespan=lifespan,
-                  description="Multimodal, geospatial document RAG: upload PDFs and images, search and ask.")
+    app = FastAPI(
+        title="Carta",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Multimodal, geospatial document RAG: upload PDFs and images, search and ask.",
+    )
 
     def get(request: Request) -> Carta:
         return request.app.state.carta
@@ -94,11 +98,20 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     @app.get("/healthz", tags=["ops"])
     def healthz(request: Request) -> dict[str, Any]:
         c = get(request)
-        return {"status": "ok", "profile": c.settings.profile, "text_model": c.text.slug,
-                "collections": [s.name for s in c.collections.all()]}
+        return {
+            "status": "ok",
+            "profile": c.settings.profile,
+            "text_model": c.text.slug,
+            "collections": [s.name for s in c.collections.all()],
+        }
 
-    @app.post("/v1/documents", status_code=201, response_model=schemas.UploadResponse, tags=["documents"],
-              responses={400: _ERRORS, 413: _ERRORS, 415: _ERRORS, 422: _ERRORS})
+    @app.post(
+        "/v1/documents",
+        status_code=201,
+        response_model=schemas.UploadResponse,
+        tags=["documents"],
+        responses={400: _ERRORS, 413: _ERRORS, 415: _ERRORS, 422: _ERRORS},
+    )
     async def upload(
         request: Request,
         file: Annotated[UploadFile, File(description="PDF, PNG, JPEG, TIFF or WebP")],
@@ -109,18 +122,25 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         meta = _parse_metadata(metadata)
         data = await file.read(c.settings.max_upload_bytes + 1)
         if len(data) > c.settings.max_upload_bytes:
-            raise TooLarge(f"the upload exceeds {c.settings.max_upload_bytes:,} bytes (CARTA_MAX_UPLOAD_BYTES)")
+            raise TooLarge(
+                f"the upload exceeds {c.settings.max_upload_bytes:,} bytes (CARTA_MAX_UPLOAD_BYTES)"
+            )
         result = await run_in_threadpool(c.ingest, data, file.filename or "upload", tenant(), title, meta)
-        body = schemas.UploadResponse(document=schemas.document_out(result.document), created=result.created,
-                                      warnings=result.warnings)
+        body = schemas.UploadResponse(
+            document=schemas.document_out(result.document), created=result.created, warnings=result.warnings
+        )
         return JSONResponse(body.model_dump(), status_code=201 if result.created else 200)
 
     @app.get("/v1/documents", response_model=list[schemas.DocumentOut], tags=["documents"])
     def list_documents(request: Request) -> Any:
         return [schemas.document_out(d) for d in get(request).registry.list(tenant())]
 
-    @app.get("/v1/documents/{doc_id}", response_model=schemas.DocumentDetail, tags=["documents"],
-             responses={404: _ERRORS})
+    @app.get(
+        "/v1/documents/{doc_id}",
+        response_model=schemas.DocumentDetail,
+        tags=["documents"],
+        responses={404: _ERRORS},
+    )
     def get_document(request: Request, doc_id: str) -> Any:
         c = get(request)
         doc = c.document(tenant(), doc_id)
@@ -142,13 +162,21 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             raise ApiError(404, "not_found", f"document {doc_id!r} has no page {page_no}")
         return Response(data, media_type="image/webp", headers={"Cache-Control": "private, max-age=3600"})
 
-    @app.get("/v1/documents/{doc_id}/pages/{page_no}/image", tags=["documents"], response_class=Response,
-             responses={404: _ERRORS, 200: {"content": {"image/webp": {}}}})
+    @app.get(
+        "/v1/documents/{doc_id}/pages/{page_no}/image",
+        tags=["documents"],
+        response_class=Response,
+        responses={404: _ERRORS, 200: {"content": {"image/webp": {}}}},
+    )
     def get_page_image(request: Request, doc_id: str, page_no: int) -> Response:
         return page_image(request, doc_id, page_no, thumb=False)
 
-    @app.get("/v1/documents/{doc_id}/pages/{page_no}/thumbnail", tags=["documents"], response_class=Response,
-             responses={404: _ERRORS, 200: {"content": {"image/webp": {}}}})
+    @app.get(
+        "/v1/documents/{doc_id}/pages/{page_no}/thumbnail",
+        tags=["documents"],
+        response_class=Response,
+        responses={404: _ERRORS, 200: {"content": {"image/webp": {}}}},
+    )
     def get_page_thumbnail(request: Request, doc_id: str, page_no: int) -> Response:
         return page_image(request, doc_id, page_no, thumb=True)
 

@@ -29,7 +29,9 @@ class Carta:
     def __init__(self, settings: Settings, text_encoder: TextEncoder | None = None) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.text = text_encoder or TextEncoder(settings.text_model, settings.device, settings.embed_batch_size)
+        self.text = text_encoder or TextEncoder(
+            settings.text_model, settings.device, settings.embed_batch_size
+        )
         self.sparse = SparseEncoder()
         self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
         self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
@@ -38,17 +40,30 @@ class Carta:
         self.registry = Registry(settings.registry_path)
         self.images = PageImages(settings.pages_dir)
         self.ingestor = Ingestor(
-            self.store, self.registry, self.images, self.text, self.sparse, self.collections,
+            self.store,
+            self.registry,
+            self.images,
+            self.text,
+            self.sparse,
+            self.collections,
             LoadOptions(
-                render_dpi=settings.render_dpi, max_render_pixels=settings.max_render_pixels,
-                ocr_enabled=settings.ocr_enabled, ocr_languages=settings.ocr_languages, ocr_dpi=settings.ocr_dpi,
-                ocr_min_chars=settings.ocr_min_chars, max_pages=settings.max_pages,
+                render_dpi=settings.render_dpi,
+                max_render_pixels=settings.max_render_pixels,
+                ocr_enabled=settings.ocr_enabled,
+                ocr_languages=settings.ocr_languages,
+                ocr_dpi=settings.ocr_dpi,
+                ocr_min_chars=settings.ocr_min_chars,
+                max_pages=settings.max_pages,
                 max_image_pixels=settings.max_image_pixels,
             ),
-            chunk_chars=settings.chunk_chars, page_max_tokens=settings.page_max_tokens,
-            max_upload_bytes=settings.max_upload_bytes, profile=settings.profile,
+            chunk_chars=settings.chunk_chars,
+            page_max_tokens=settings.page_max_tokens,
+            max_upload_bytes=settings.max_upload_bytes,
+            profile=settings.profile,
         )
-        self.retriever = Retriever(self.store, self.collections, self.text, self.sparse, settings.prefetch_limit)
+        self.retriever = Retriever(
+            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
+        )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         self._recover_interrupted()
 
@@ -60,8 +75,15 @@ class Carta:
             self.registry.set_status(tenant, doc_id, "failed", error="interrupted; upload the file again")
             log.warning("document %s/%s was interrupted during ingestion; marked failed", tenant, doc_id)
 
-    def ingest(self, data: bytes, filename: str, tenant: str, title: str | None = None,
-               metadata: dict[str, Any] | None = None, progress: ProgressFn | None = None) -> IngestResult:
+    def ingest(
+        self,
+        data: bytes,
+        filename: str,
+        tenant: str,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        progress: ProgressFn | None = None,
+    ) -> IngestResult:
         return self.ingestor.ingest(data, filename, tenant, title, metadata, progress)
 
     def document(self, tenant: str, doc_id: str) -> Document:

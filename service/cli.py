@@ -27,14 +27,17 @@ from service.carta import Carta, DocumentNotFound
 from service.retrieval import SearchQuery
 from service.settings import Settings
 
-app = typer.Typer(help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True,
-                  pretty_exceptions_enable=False)
+app = typer.Typer(
+    help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True, pretty_exceptions_enable=False
+)
 console = Console(stderr=True)
 out = Console()
 SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}
 
-ServerOpt = Annotated[str | None, typer.Option("--server", envvar="CARTA_SERVER",
-                                               help="Send the command to a running Carta at this URL.")]
+ServerOpt = Annotated[
+    str | None,
+    typer.Option("--server", envvar="CARTA_SERVER", help="Send the command to a running Carta at this URL."),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, same as the HTTP API).")]
 TopKOpt = Annotated[int, typer.Option("--top-k", "-k", min=1, max=50, help="Pages to return.")]
 
@@ -90,26 +93,43 @@ def ingest(
     failures = 0
     carta = None if server else open_carta()
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console, disable=as_json) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            disable=as_json,
+        ) as bar:
             for path in files:
                 task = bar.add_task(path.name, total=None)
                 try:
                     if server:
                         with path.open("rb") as fh:
                             data = {"title": title} if title else {}
-                            body = server_call(server, "POST", "/v1/documents", files={"file": (path.name, fh)},
-                                               data=data)
+                            body = server_call(
+                                server, "POST", "/v1/documents", files={"file": (path.name, fh)}, data=data
+                            )
                     else:
                         assert carta is not None
-                        result = carta.ingest(path.read_bytes(), path.name, carta.settings.default_tenant, title,
-                                              progress=lambda p, t=task: bar.update(t, completed=p.done,
-                                                                                    total=p.total))
-                        body = schemas.UploadResponse(document=schemas.document_out(result.document),
-                                                      created=result.created, warnings=result.warnings).model_dump()
+                        result = carta.ingest(
+                            path.read_bytes(),
+                            path.name,
+                            carta.settings.default_tenant,
+                            title,
+                            progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
+                        )
+                        body = schemas.UploadResponse(
+                            document=schemas.document_out(result.document),
+                            created=result.created,
+                            warnings=result.warnings,
+                        ).model_dump()
                     results.append({"file": str(path), **body})
-                    bar.update(task, description=f"{path.name} [green]{body['document']['id']}"
-                               f"{'' if body['created'] else ' (already indexed)'}")
+                    bar.update(
+                        task,
+                        description=f"{path.name} [green]{body['document']['id']}"
+                        f"{'' if body['created'] else ' (already indexed)'}",
+                    )
                 except IngestError as exc:
                     failures += 1
                     results.append({"file": str(path), "error": {"code": exc.code, "message": str(exc)}})
@@ -137,7 +157,8 @@ def search(
         carta = open_carta()
         try:
             body = schemas.search_response(
-                carta.search(SearchQuery(query, carta.settings.default_tenant, top_k))).model_dump()
+                carta.search(SearchQuery(query, carta.settings.default_tenant, top_k))
+            ).model_dump()
         finally:
             carta.close()
     if as_json:
@@ -146,8 +167,14 @@ def search(
     table = Table("#", "doc", "page", "score", "channels", "excerpt")
     for i, hit in enumerate(body["results"], start=1):
         channels = " ".join(f"{k}#{v['rank']}" for k, v in hit["channels"].items())
-        table.add_row(str(i), hit["doc_id"], str(hit["page_no"]), f"{hit['score']:.4f}", channels,
-                      hit["excerpt"][:80].replace("\n", " "))
+        table.add_row(
+            str(i),
+            hit["doc_id"],
+            str(hit["page_no"]),
+            f"{hit['score']:.4f}",
+            channels,
+            hit["excerpt"][:80].replace("\n", " "),
+        )
     out.print(table)
 
 
@@ -165,7 +192,8 @@ def ask(
         carta = open_carta()
         try:
             body = schemas.ask_response(
-                carta.ask(SearchQuery(question, carta.settings.default_tenant, top_k))).model_dump()
+                carta.ask(SearchQuery(question, carta.settings.default_tenant, top_k))
+            ).model_dump()
         finally:
             carta.close()
     if as_json:
@@ -184,8 +212,10 @@ def list_documents(server: ServerOpt = None, as_json: JsonOpt = False) -> None:
     else:
         carta = open_carta()
         try:
-            docs = [schemas.document_out(d).model_dump()
-                    for d in carta.registry.list(carta.settings.default_tenant)]
+            docs = [
+                schemas.document_out(d).model_dump()
+                for d in carta.registry.list(carta.settings.default_tenant)
+            ]
         finally:
             carta.close()
     if as_json:
@@ -198,8 +228,9 @@ def list_documents(server: ServerOpt = None, as_json: JsonOpt = False) -> None:
 
 
 @app.command()
-def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `carta list`).")],
-           server: ServerOpt = None) -> None:
+def delete(
+    doc_id: Annotated[str, typer.Argument(help="Document id (see `carta list`).")], server: ServerOpt = None
+) -> None:
     """Delete a document with all its vectors, page images and registry rows."""
     if server:
         server_call(server, "DELETE", f"/v1/documents/{doc_id}")
@@ -218,8 +249,10 @@ def delete(doc_id: Annotated[str, typer.Argument(help="Document id (see `carta l
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port.")] = 8000,
-    ingest_samples: Annotated[Path | None, typer.Option(
-        help="Folder of sample documents to index on first start (when no document exists).")] = None,
+    ingest_samples: Annotated[
+        Path | None,
+        typer.Option(help="Folder of sample documents to index on first start (when no document exists)."),
+    ] = None,
 ) -> None:
     """Run the HTTP API (OpenAPI docs at /docs)."""
     import uvicorn

