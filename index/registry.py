@@ -131,7 +131,8 @@ class Registry:
         self, tenant: str, doc_id: str, status: Status, error: str | None = None, pages: int | None = None
     ) -> None:
         self._query(
-            "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), updated_at=? WHERE tenant=? AND id=?",
+            "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), updated_at=? "
+            "WHERE tenant=? AND id=?",
             status,
             error,
             pages,

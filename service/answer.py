@@ -27,7 +27,8 @@ NOT_FOUND = {
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
 _PT_HINTS = re.compile(
-    r"\b(que|qual|quais|quant[oa]s?|onde|como|quando|por que|são|não|em|no|na|dos|das|para|relatório)\b|[ãõçáéíóúâê]",
+    r"\b(que|qual|quais|quant[oa]s?|onde|como|quando|por que|são|não|em|no|na|dos|das|para)\b"
+    r"|[ãõçáéíóúâê]",
     re.IGNORECASE,
 )
 
