@@ -26,10 +26,76 @@ NOT_FOUND = {
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
-_PT_HINTS = re.compile(
-    r"\b(que|qual|quais|quant[oa]s?|onde|como|quando|por que|são|não|em|no|na|dos|das|para)\b"
-    r"|[ãõçáéíóúâê]",
-    re.IGNORECASE,
+_PT_WORDS = frozenset(
+    [
+        "que",
+        "qual",
+        "quais",
+        "quanto",
+        "quantos",
+        "quanta",
+        "quantas",
+        "onde",
+        "como",
+        "quando",
+        "porque",
+        "por",
+        "são",
+        "não",
+        "em",
+        "no",
+        "na",
+        "nos",
+        "nas",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "de",
+        "para",
+        "um",
+        "uma",
+        "os",
+        "as",
+        "teve",
+        "foi",
+        "é",
+        "mais",
+        "segundo",
+        "sobre",
+        "qual",
+        "houve",
+    ]
+)
+_EN_WORDS = frozenset(
+    [
+        "the",
+        "what",
+        "which",
+        "how",
+        "when",
+        "where",
+        "who",
+        "whom",
+        "is",
+        "was",
+        "were",
+        "are",
+        "of",
+        "in",
+        "on",
+        "did",
+        "does",
+        "do",
+        "and",
+        "to",
+        "for",
+        "many",
+        "much",
+        "according",
+        "by",
+        "with",
+    ]
 )
 
 
@@ -54,8 +120,11 @@ def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
 
 
 def question_language(question: str) -> str:
-    """'pt' or 'en', from a few function words and accents (enough to pick the refusal text)."""
-    return "pt" if len(_PT_HINTS.findall(question)) >= 2 else "en"
+    """'pt' or 'en', from function words and accents (enough to pick the refusal text)."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    pt = sum(w in _PT_WORDS for w in words) + sum(ch in "ãõçâêô" for ch in question.lower())
+    en = sum(w in _EN_WORDS for w in words)
+    return "pt" if pt > en else "en"
 
 
 @dataclass

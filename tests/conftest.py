@@ -1,6 +1,91 @@
-"""Shared fixtures; models load once per session."""
+"""Shared fixtures. The text model loads once per session; each test that writes gets
+its own data dir; the sample corpus is generated once by the project's own script."""
 
+from __future__ import annotations
+
+import importlib.util
+import json
 import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from models.text_encoder import TextEncoder  # noqa: E402
+from service.carta import Carta  # noqa: E402
+from service.settings import Settings  # noqa: E402
+from tests.support import LiveServer  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
+
+
+def corpus_path(*parts: str) -> Path:
+    """A file of the shared real-world corpus; the test is skipped (saying why) if absent."""
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared corpus file {path} not found (set CARTA_CORPUS_DIR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def text_encoder() -> TextEncoder:
+    return TextEncoder()
+
+
+@pytest.fixture(scope="session")
+def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = importlib.util.spec_from_file_location("make_samples", REPO / "scripts" / "make_samples.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path_factory.mktemp("samples")
+    assert module.main(["--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def ground_truth(samples_dir: Path) -> list[dict[str, Any]]:
+    return json.loads((samples_dir / "ground_truth.json").read_text())
+
+
+def settings_for(data_dir: Path, **overrides: Any) -> Settings:
+    return Settings(data_dir=data_dir, _env_file=None, **overrides)
+
+
+@pytest.fixture
+def make_carta(tmp_path: Path, text_encoder: TextEncoder) -> Iterator[Callable[..., Carta]]:
+    """Build a Carta on a fresh data dir (or a given one); closed after the test."""
+    opened: list[Carta] = []
+
+    def factory(data_dir: Path | None = None, **overrides: Any) -> Carta:
+        carta = Carta(settings_for(data_dir or tmp_path / "data", **overrides), text_encoder=text_encoder)
+        opened.append(carta)
+        return carta
+
+    yield factory
+    for carta in opened:
+        carta.close()
+
+
+@pytest.fixture(scope="session")
+def sample_carta(
+    tmp_path_factory: pytest.TempPathFactory, text_encoder: TextEncoder, samples_dir: Path
+) -> Iterator[Carta]:
+    """The sample corpus indexed once; tests must not modify it."""
+    carta = Carta(settings_for(tmp_path_factory.mktemp("sample-data")), text_encoder=text_encoder)
+    for path in sorted(samples_dir.iterdir()):
+        if path.suffix in {".pdf", ".png"}:
+            carta.ingest(path.read_bytes(), path.name, "default")
+    yield carta
+    carta.close()
+
+
+@pytest.fixture
+def live_server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
+    with LiveServer(make_carta()) as server:
+        yield server

@@ -1,0 +1,319 @@
+"""Opening and reading documents: text layer, rendering, OCR, and every refusal."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from ingest.errors import CorruptDocument, EncryptedDocument, IngestError, TooLarge
+from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument, open_document
+from ingest.ocr import tesseract_available
+from ingest.sniff import sniff
+
+LINE_1 = "Relatório de enchentes 2024 no Recife, com muitos bairros afetados."
+LINE_2 = "Segunda linha isolada, bem abaixo, no meio da página."
+SCANNED_TEXT = "Relatório de enchentes 2024"
+
+needs_tesseract = pytest.mark.skipif(not tesseract_available(), reason="tesseract (por+eng) is not installed")
+
+
+def _open(data: bytes, **options) -> OpenedDocument:
+    return open_document(data, sniff(data), LoadOptions(**options))
+
+
+def _pages(data: bytes, **options) -> list[LoadedPage]:
+    opened = _open(data, **options)
+    try:
+        return list(opened.pages())
+    finally:
+        opened.close()
+
+
+def _text_pdf(pages: int = 1, title: str | None = None) -> bytes:
+    doc = pymupdf.open()
+    for i in range(pages):
+        page = doc.new_page(width=595, height=842)  # A4 in points
+        page.insert_text((72, 100), LINE_1, fontsize=12)
+        page.insert_text((72, 400), f"{LINE_2} ({i + 1})", fontsize=12)
+    if title:
+        doc.set_metadata({"title": title})
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _text_png(text: str = SCANNED_TEXT, dpi: int = 200) -> bytes:
+    """Text rendered to pixels: an image with no text layer, as a scanner makes."""
+    src = pymupdf.open()
+    page = src.new_page(width=420, height=120)
+    page.insert_text((20, 70), text, fontsize=28)
+    png = page.get_pixmap(dpi=dpi).tobytes("png")
+    src.close()
+    return png
+
+
+def _scanned_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=120)
+    page.insert_image(page.rect, stream=_text_png())
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _png(width: int, height: int, color: tuple[int, int, int] = (255, 255, 255)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+# --- PDFs with a text layer ---------------------------------------------------------------------------
+
+
+def test_text_pdf_gives_blocks_with_boxes_in_points() -> None:
+    (page,) = _pages(_text_pdf(), render_dpi=144)
+    assert page.page_no == 1
+    assert page.text_source == "text"
+    assert (page.width, page.height) == (595, 842)
+    assert [b.text for b in page.blocks] == [LINE_1, f"{LINE_2} (1)"]
+    first, second = page.blocks
+    # Boxes are PDF points (origin top-left), not pixels of the 144-dpi rendering (x0 would be 144).
+    assert first.bbox[0] == pytest.approx(72, abs=1)
+    assert second.bbox[0] == pytest.approx(72, abs=1)
+    assert 80 < first.bbox[1] < first.bbox[3] <= 105
+    assert 380 < second.bbox[1] < second.bbox[3] <= 405
+    for block in page.blocks:
+        x0, y0, x1, y1 = block.bbox
+        assert 0 <= x0 < x1 <= page.width and 0 <= y0 < y1 <= page.height
+
+
+def test_pages_are_numbered_from_one_and_title_comes_from_metadata() -> None:
+    opened = _open(_text_pdf(pages=3, title="Relatório Anual"))
+    try:
+        assert opened.kind == "pdf"
+        assert opened.title == "Relatório Anual"
+        assert opened.page_count == 3
+        pages = list(opened.pages())
+    finally:
+        opened.close()
+    assert [p.page_no for p in pages] == [1, 2, 3]
+    assert [p.blocks[1].text for p in pages] == [f"{LINE_2} ({i})" for i in (1, 2, 3)]
+
+
+def test_pdf_without_title_metadata_has_no_title() -> None:
+    opened = _open(_text_pdf())
+    assert opened.title is None
+    opened.close()
+
+
+@pytest.mark.parametrize("dpi", [72, 110, 144])
+def test_rendered_image_size_follows_render_dpi(dpi: int) -> None:
+    (page,) = _pages(_text_pdf(), render_dpi=dpi, ocr_enabled=False)
+    assert page.image.mode == "RGB"
+    width, height = page.image.size
+    assert width == pytest.approx(595 * dpi / 72, abs=1)
+    assert height == pytest.approx(842 * dpi / 72, abs=1)
+
+
+def test_rendered_image_is_capped_by_max_render_pixels() -> None:
+    cap = 100_000
+    (page,) = _pages(_text_pdf(), render_dpi=300, max_render_pixels=cap, ocr_enabled=False)
+    width, height = page.image.size
+    # Scaled down to about the cap (pixel rounding may add a row or column), aspect ratio kept.
+    assert width * height <= cap * 1.01
+    assert width * height > cap * 0.95
+    assert width / height == pytest.approx(595 / 842, rel=0.01)
+    # The boxes stay in points whatever the rendering size.
+    assert page.width == 595
+    assert page.blocks[0].bbox[0] == pytest.approx(72, abs=1)
+
+
+def test_text_layer_above_min_chars_is_not_replaced_by_ocr() -> None:
+    (page,) = _pages(_text_pdf(), ocr_min_chars=10)
+    assert page.text_source == "text"
+
+
+# --- OCR ---------------------------------------------------------------------------------------------
+
+
+@needs_tesseract
+def test_image_only_pdf_page_is_read_by_ocr() -> None:
+    (page,) = _pages(_scanned_pdf())
+    assert page.text_source == "ocr"
+    text = " ".join(b.text for b in page.blocks).lower()
+    assert "enchentes" in text
+    assert "2024" in text
+    assert "relat" in text  # "Relatório": the accent depends on tesseract, the word does not
+    for block in page.blocks:  # OCR boxes are in the page's points too
+        x0, y0, x1, y1 = block.bbox
+        assert 0 <= x0 < x1 <= page.width and 0 <= y0 < y1 <= page.height
+
+
+@needs_tesseract
+def test_image_file_is_read_by_ocr() -> None:
+    (page,) = _pages(_text_png())
+    assert page.text_source == "ocr"
+    assert "enchentes" in " ".join(b.text for b in page.blocks).lower()
+
+
+def test_ocr_disabled_leaves_image_only_page_without_text() -> None:
+    (page,) = _pages(_scanned_pdf(), ocr_enabled=False)
+    assert page.text_source == "none"
+    assert page.blocks == []
+    # The page is still rendered, so it can be shown and searched visually.
+    assert page.image.size[0] > 0
+
+
+def test_blank_page_has_no_text_even_with_ocr() -> None:
+    (page,) = _pages(_png(200, 100))
+    assert page.text_source == "none"
+    assert page.blocks == []
+
+
+# --- images ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF", "WEBP"])
+def test_image_becomes_one_page_document_with_original_pixel_size(fmt: str) -> None:
+    buf = io.BytesIO()
+    Image.new("RGB", (321, 123), (10, 120, 200)).save(buf, fmt)
+    opened = _open(buf.getvalue(), ocr_enabled=False, render_dpi=300, max_render_pixels=6_000_000)
+    try:
+        assert opened.kind == "image"
+        assert opened.page_count == 1
+        (page,) = list(opened.pages())
+    finally:
+        opened.close()
+    # 1 px = 1 pt: the render_dpi of PDFs does not apply to images.
+    assert page.image.size == (321, 123)
+    assert (page.width, page.height) == (321, 123)
+    # The pixels are the image's own.
+    r, g, b = page.image.getpixel((160, 60))
+    assert abs(r - 10) < 8 and abs(g - 120) < 8 and abs(b - 200) < 8
+
+
+def test_image_with_alpha_or_palette_is_accepted() -> None:
+    for mode in ("RGBA", "P", "L"):
+        buf = io.BytesIO()
+        Image.new(mode, (40, 30)).save(buf, "PNG")
+        (page,) = _pages(buf.getvalue(), ocr_enabled=False)
+        assert page.image.mode == "RGB"
+        assert page.image.size == (40, 30)
+
+
+# --- refusals ----------------------------------------------------------------------------------------
+
+
+def test_encrypted_pdf_is_refused() -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "segredo de estado")
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="senha", owner_pw="dono")
+    doc.close()
+    with pytest.raises(EncryptedDocument) as info:
+        _open(data)
+    assert info.value.status == 422
+    assert info.value.code == "encrypted_document"
+    assert "password" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"%PDF-1.7\n garbage garbage garbage",
+        b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF",  # no pages at all
+        _text_pdf()[:60],  # truncated right after the header
+    ],
+    ids=["garbage", "no-pages", "truncated-header"],
+)
+def test_corrupt_pdf_is_refused(data: bytes) -> None:
+    with pytest.raises(CorruptDocument) as info:
+        _open(data)
+    assert info.value.status == 422
+    assert info.value.code == "corrupt_document"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=RuntimeError,
+    reason="BUG ingest/loaders.py:105: pdf.page_count raises RuntimeError('Invalid number of pages') "
+    "outside the try; should be CorruptDocument (the API answers 500 instead of 422)",
+)
+def test_pdf_whose_page_tree_is_cut_off_is_corrupt() -> None:
+    # A PDF truncated just after its page tree: the /Kids objects never arrive.
+    data = (
+        b"%PDF-1.7\n1 0 obj\n<</Type/Catalog/Pages 2 0 R>>\nendobj\n\n"
+        b"2 0 obj\n<</Type/Pages/Count 3/Kids[4 0 R 8 0 R 11 0 R]>>\nendobj\n"
+    )
+    with pytest.raises(CorruptDocument):
+        _open(data)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="BUG ingest/loaders.py:108-111: the PDF is closed before the message reads pdf.page_count, "
+    "so ValueError('document closed') escapes instead of TooLarge (the API answers 500 instead of 413)",
+)
+def test_too_many_pages_is_refused() -> None:
+    with pytest.raises(TooLarge) as info:
+        _open(_text_pdf(pages=3), max_pages=2)
+    assert info.value.status == 413
+    assert "CARTA_MAX_PAGES" in str(info.value)
+
+
+def test_image_over_max_pixels_is_refused() -> None:
+    data = _png(300, 200)
+    with pytest.raises(TooLarge) as info:
+        _open(data, max_image_pixels=300 * 200 - 1)
+    assert info.value.status == 413
+    assert "300x200" in str(info.value)
+    assert "CARTA_MAX_IMAGE_PIXELS" in str(info.value)
+    # Exactly at the limit is fine.
+    assert _open(data, max_image_pixels=300 * 200).page_count == 1
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+
+
+def test_huge_declared_image_is_refused_before_decoding() -> None:
+    # A few hundred bytes that claim 9000x9000 pixels: refused from the header, never decoded.
+    with pytest.raises(TooLarge):
+        _open(_png_header_only(9000, 9000))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=CorruptDocument,
+    reason="BUG ingest/loaders.py:122-137: Pillow's own DecompressionBombError (>178,956,970 px) "
+    "is raised by Image.open and reported as CorruptDocument (422) instead of TooLarge (413)",
+)
+def test_decompression_bomb_is_too_large_not_corrupt() -> None:
+    with pytest.raises(TooLarge):
+        _open(_png_header_only(20_000, 20_000))
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.1], ids=["half", "tenth"])
+def test_truncated_png_is_corrupt(keep: float) -> None:
+    buf = io.BytesIO()
+    # Noise so the PNG is large and the cut falls inside the pixel data.
+    Image.effect_noise((256, 256), 64).convert("RGB").save(buf, "PNG")
+    data = buf.getvalue()
+    with pytest.raises(CorruptDocument) as info:
+        _open(data[: int(len(data) * keep)])
+    assert info.value.status == 422
+    assert isinstance(info.value, IngestError)
+
+
+def test_png_signature_with_garbage_is_corrupt() -> None:
+    with pytest.raises(CorruptDocument):
+        _open(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
