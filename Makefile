@@ -7,7 +7,7 @@ export CARTA_DATA_DIR ?= data
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint samples eval bench clean
+.PHONY: install run test lint samples clean
 
 install: $(STAMP)
 

@@ -108,7 +108,7 @@ class EdgeStore(VectorStore):
                 if stored != _spec_json(spec):
                     raise StoreError(
                         f"collection {spec.name!r} in {path} was built with other vectors ({stored}); "
-                        "re-index with `carta reindex` or point CARTA_DATA_DIR elsewhere"
+                        "point CARTA_DATA_DIR at a new folder and ingest the documents again"
                     )
                 shard = E.EdgeShard.load(str(path))
             else:

@@ -141,25 +141,33 @@ class Registry:
             doc_id,
         )
 
-    def put_pages(self, pages: list[PageRecord]) -> None:
+    def _transaction(self, statements: list[tuple[str, list[tuple]]]) -> None:
+        """Run (sql, rows) pairs atomically; roll back on any error."""
         with self._lock:
             self._conn.execute("BEGIN")
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [tuple(p.to_dict().values()) for p in pages],
-            )
+            try:
+                for sql, rows in statements:
+                    self._conn.executemany(sql, rows)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
             self._conn.execute("COMMIT")
+
+    def put_pages(self, pages: list[PageRecord]) -> None:
+        rows = [tuple(p.to_dict().values()) for p in pages]
+        self._transaction([("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)])
 
     def pages(self, tenant: str, doc_id: str) -> list[PageRecord]:
         rows = self._query("SELECT * FROM pages WHERE tenant=? AND doc_id=? ORDER BY page_no", tenant, doc_id)
         return [PageRecord(**dict(r)) for r in rows]
 
-    def delete(self, tenant: str, doc_id: str) -> None:
-        with self._lock:
-            self._conn.execute("BEGIN")
-            self._conn.execute("DELETE FROM pages WHERE tenant=? AND doc_id=?", (tenant, doc_id))
-            self._conn.execute("DELETE FROM documents WHERE tenant=? AND id=?", (tenant, doc_id))
-            self._conn.execute("COMMIT")
+    def delete(self, tenant: str, doc_id: str, keep_document: bool = False) -> None:
+        """Remove the page rows and (unless keep_document) the document row."""
+        key = [(tenant, doc_id)]
+        statements = [("DELETE FROM pages WHERE tenant=? AND doc_id=?", key)]
+        if not keep_document:
+            statements.append(("DELETE FROM documents WHERE tenant=? AND id=?", key))
+        self._transaction(statements)
 
     def close(self) -> None:
         self._conn.close()

@@ -84,7 +84,7 @@ class ServerStore(VectorStore):
             if sizes != {k: v.size for k, v in dense.items()}:
                 raise StoreError(
                     f"collection {spec.name!r} on the server has other vectors ({sizes}); "
-                    "re-index with `carta reindex` or use another collection prefix"
+                    "ingest the documents again into a new Qdrant instance or remove the collection"
                 )
             return
         self.client.create_collection(

@@ -37,7 +37,7 @@ class VectorStore(ABC):
 
     @abstractmethod
     def set_payload(self, collection: str, flt: Filter, payload: dict) -> None:
-        """Merge `payload` into every point matching `flt` (e.g. flip `ready`)."""
+        """Merge `payload` into every point matching `flt` (e.g. set `state` to "ready")."""
 
     @abstractmethod
     def scroll(self, collection: str, flt: Filter, limit: int = 10_000) -> list[Hit]:

@@ -102,20 +102,20 @@ def _open_pdf(data: bytes, options: LoadOptions) -> OpenedDocument:
     if pdf.needs_pass or pdf.is_encrypted:
         pdf.close()
         raise EncryptedDocument("the PDF is password-protected; upload an unencrypted copy")
-    if pdf.page_count == 0:
-        pdf.close()
-        raise CorruptDocument("the PDF has no pages")
-    if pdf.page_count > options.max_pages:
-        pdf.close()
-        raise TooLarge(
-            f"the PDF has {pdf.page_count} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)"
-        )
-    try:  # touch every page once so a broken page tree fails now, not halfway through
-        for page in pdf:
-            _ = page.rect
+    try:  # a broken page tree fails here (page count, every page once), not halfway through
+        pages = pdf.page_count
+        if 0 < pages <= options.max_pages:
+            for page in pdf:
+                _ = page.rect
     except Exception as exc:
         pdf.close()
         raise CorruptDocument(f"the PDF is damaged ({exc})") from exc
+    if pages == 0:
+        pdf.close()
+        raise CorruptDocument("the PDF has no pages")
+    if pages > options.max_pages:
+        pdf.close()
+        raise TooLarge(f"the PDF has {pages} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
     title = (pdf.metadata or {}).get("title") or None
     return OpenedDocument(pdf, options, "pdf", title)
 
@@ -133,7 +133,9 @@ def _open_image(data: bytes, options: LoadOptions) -> OpenedDocument:
             image = probe.convert("RGB")  # decodes fully: truncated files fail here
     except TooLarge:
         raise
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:  # Pillow's own hard cap, far above ours
+        raise TooLarge(f"the image is too large ({exc}); limit: CARTA_MAX_IMAGE_PIXELS") from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise CorruptDocument(f"the image cannot be decoded ({exc})") from exc
     # A one-page PDF at 1 pt per pixel carries the image, so OCR and boxes work as for PDFs.
     pdf = pymupdf.open()

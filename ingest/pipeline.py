@@ -22,6 +22,7 @@ from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
 from ingest.errors import TooLarge
 from ingest.loaders import LoadedPage, LoadOptions, open_document
+from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
@@ -83,7 +84,9 @@ class Ingestor:
         self.chunk_chars = chunk_chars
         self.page_max_tokens = page_max_tokens
         self.max_upload_bytes = max_upload_bytes
-        self.profile = profile
+        # Recorded per document: a document indexed under other collections (another
+        # encoder) is indexed again when uploaded again, not skipped as a duplicate.
+        self.index_signature = f"{profile}:{collections.chunks.name}"
 
     def ingest(
         self,
@@ -103,7 +106,7 @@ class Ingestor:
         filename = PurePath(filename.replace("\\", "/")).name or "upload"
         doc_id = content_id(data)
         existing = self.registry.get(tenant, doc_id)
-        if existing and existing.status == "ready":
+        if existing and existing.status == "ready" and existing.profile == self.index_signature:
             return IngestResult(existing, created=False)
         opened = open_document(data, ftype, self.options)  # raises on bad input: nothing stored yet
         if existing:  # an earlier attempt failed or was interrupted: start clean
@@ -116,7 +119,7 @@ class Ingestor:
             mime=ftype.mime,
             kind=ftype.kind,
             size_bytes=len(data),
-            profile=self.profile,
+            profile=self.index_signature,
             pages=opened.page_count,
             status="processing",
             metadata=metadata or {},
@@ -150,13 +153,20 @@ class Ingestor:
         return IngestResult(doc, created=True, warnings=sorted(set(warnings)))
 
     def purge(self, tenant: str, doc_id: str, keep_row: bool = False) -> None:
-        """Remove every point, image and (unless keep_row) registry row of a document."""
+        """Remove every point, image and page row of a document, and its registry row
+        unless keep_row (a failed document stays listed with its error)."""
         flt = Filter({"tenant": tenant, "doc_id": doc_id})
         for spec in self.collections.all():
             self.store.delete(spec.name, flt)
         self.images.delete_document(tenant, doc_id)
-        if not keep_row:
-            self.registry.delete(tenant, doc_id)
+        self.registry.delete(tenant, doc_id, keep_document=keep_row)
+
+    def _ocr_hint(self) -> str:
+        if not self.options.ocr_enabled:
+            return " (OCR is off: CARTA_OCR_ENABLED=false)"
+        if not tesseract_available():
+            return f" (OCR unavailable: tesseract is not installed; run: {INSTALL_HINT})"
+        return ""
 
     @staticmethod
     def _report(progress: ProgressFn | None, filename: str, done: int, total: int) -> None:
@@ -168,10 +178,7 @@ class Ingestor:
         for page in pages:
             self.images.save(doc.tenant, doc.id, page.page_no, page.image)
             if page.text_source == "none":
-                warnings.append(
-                    "some pages have no extractable text"
-                    + ("" if self.options.ocr_enabled else " (OCR is off: CARTA_OCR_ENABLED=false)")
-                )
+                warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
             chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars))
         embeddings = self.text.embed_with_tokens([c.text for c in chunks])
         sparse = self.sparse.embed_documents([c.text for c in chunks])

@@ -156,10 +156,11 @@ class _Candidate:
     page: PageEvidence
     cosine: float = 0.0
     overlap: float = 0.0
+    keys: float = 0.0  # share of the question's key terms (names, numbers, codes) in the sentence
 
     @property
     def score(self) -> float:
-        return self.cosine + 0.25 * self.overlap
+        return self.cosine + 0.25 * self.overlap + 0.3 * self.keys
 
 
 class ExtractiveAnswerer:
@@ -185,9 +186,13 @@ class ExtractiveAnswerer:
             cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
             query_terms = self.sparse.embed_query(question)
             doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
+            keys = key_terms(question)
             for cand, cos, terms in zip(candidates, cosines, doc_terms, strict=True):
                 cand.cosine = float(cos)
                 cand.overlap = _overlap(query_terms, terms)
+                if keys:
+                    folded = _fold(cand.sentence)
+                    cand.keys = sum(k in folded for k in keys) / len(keys)
         best = max(candidates, key=lambda c: c.score, default=None)
         page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
         if best is None or not self._relevant(best) or missing_key_terms(question, page_texts):

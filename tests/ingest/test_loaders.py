@@ -237,12 +237,6 @@ def test_corrupt_pdf_is_refused(data: bytes) -> None:
     assert info.value.code == "corrupt_document"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeError,
-    reason="BUG ingest/loaders.py:105: pdf.page_count raises RuntimeError('Invalid number of pages') "
-    "outside the try; should be CorruptDocument (the API answers 500 instead of 422)",
-)
 def test_pdf_whose_page_tree_is_cut_off_is_corrupt() -> None:
     # A PDF truncated just after its page tree: the /Kids objects never arrive.
     data = (
@@ -253,12 +247,6 @@ def test_pdf_whose_page_tree_is_cut_off_is_corrupt() -> None:
         _open(data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="BUG ingest/loaders.py:108-111: the PDF is closed before the message reads pdf.page_count, "
-    "so ValueError('document closed') escapes instead of TooLarge (the API answers 500 instead of 413)",
-)
 def test_too_many_pages_is_refused() -> None:
     with pytest.raises(TooLarge) as info:
         _open(_text_pdf(pages=3), max_pages=2)
@@ -274,7 +262,9 @@ def test_image_over_max_pixels_is_refused() -> None:
     assert "300x200" in str(info.value)
     assert "CARTA_MAX_IMAGE_PIXELS" in str(info.value)
     # Exactly at the limit is fine.
-    assert _open(data, max_image_pixels=300 * 200).page_count == 1
+    opened = _open(data, max_image_pixels=300 * 200)
+    assert opened.page_count == 1
+    opened.close()
 
 
 def _png_header_only(width: int, height: int) -> bytes:
@@ -282,7 +272,9 @@ def _png_header_only(width: int, height: int) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    )
 
 
 def test_huge_declared_image_is_refused_before_decoding() -> None:
@@ -291,12 +283,6 @@ def test_huge_declared_image_is_refused_before_decoding() -> None:
         _open(_png_header_only(9000, 9000))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=CorruptDocument,
-    reason="BUG ingest/loaders.py:122-137: Pillow's own DecompressionBombError (>178,956,970 px) "
-    "is raised by Image.open and reported as CorruptDocument (422) instead of TooLarge (413)",
-)
 def test_decompression_bomb_is_too_large_not_corrupt() -> None:
     with pytest.raises(TooLarge):
         _open(_png_header_only(20_000, 20_000))

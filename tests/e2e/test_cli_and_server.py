@@ -1,0 +1,140 @@
+"""Like a user: the `carta` command and a `carta serve` process, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import CORPUS
+from tests.support import free_port
+
+
+def carta(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CARTA_DATA_DIR": str(data_dir)}
+    run = subprocess.run(
+        [sys.executable, "-m", "service.cli", *args], env=env, capture_output=True, text=True, timeout=600
+    )
+    if check:
+        assert run.returncode == 0, run.stderr[-2000:]
+    return run
+
+
+def test_cli_ingest_list_search_ask_delete(tmp_path: Path, samples_dir: Path) -> None:
+    data = tmp_path / "data"
+    pdf = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+    ingested = json.loads(
+        carta(
+            "ingest", str(pdf), str(samples_dir / "grafico_chuvas_2024.png"), "--json", data_dir=data
+        ).stdout
+    )
+    assert [r["document"]["status"] for r in ingested] == ["ready", "ready"]
+    doc_id = ingested[0]["document"]["id"]
+    again = json.loads(carta("ingest", str(pdf), "--json", data_dir=data).stdout)
+    assert again[0]["created"] is False and again[0]["document"]["id"] == doc_id
+
+    listed = json.loads(carta("list", "--json", data_dir=data).stdout)
+    assert {d["id"] for d in listed} == {r["document"]["id"] for r in ingested}
+
+    hits = json.loads(
+        carta("search", "coordenadas do Parque da Jaqueira", "-k", "2", "--json", data_dir=data).stdout
+    )
+    assert (hits["results"][0]["doc_id"], hits["results"][0]["page_no"]) == (doc_id, 4)
+
+    answer = json.loads(
+        carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", "--json", data_dir=data).stdout
+    )
+    assert "-8,0375" in answer["answer"] and answer["citations"][0]["page_no"] == 4
+    plain = carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", data_dir=data).stdout
+    assert f"[{doc_id} p.4]" in plain
+
+    carta("delete", doc_id, data_dir=data)
+    assert doc_id not in {d["id"] for d in json.loads(carta("list", "--json", data_dir=data).stdout)}
+    missing = carta("delete", doc_id, data_dir=data, check=False)
+    assert missing.returncode == 1 and "no document" in missing.stderr
+
+
+def test_cli_errors_are_one_clear_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 not really")
+    run = carta("ingest", str(bad), "--json", data_dir=data, check=False)
+    assert run.returncode == 1
+    assert json.loads(run.stdout)[0]["error"]["code"] == "corrupt_document"
+    run = carta("ingest", str(tmp_path / "nope.pdf"), data_dir=data, check=False)
+    assert run.returncode == 2 and "no such file" in run.stderr
+    assert "Usage" in carta("--help", data_dir=data).stdout
+
+
+@pytest.fixture
+def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
+    """`carta serve` as its own process (what `make run` starts), samples indexed on start."""
+    data = tmp_path / "served"
+    port = free_port()
+    env = {**os.environ, "CARTA_DATA_DIR": str(data)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--ingest-samples",
+            str(samples_dir),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 300
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            pytest.fail(f"carta serve did not come up: {proc.stdout.read() if proc.stdout else ''}")
+        time.sleep(0.5)
+    yield url, data
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path]) -> None:
+    url, data = served
+    docs = httpx.get(f"{url}/v1/documents").json()
+    assert {d["filename"] for d in docs} == {
+        "relatorio_ambiental_recife_2024.pdf",
+        "quarterly_report_q3_2024.pdf",
+        "grafico_chuvas_2024.png",
+    }
+    pdf = CORPUS / "pdf" / "br_ibama_autuacoes_amazonas_2010_p2.pdf"
+    if not pdf.exists():
+        pytest.skip(f"shared corpus not found at {pdf.parent}")
+    with pdf.open("rb") as fh:
+        up = httpx.post(f"{url}/v1/documents", files={"file": (pdf.name, fh)}, timeout=300)
+    assert up.status_code == 201, up.text
+    doc_id = up.json()["document"]["id"]
+    answer = httpx.post(
+        f"{url}/v1/ask", json={"question": "Qual o valor da multa do auto de infração 679199?"}, timeout=60
+    ).json()
+    assert not answer["refused"]
+    assert (doc_id, 1) in {(c["doc_id"], c["page_no"]) for c in answer["citations"]}
+
+    # the embedded store is held by the server: a local CLI says so and how to proceed
+    held = carta("list", data_dir=data, check=False)
+    assert held.returncode == 1 and "--server" in held.stderr
+    via_server = json.loads(carta("list", "--json", "--server", url, data_dir=data).stdout)
+    assert doc_id in {d["id"] for d in via_server}

@@ -1,0 +1,108 @@
+"""The real-world corpus (../shared/corpus/pdf, 14 PDFs): every file ingests through the
+CLI, and questions about facts checked by reading the files find the right page."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from models.text_encoder import TextEncoder
+from service.carta import Carta
+from service.retrieval import SearchQuery
+from tests.conftest import CORPUS, settings_for
+
+PDF_DIR = CORPUS / "pdf"
+
+# (question, file, pages that state the fact) - pages checked with pymupdf's text of each file
+FACTS = [
+    (
+        "How many people were living with chronic hepatitis C infection in 2019?",
+        "who_hcv_children_guidelines_2022.pdf",
+        {18, 29, 93},
+    ),
+    (
+        "How many children had chronic HCV infection in 2018?",
+        "who_hcv_children_guidelines_2022.pdf",
+        {45, 53},
+    ),
+    (
+        "Quelle puissance photovoltaïque l'Union européenne a-t-elle ajoutée en 2018 ?",
+        "fr_pv_seranon_etude_impact_2022_p1-10.pdf",
+        {8},
+    ),
+    (
+        "Nombre d'installations photovoltaïques dans les Alpes-Maritimes",
+        "fr_pv_seranon_etude_impact_2022_p1-10.pdf",
+        {9},
+    ),
+    ("auto de infração 679199 Manacapuru multa", "br_ibama_autuacoes_amazonas_2010_p2.pdf", {1}),
+    ("Kentucky permit background checks November 2015", "us_nics_background_checks_2015-11.pdf", {1}),
+    ("área colhida de milho no Médio-Norte de Mato Grosso", "br_imea_milho_safra_16-17.pdf", {1}),
+    ("praias impróprias para banho em Salvador", "br_balneabilidade_salvador_26-2010.pdf", {1, 2, 3}),
+    ("decadal population growth rate of Nagaland 2001-11", "in_decadal_population_growth.pdf", {1}),
+    ("corrosion rate with egg shell inhibitor", "dib_2019_corrosion_inhibitor_p454.pdf", {1}),
+    ("OTSL vs HTML inference time", "arxiv_2305.03393v1_p9_otsl_table.pdf", {1}),
+    ("Public health outlay of Maharashtra 2012-13", "in_public_health_outlay_2012-13.pdf", {1}),
+    ("rainfall departure Meghalaya 10 July 2016", "in_imd_rainfall_distribution_2016-07-10.pdf", {1}),
+]
+
+
+@pytest.fixture(scope="module")
+def corpus_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not PDF_DIR.exists():
+        pytest.skip(f"shared corpus not found at {PDF_DIR} (set CARTA_CORPUS_DIR)")
+    data_dir = tmp_path_factory.mktemp("corpus-data")
+    env = {**os.environ, "CARTA_DATA_DIR": str(data_dir)}
+    run = subprocess.run(
+        [sys.executable, "-m", "service.cli", "ingest", str(PDF_DIR), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads(run.stdout)
+    assert sorted(Path(r["file"]).name for r in results) == sorted(p.name for p in PDF_DIR.glob("*.pdf"))
+    assert all(r["document"]["status"] == "ready" and r["created"] for r in results), results
+    return data_dir
+
+
+@pytest.fixture(scope="module")
+def corpus_carta(corpus_data: Path, text_encoder: TextEncoder) -> Iterator[Carta]:
+    carta = Carta(settings_for(corpus_data), text_encoder=text_encoder)
+    yield carta
+    carta.close()
+
+
+def test_all_corpus_pdfs_are_ready_with_their_pages(corpus_carta: Carta) -> None:
+    import pymupdf
+
+    docs = {d.filename: d for d in corpus_carta.registry.list("default")}
+    assert len(docs) == 14
+    for name, doc in docs.items():
+        with pymupdf.open(PDF_DIR / name) as pdf:
+            assert doc.pages == pdf.page_count, name
+        records = corpus_carta.registry.pages("default", doc.id)
+        assert len(records) == doc.pages
+        assert all(r.chars > 0 for r in records if r.text_source != "none"), name
+
+
+def test_chart_only_pages_were_ocred(corpus_carta: Carta) -> None:
+    acme = next(d for d in corpus_carta.registry.list("default") if d.filename.startswith("acme"))
+    sources = {r.page_no: r.text_source for r in corpus_carta.registry.pages("default", acme.id)}
+    # pages 2-6 are matplotlib charts whose only text is in the picture
+    assert [sources[p] for p in range(2, 7)] == ["ocr"] * 5
+
+
+@pytest.mark.parametrize(("question", "filename", "pages"), FACTS, ids=[f[1][:24] for f in FACTS])
+def test_fact_page_in_top_3(corpus_carta: Carta, question: str, filename: str, pages: set[int]) -> None:
+    ids = {d.filename: d.id for d in corpus_carta.registry.list("default")}
+    result = corpus_carta.search(SearchQuery(question, "default", top_k=3))
+    found = [(p.doc_id, p.page_no) for p in result.pages]
+    assert any((ids[filename], page) in found for page in pages), found
