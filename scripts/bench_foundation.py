@@ -1,0 +1,193 @@
+"""Foundation benchmark: ingestion throughput and query latency of the lite profile.
+
+Ingests a folder of PDFs (default: ../shared/corpus/pdf) and images (../shared/corpus/charts)
+into a fresh data dir, then runs every query several times per channel. Prints two
+tables and writes JSON. The baseline for latency is a dense-only chunk search measured
+in the same run (ratios = channel / baseline).
+
+    .venv/bin/python scripts/bench_foundation.py [--pdfs DIR] [--images DIR] [--repeat 5] [--out bench.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from index.collections import CHUNK_VECTOR, PAGE_VECTOR  # noqa: E402
+from index.types import Branch, SparseVec  # noqa: E402
+from service.carta import Carta  # noqa: E402
+from service.retrieval import SearchQuery, engine_filter  # noqa: E402
+from service.settings import Settings  # noqa: E402
+
+CORPUS = REPO.parent / "shared" / "corpus"
+QUERIES = [
+    "How many people were living with chronic hepatitis C infection in 2019?",
+    "Quelle puissance photovoltaïque l'Union européenne a-t-elle ajoutée en 2018 ?",
+    "auto de infração 679199 Manacapuru multa",
+    "Kentucky permit background checks November 2015",
+    "área colhida de milho no Médio-Norte de Mato Grosso",
+    "praias impróprias para banho em Salvador",
+    "decadal population growth rate of Nagaland 2001-11",
+    "corrosion rate with egg shell inhibitor",
+    "OTSL vs HTML inference time",
+    "Public health outlay of Maharashtra 2012-13",
+    "rainfall departure Meghalaya 10 July 2016",
+    "row and column access control DB2 for i",
+    "monthly revenue of product C",
+    "sofosbuvir daclatasvir adolescents dosage",
+    "Qual foi a maior multa aplicada pelo IBAMA?",
+    "What is the capital of Mongolia?",
+]
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def ingest_all(carta: Carta, files: list[Path]) -> list[dict]:
+    rows = []
+    for path in files:
+        t0 = time.perf_counter()
+        result = carta.ingest(path.read_bytes(), path.name, "bench")
+        seconds = time.perf_counter() - t0
+        sources = [p.text_source for p in carta.registry.pages("bench", result.document.id)]
+        rows.append(
+            {
+                "file": path.name,
+                "kind": result.document.kind,
+                "pages": len(sources),
+                "ocr_pages": sources.count("ocr"),
+                "seconds": round(seconds, 3),
+            }
+        )
+    return rows
+
+
+def throughput(rows: list[dict], predicate: Callable[[dict], bool]) -> tuple[int, float, float]:
+    chosen = [r for r in rows if predicate(r)]
+    pages = sum(r["pages"] for r in chosen)
+    seconds = sum(r["seconds"] for r in chosen)
+    return pages, seconds, (pages / seconds if seconds else float("nan"))
+
+
+def time_channels(carta: Carta, repeat: int) -> dict[str, list[float]]:
+    """Seconds per query for each channel alone and end to end (filters as in production)."""
+    store, cols = carta.store, carta.collections
+    names = ["encode", "dense", "bm25_pt", "chunks_fused", "pages_maxsim", "search", "ask"]
+    timings: dict[str, list[float]] = {k: [] for k in names}
+
+    @contextmanager
+    def clock(name: str) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        timings[name].append(time.perf_counter() - t)
+
+    for _ in range(repeat):
+        for text in QUERIES:
+            q = SearchQuery(text, "bench", top_k=5)
+            flt = engine_filter(q)
+            with clock("encode"):
+                emb = carta.text.embed_with_tokens([text])[0]
+                sparse = carta.sparse.embed_query(text)
+            branches = [Branch(CHUNK_VECTOR, emb.dense.tolist())] + [
+                Branch(name, SparseVec(*terms)) for name, terms in sparse.items() if terms[0]
+            ]
+            with clock("dense"):
+                store.search(cols.chunks.name, CHUNK_VECTOR, emb.dense.tolist(), flt, 20)
+            with clock("bm25_pt"):
+                store.search(cols.chunks.name, "bm25_pt", SparseVec(*sparse["bm25_pt"]), flt, 20)
+            with clock("chunks_fused"):
+                store.fused_search(cols.chunks.name, branches, flt, 20, 50)
+            with clock("pages_maxsim"):
+                store.search(cols.pages.name, PAGE_VECTOR, emb.tokens.tolist(), flt, 10)
+            with clock("search"):
+                carta.search(q)
+            with clock("ask"):
+                carta.ask(q)
+    return timings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pdfs", type=Path, default=CORPUS / "pdf")
+    parser.add_argument("--images", type=Path, default=CORPUS / "charts")
+    parser.add_argument("--repeat", type=int, default=5, help="Runs of the query set per channel.")
+    parser.add_argument("--out", type=Path, default=REPO / "bench-foundation.json")
+    args = parser.parse_args(argv)
+
+    files = sorted(args.pdfs.glob("*.pdf")) + sorted(args.images.glob("*.png"))
+    if not files:
+        parser.error(f"no PDFs in {args.pdfs} and no PNGs in {args.images}")
+    with tempfile.TemporaryDirectory(prefix="carta-bench-") as tmp:
+        t0 = time.perf_counter()
+        carta = Carta(Settings(data_dir=Path(tmp), _env_file=None))
+        startup = time.perf_counter() - t0
+        try:
+            rows = ingest_all(carta, files)
+            carta.search(SearchQuery("warm up", "bench"))
+            timings = time_channels(carta, args.repeat)
+        finally:
+            carta.close()
+        disk = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file())
+
+    total_pages = sum(r["pages"] for r in rows)
+    groups = {
+        "text PDFs (no OCR page)": lambda r: r["kind"] == "pdf" and r["ocr_pages"] == 0,
+        "PDFs with OCR pages": lambda r: r["kind"] == "pdf" and r["ocr_pages"] > 0,
+        "images (all OCR)": lambda r: r["kind"] == "image",
+        "all": lambda r: True,
+    }
+    print(
+        f"\nstart-up (models + store): {startup:.2f} s; {len(rows)} files, {total_pages} pages; "
+        f"data dir {disk / 1e6:.1f} MB ({disk / max(total_pages, 1) / 1e3:.0f} kB/page)\n"
+    )
+    print(f"{'ingestion':<26}{'pages':>7}{'seconds':>9}{'pages/s':>9}")
+    ingestion = {}
+    for name, pred in groups.items():
+        pages, seconds, rate = throughput(rows, pred)
+        ingestion[name] = {"pages": pages, "seconds": round(seconds, 2), "pages_per_s": round(rate, 2)}
+        print(f"{name:<26}{pages:>7}{seconds:>9.1f}{rate:>9.2f}")
+    base = statistics.median(timings["dense"])
+    print(
+        f"\n{'query stage':<16}{'p50 ms':>9}{'p95 ms':>9}{'x dense p50':>13}"
+        f"   (n={len(timings['dense'])} each)"
+    )
+    latency = {}
+    for name, values in timings.items():
+        p50, p95 = percentile(values, 50) * 1e3, percentile(values, 95) * 1e3
+        latency[name] = {
+            "p50_ms": round(p50, 2),
+            "p95_ms": round(p95, 2),
+            "ratio_to_dense": round(p50 / base / 1e3, 2),
+        }
+        print(f"{name:<16}{p50:>9.2f}{p95:>9.2f}{p50 / (base * 1e3):>13.1f}")
+    args.out.write_text(
+        json.dumps(
+            {
+                "startup_s": round(startup, 2),
+                "disk_bytes": disk,
+                "files": rows,
+                "ingestion": ingestion,
+                "latency": latency,
+            },
+            indent=2,
+        )
+    )
+    print(f"\nwritten {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
