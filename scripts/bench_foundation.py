@@ -52,6 +52,12 @@ QUERIES = [
 ]
 
 
+def disk_usage(path: Path) -> int:
+    """Bytes actually allocated (st_blocks), so preallocated sparse WAL files count as used."""
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_blocks * 512 for p in files)
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q))
 
@@ -140,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             timings = time_channels(carta, args.repeat)
         finally:
             carta.close()
-        disk = sum(p.stat().st_size for p in Path(tmp).rglob("*") if p.is_file())
+        disk_parts = {part.name: disk_usage(part) for part in Path(tmp).iterdir()}
+        disk = sum(disk_parts.values())
 
     total_pages = sum(r["pages"] for r in rows)
     groups = {
@@ -151,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(
         f"\nstart-up (models + store): {startup:.2f} s; {len(rows)} files, {total_pages} pages; "
-        f"data dir {disk / 1e6:.1f} MB ({disk / max(total_pages, 1) / 1e3:.0f} kB/page)\n"
+        f"data dir {disk / 1e6:.1f} MB ({disk / max(total_pages, 1) / 1e3:.0f} kB/page: "
+        + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in sorted(disk_parts.items()))
+        + ")\n"
     )
     print(f"{'ingestion':<26}{'pages':>7}{'seconds':>9}{'pages/s':>9}")
     ingestion = {}
@@ -178,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "startup_s": round(startup, 2),
                 "disk_bytes": disk,
+                "disk_parts": disk_parts,
                 "files": rows,
                 "ingestion": ingestion,
                 "latency": latency,

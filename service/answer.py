@@ -20,6 +20,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.retrieval import ChunkEvidence, PageEvidence, SearchResult
 
+EMBED_CHARS = 300
 NOT_FOUND = {
     "en": "Not found in the indexed documents.",
     "pt": "Não encontrado nos documentos indexados.",
@@ -171,28 +172,18 @@ class ExtractiveAnswerer:
         min_relevance: float = 0.3,
         max_sentences: int = 3,
         evidence_pages: int = 3,
+        max_embedded: int = 32,
     ) -> None:
         self.text = text
         self.sparse = sparse
         self.min_relevance = min_relevance
         self.max_sentences = max_sentences
         self.evidence_pages = evidence_pages
+        self.max_embedded = max_embedded
 
     def answer(self, question: str, result: SearchResult) -> Answer:
         language = question_language(question)
-        candidates = self._candidates(result.pages[: self.evidence_pages])
-        if candidates:
-            vectors = self.text.embed([c.sentence for c in candidates])
-            cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
-            query_terms = self.sparse.embed_query(question)
-            doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
-            keys = key_terms(question)
-            for cand, cos, terms in zip(candidates, cosines, doc_terms, strict=True):
-                cand.cosine = float(cos)
-                cand.overlap = _overlap(query_terms, terms)
-                if keys:
-                    folded = _fold(cand.sentence)
-                    cand.keys = sum(k in folded for k in keys) / len(keys)
+        candidates = self._score(question, self._candidates(result.pages[: self.evidence_pages]), result)
         best = max(candidates, key=lambda c: c.score, default=None)
         page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
         if best is None or not self._relevant(best) or missing_key_terms(question, page_texts):
@@ -223,6 +214,27 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
         )
+
+    def _score(self, question: str, candidates: list[_Candidate], result: SearchResult) -> list[_Candidate]:
+        """Lexical scores for all candidates (cheap), then embeddings for the best
+        `max_embedded` of them (tables split into many short lines)."""
+        if not candidates:
+            return []
+        query_terms = self.sparse.embed_query(question)
+        doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
+        keys = key_terms(question)
+        for cand, terms in zip(candidates, doc_terms, strict=True):
+            cand.overlap = _overlap(query_terms, terms)
+            if keys:
+                folded = _fold(cand.sentence)
+                cand.keys = sum(k in folded for k in keys) / len(keys)
+        # stable sort: ties keep retrieval order (best page, best chunk first)
+        kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
+        # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each
+        vectors = self.text.embed([c.sentence[:EMBED_CHARS] for c in kept])
+        for cand, cos in zip(kept, vectors @ np.asarray(result.query_vector, dtype=np.float32), strict=True):
+            cand.cosine = float(cos)
+        return kept
 
     def _relevant(self, best: _Candidate) -> bool:
         return best.cosine >= self.min_relevance or (
