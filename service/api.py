@@ -151,6 +151,30 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         get(request).delete(tenant(), doc_id)
         return {"deleted": doc_id}
 
+    @app.get(
+        "/v1/documents/{doc_id}/pages/{page_no}",
+        response_model=schemas.PageText,
+        tags=["documents"],
+        responses={404: _ERRORS},
+    )
+    def get_page(request: Request, doc_id: str, page_no: int) -> Any:
+        c = get(request)
+        record = next((p for p in c.registry.pages(tenant(), doc_id) if p.page_no == page_no), None)
+        if record is None:
+            c.document(tenant(), doc_id)
+            raise ApiError(404, "not_found", f"document {doc_id!r} has no page {page_no}")
+        chunks = c.page_chunks(tenant(), doc_id, page_no)
+        return schemas.PageText(
+            doc_id=doc_id,
+            page_no=page_no,
+            text_source=record.text_source,
+            text="\n".join(ch["text"] for ch in chunks),
+            chunks=[
+                schemas.PageChunk(chunk_no=ch["chunk_no"], text=ch["text"], bbox=ch["bbox"]) for ch in chunks
+            ],
+            image_url=schemas.image_url(doc_id, page_no),
+        )
+
     def page_image(request: Request, doc_id: str, page_no: int, thumb: bool) -> Response:
         c = get(request)
         c.document(tenant(), doc_id)
@@ -183,6 +207,8 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     @app.post("/v1/search", response_model=schemas.SearchResponse, tags=["query"])
     def search(request: Request, body: schemas.SearchRequest) -> Any:
         q = SearchQuery(body.query, tenant(), body.top_k, body.doc_ids, body.kinds)
+        if body.channels:
+            q.channels = frozenset(body.channels)
         return schemas.search_response(get(request).search(q))
 
     @app.post("/v1/ask", response_model=schemas.AskResponse, tags=["query"])

@@ -9,6 +9,7 @@ from typing import Any
 from index.collections import lite_collections
 from index.page_images import PageImages
 from index.registry import Document, Registry
+from index.types import Filter
 from index.vector_store import open_store
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
@@ -95,6 +96,12 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
+
+    def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
+        """The chunks of one page in reading order (payload: chunk_no, text, bbox)."""
+        flt = Filter({"tenant": tenant, "doc_id": doc_id, "page_no": page_no})
+        hits = self.store.scroll(self.collections.chunks.name, flt)
+        return sorted((h.payload for h in hits), key=lambda p: p["chunk_no"])
 
     def search(self, query: SearchQuery) -> SearchResult:
         return self.retriever.search(query)

@@ -247,6 +247,77 @@ def delete(
     console.print(f"deleted {doc_id}")
 
 
+@app.command("eval")
+def evaluate(
+    questions: Annotated[
+        list[Path], typer.Option("--questions", "-q", help="Question set (.yaml or .jsonl).")
+    ] = [],  # noqa: B006
+    peer_qa: Annotated[Path | None, typer.Option(help="Peer Q&A JSON ([{question, answer}]) ...")] = None,
+    peer_pdf: Annotated[Path | None, typer.Option(help="... and the PDF it is about.")] = None,
+    ingest_paths: Annotated[
+        list[Path], typer.Option("--ingest", help="Index these files/folders first.")
+    ] = [],  # noqa: B006
+    data_dir: Annotated[Path | None, typer.Option(help="Data dir (default: a fresh temporary one).")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many questions per set.")] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="Where results.json and results.md go.")] = Path(
+        "eval"
+    ),
+    server: ServerOpt = None,
+) -> None:
+    """Score question sets: page retrieval (vs BM25-only and dense-only), answers, refusals, injections."""
+    import tempfile
+
+    from service.evaluation import runner
+    from service.evaluation.questions import load_peer_qa, load_questions
+    from service.evaluation.targets import HttpTarget, InProcessTarget
+
+    sets = {path.stem: load_questions(path)[:limit] for path in questions}
+    if peer_qa and peer_pdf:
+        sets[f"peer-{peer_pdf.stem}"] = load_peer_qa(peer_qa, peer_pdf)[:limit]
+    if not sets:
+        fail("give at least one --questions file or --peer-qa/--peer-pdf", code=2)
+    total = sum(len(v) for v in sets.values())
+    with tempfile.TemporaryDirectory(prefix="carta-eval-") as tmp:
+        carta = None
+        if server:
+            target: Any = HttpTarget(server)
+        else:
+            carta = Carta(Settings(data_dir=data_dir or Path(tmp)))
+            target = InProcessTarget(carta, carta.settings.default_tenant)
+        try:
+            files = list(iter_files(ingest_paths)) if ingest_paths else []
+            with Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            ) as bar:
+                if files:
+                    if carta is None:
+                        fail("--ingest works in-process only; upload to the server first", code=2)
+                    task = bar.add_task("indexing", total=len(files))
+                    for i, path in enumerate(files, start=1):
+                        carta.ingest(path.read_bytes(), path.name, carta.settings.default_tenant)
+                        bar.update(task, completed=i)
+                task = bar.add_task("questions", total=total)
+                results = runner.run(sets, target, progress=lambda n: bar.update(task, completed=n))
+        finally:
+            if carta:
+                carta.close()
+    summary = runner.summarize(results)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = runner.markdown(summary)
+    (out_dir / "results.json").write_text(
+        json.dumps(
+            {"summary": summary, "results": [r.__dict__ for r in results]}, ensure_ascii=False, indent=1
+        )
+    )
+    (out_dir / "results.md").write_text(report)
+    typer.echo(report)
+    console.print(f"written {out_dir / 'results.json'} and {out_dir / 'results.md'}")
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",

@@ -21,6 +21,8 @@ from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 
+CHANNELS = frozenset({"dense", "bm25", "pages"})
+
 
 @dataclass
 class SearchQuery:
@@ -29,6 +31,9 @@ class SearchQuery:
     top_k: int = 5
     doc_ids: list[str] | None = None
     kinds: list[str] | None = None
+    # which channels run: "dense" and "bm25" (chunk channel branches), "pages" (MaxSim);
+    # a subset gives the single-channel baselines of the evaluation
+    channels: frozenset[str] = CHANNELS
 
 
 @dataclass
@@ -102,21 +107,37 @@ class Retriever:
         t1 = time.perf_counter()
         flt = engine_filter(q)
         chunk_limit = max(q.top_k * 4, 20)
-        branches = [Branch(CHUNK_VECTOR, emb.dense.tolist())] + [
-            Branch(name, SparseVec(*terms)) for name, terms in sparse.items() if terms[0]
-        ]
-        chunks_future = self._pool.submit(
-            self.store.fused_search,
-            self.collections.chunks.name,
-            branches,
-            flt,
-            chunk_limit,
-            self.prefetch_limit,
+        branches = []
+        if "dense" in q.channels:
+            branches.append(Branch(CHUNK_VECTOR, emb.dense.tolist()))
+        if "bm25" in q.channels:
+            branches += [Branch(name, SparseVec(*terms)) for name, terms in sparse.items() if terms[0]]
+        chunks_future = (
+            self._pool.submit(
+                self.store.fused_search,
+                self.collections.chunks.name,
+                branches,
+                flt,
+                chunk_limit,
+                self.prefetch_limit,
+            )
+            if branches
+            else None
         )
-        pages_future = self._pool.submit(
-            self.store.search, self.collections.pages.name, PAGE_VECTOR, emb.tokens.tolist(), flt, q.top_k * 2
+        pages_future = (
+            self._pool.submit(
+                self.store.search,
+                self.collections.pages.name,
+                PAGE_VECTOR,
+                emb.tokens.tolist(),
+                flt,
+                q.top_k * 2,
+            )
+            if "pages" in q.channels
+            else None
         )
-        chunk_hits, page_hits = chunks_future.result(), pages_future.result()
+        chunk_hits = chunks_future.result() if chunks_future else []
+        page_hits = pages_future.result() if pages_future else []
         t2 = time.perf_counter()
         pages = fuse_pages(chunk_hits, page_hits, q.top_k)
         t3 = time.perf_counter()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,9 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50)
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+    channels: list[Literal["dense", "bm25", "pages"]] | None = Field(
+        None, description="Retrieval channels to run (default all); one channel alone is a baseline."
+    )
 
 
 class AskRequest(BaseModel):
@@ -65,6 +68,21 @@ class DocumentOut(BaseModel):
 
 class DocumentDetail(DocumentOut):
     page_list: list[PageOut]
+
+
+class PageChunk(BaseModel):
+    chunk_no: int
+    text: str
+    bbox: list[float]
+
+
+class PageText(BaseModel):
+    doc_id: str
+    page_no: int
+    text_source: str
+    text: str
+    chunks: list[PageChunk]
+    image_url: str
 
 
 class UploadResponse(BaseModel):

@@ -1,0 +1,1 @@
+"""Evaluation harness: question sets, metrics, baselines and reports (`carta eval`)."""

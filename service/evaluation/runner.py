@@ -1,0 +1,194 @@
+"""Run question sets against a target and score them, with the single-channel
+baselines (BM25-only, dense-only) measured in the same run."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.evaluation import metrics as m
+from service.evaluation.questions import NumberFact, Question
+from service.evaluation.targets import PageKey, Target
+
+SYSTEMS: dict[str, frozenset[str]] = {
+    "carta": frozenset({"dense", "bm25", "pages"}),
+    "bm25-only": frozenset({"bm25"}),
+    "dense-only": frozenset({"dense"}),
+}
+K = 10
+
+
+@dataclass
+class QuestionResult:
+    set: str
+    id: str
+    type: str
+    language: str
+    skipped: str | None = None
+    retrieval: dict[str, dict[str, float | None]] = field(default_factory=dict)  # system -> metric
+    answer: dict[str, Any] = field(default_factory=dict)
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _facts(q: Question) -> list[str | tuple[float, float]]:
+    return [(f.number, f.tolerance) if isinstance(f, NumberFact) else f for f in q.facts]
+
+
+def _skip_reason(q: Question, target: Target, doc_ids: dict[str, str]) -> str | None:
+    if q.type == "relational":
+        return "relational answers arrive with the geospatial graph"
+    if q.geo is not None and not target.supports_geo:
+        return "geo filters are not supported by this target yet"
+    missing = sorted({e.doc for e in q.evidence if e.doc not in doc_ids})
+    return f"not indexed: {', '.join(missing)}" if missing else None
+
+
+def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, str]) -> QuestionResult:
+    result = QuestionResult(set_name, q.id, q.type, q.language)
+    result.skipped = _skip_reason(q, target, doc_ids)
+    if result.skipped:
+        return result
+    units = [{(doc_ids[e.doc], p) for p in e.pages} for e in q.evidence]
+    for system, channels in SYSTEMS.items():
+        t = time.perf_counter()
+        ranked = target.search(q.question, K, channels)
+        if system == "carta":
+            result.latency_ms["search"] = (time.perf_counter() - t) * 1e3
+        result.retrieval[system] = {
+            "recall@1": m.recall_at_k(ranked, units, 1),
+            "recall@5": m.recall_at_k(ranked, units, 5),
+            "recall@10": m.recall_at_k(ranked, units, 10),
+            "mrr": m.reciprocal_rank(ranked, units),
+            "ndcg@10": m.ndcg_at_k(ranked, units, 10),
+        }
+    t = time.perf_counter()
+    answer = target.ask(q.question, 5)
+    result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
+    cited: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer["citations"]]
+    sent = {(e["doc_id"], e["page_no"]) for e in answer["evidence"]}
+    facts = _facts(q)
+    texts = {key: target.page_text(*key) for key in set(cited)} if facts else {}
+    answerable = q.type != "unanswerable"
+    result.answer = {
+        "text": answer["answer"],
+        "refused": answer["refused"],
+        "refusal_correct": answer["refused"] != answerable,
+        "fact_accuracy": m.fact_accuracy(answer["answer"], facts) if answerable else None,
+        "citation_validity": m.citation_validity(cited, sent, texts, facts),
+        "cited_expected_page": (any(k in u for u in units for k in cited) if units else None),
+        "token_f1": m.token_f1(answer["answer"], q.reference) if q.reference else None,
+        "injection_resisted": m.injection_resisted(answer["answer"], q.canary) if q.canary else None,
+    }
+    return result
+
+
+def run(sets: dict[str, list[Question]], target: Target, progress: Any = None) -> list[QuestionResult]:
+    doc_ids = target.doc_ids()
+    results = []
+    for set_name, questions in sets.items():
+        for q in questions:
+            results.append(run_question(q, set_name, target, doc_ids))
+            if progress:
+                progress(len(results))
+    return results
+
+
+RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
+ANSWER_METRICS = (
+    "fact_accuracy",
+    "citation_validity",
+    "cited_expected_page",
+    "refusal_correct",
+    "token_f1",
+    "injection_resisted",
+)
+
+
+def summarize(results: list[QuestionResult]) -> dict[str, Any]:
+    """Means per set x system (retrieval), per set x type (answers), latency percentiles."""
+    scored = [r for r in results if not r.skipped]
+    retrieval: dict[str, dict[str, dict[str, float | None]]] = defaultdict(dict)
+    by_type: dict[str, dict[str, dict[str, float | None]]] = defaultdict(dict)
+    groups: dict[str, list[QuestionResult]] = defaultdict(list)
+    for r in scored:
+        groups[r.set].append(r)
+        groups["all"].append(r)
+    for group, rs in groups.items():
+        for system in SYSTEMS:
+            retrieval[group][system] = {
+                metric: m.mean(r.retrieval[system][metric] for r in rs) for metric in RETRIEVAL_METRICS
+            } | {"n": sum(1 for r in rs if r.retrieval[system]["recall@1"] is not None)}
+    types = sorted({r.type for r in scored})
+    for qtype in types:
+        rs = [r for r in scored if r.type == qtype]
+        row: dict[str, float | None] = {"n": len(rs)}
+        for metric in ANSWER_METRICS:
+            row[metric] = m.mean(
+                None if r.answer.get(metric) is None else float(r.answer[metric]) for r in rs
+            )
+        for system in SYSTEMS:
+            row[f"{system} recall@5"] = m.mean(r.retrieval[system]["recall@5"] for r in rs)
+        by_type[qtype] = row  # type: ignore[assignment]
+    searches = [r.latency_ms["search"] for r in scored]
+    asks = [r.latency_ms["ask"] for r in scored]
+    return {
+        "questions": len(results),
+        "scored": len(scored),
+        "skipped": {r.id: r.skipped for r in results if r.skipped},
+        "retrieval": retrieval,
+        "by_type": by_type,
+        "latency_ms": {
+            "search_p50": m.percentile(searches, 50),
+            "search_p95": m.percentile(searches, 95),
+            "ask_p50": m.percentile(asks, 50),
+            "ask_p95": m.percentile(asks, 95),
+        },
+    }
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    lines = [
+        f"# Carta evaluation\n\n{summary['scored']} of {summary['questions']} questions scored"
+        f" ({len(summary['skipped'])} skipped, reasons in results.json).\n",
+        "## Page retrieval (baselines measured in the same run)\n",
+        "| set | system | n | R@1 | R@5 | R@10 | MRR | nDCG@10 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for group, systems in summary["retrieval"].items():
+        for system, row in systems.items():
+            lines.append(
+                f"| {group} | {system} | {row['n']} | "
+                + " | ".join(_fmt(row[k]) for k in RETRIEVAL_METRICS)
+                + " |"
+            )
+    lines += [
+        "",
+        "## Answers by question type (carta)\n",
+        "| type | n | fact acc. | citation valid | cited expected page | refusal correct | token F1 "
+        "| injection resisted | R@5 carta | R@5 bm25 | R@5 dense |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for qtype, row in summary["by_type"].items():
+        cells = [row["n"], *(row[k] for k in ANSWER_METRICS), *(row[f"{s} recall@5"] for s in SYSTEMS)]
+        lines.append(f"| {qtype} | " + " | ".join(_fmt(c) for c in cells) + " |")
+    lat = summary["latency_ms"]
+    lines += [
+        "",
+        "## Latency (carta, in this run)\n",
+        "| search p50 | search p95 | ask p50 | ask p95 |",
+        "|---|---|---|---|",
+        "| "
+        + " | ".join(f"{_fmt(lat[k])} ms" for k in ("search_p50", "search_p95", "ask_p50", "ask_p95"))
+        + " |",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""What the evaluation runs against: an in-process Carta or a running server over HTTP.
+Both expose the same four calls, with results in the HTTP API's JSON shapes."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import httpx
+
+from service import schemas
+from service.carta import Carta
+from service.retrieval import CHANNELS, SearchQuery
+
+PageKey = tuple[str, int]
+
+
+class Target(Protocol):
+    supports_geo: bool
+
+    def doc_ids(self) -> dict[str, str]:
+        """File name -> document id of everything indexed."""
+
+    def search(self, text: str, top_k: int, channels: frozenset[str]) -> list[PageKey]: ...
+
+    def ask(self, text: str, top_k: int) -> dict[str, Any]: ...
+
+    def page_text(self, doc_id: str, page_no: int) -> str: ...
+
+
+class InProcessTarget:
+    supports_geo = False  # geo filters arrive with the geospatial issue
+
+    def __init__(self, carta: Carta, tenant: str) -> None:
+        self.carta = carta
+        self.tenant = tenant
+
+    def doc_ids(self) -> dict[str, str]:
+        return {d.filename: d.id for d in self.carta.registry.list(self.tenant, status="ready")}
+
+    def search(self, text: str, top_k: int, channels: frozenset[str] = CHANNELS) -> list[PageKey]:
+        result = self.carta.search(SearchQuery(text, self.tenant, top_k, channels=channels))
+        return [(p.doc_id, p.page_no) for p in result.pages]
+
+    def ask(self, text: str, top_k: int) -> dict[str, Any]:
+        return schemas.ask_response(self.carta.ask(SearchQuery(text, self.tenant, top_k))).model_dump()
+
+    def page_text(self, doc_id: str, page_no: int) -> str:
+        return "\n".join(c["text"] for c in self.carta.page_chunks(self.tenant, doc_id, page_no))
+
+
+class HttpTarget:
+    supports_geo = False
+
+    def __init__(self, url: str, timeout: float = 120) -> None:
+        self.client = httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.client.request(method, path, **kwargs)
+        response.raise_for_status()
+        return response.json()
+
+    def doc_ids(self) -> dict[str, str]:
+        return {d["filename"]: d["id"] for d in self._json("GET", "/v1/documents") if d["status"] == "ready"}
+
+    def search(self, text: str, top_k: int, channels: frozenset[str] = CHANNELS) -> list[PageKey]:
+        body = {"query": text, "top_k": top_k, "channels": sorted(channels)}
+        return [(h["doc_id"], h["page_no"]) for h in self._json("POST", "/v1/search", json=body)["results"]]
+
+    def ask(self, text: str, top_k: int) -> dict[str, Any]:
+        return self._json("POST", "/v1/ask", json={"question": text, "top_k": top_k})
+
+    def page_text(self, doc_id: str, page_no: int) -> str:
+        return self._json("GET", f"/v1/documents/{doc_id}/pages/{page_no}")["text"]

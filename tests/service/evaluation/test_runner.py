@@ -1,0 +1,123 @@
+"""The evaluation runner on the sample corpus, in-process and over HTTP (same numbers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from service.carta import Carta
+from service.evaluation import runner
+from service.evaluation.questions import Evidence, NumberFact, Question, load_peer_qa, load_questions
+from service.evaluation.targets import HttpTarget, InProcessTarget
+from tests.conftest import corpus_path
+from tests.support import LiveServer
+
+QUESTIONS = [
+    Question(
+        id="sku",
+        question="What was the Q3 2024 revenue of SKU NW-4471?",
+        language="en",
+        type="exact-code",
+        evidence=[Evidence(doc="quarterly_report_q3_2024.pdf", pages=[4])],
+        facts=[NumberFact(number=9.8, tolerance=0.01)],
+    ),
+    Question(id="mongolia", question="What is the capital of Mongolia?", language="en", type="unanswerable"),
+    Question(
+        id="hop",
+        question="Afogados flooding points and Northwind churn peak",
+        language="en",
+        type="multi-hop",
+        evidence=[
+            Evidence(doc="relatorio_ambiental_recife_2024.pdf", pages=[2]),
+            Evidence(doc="quarterly_report_q3_2024.pdf", pages=[2]),
+        ],
+    ),
+    Question(
+        id="missing",
+        question="anything",
+        language="en",
+        type="text",
+        evidence=[Evidence(doc="not_indexed.pdf", pages=[1])],
+    ),
+    Question(
+        id="geo",
+        question="relatórios sobre Boa Viagem",
+        language="pt",
+        type="geo-filtered",
+        evidence=[Evidence(doc="relatorio_ambiental_recife_2024.pdf", pages=[4])],
+        geo={"lat": -8.12, "lon": -34.9, "radius_m": 3000},
+    ),
+]
+
+
+def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
+    results = {r.id: r for r in runner.run({"unit": QUESTIONS}, InProcessTarget(sample_carta, "default"))}
+    sku = results["sku"]
+    assert sku.retrieval["carta"]["recall@1"] == 1.0 and sku.retrieval["carta"]["mrr"] == 1.0
+    assert set(sku.retrieval) == {"carta", "bm25-only", "dense-only"}
+    assert sku.answer["fact_accuracy"] == 1.0 and sku.answer["citation_validity"] == 1.0
+    assert sku.answer["refusal_correct"] is True and sku.answer["cited_expected_page"] is True
+    mongolia = results["mongolia"]
+    assert mongolia.retrieval["carta"]["recall@5"] is None  # not applicable, not 0
+    assert mongolia.answer["refused"] and mongolia.answer["refusal_correct"]
+    hop = results["hop"]
+    assert hop.retrieval["carta"]["recall@10"] is not None
+    assert 0.0 <= hop.retrieval["carta"]["recall@10"] <= 1.0
+    assert results["missing"].skipped == "not indexed: not_indexed.pdf"
+    assert "geo filters" in (results["geo"].skipped or "")
+
+    summary = runner.summarize(list(results.values()))
+    assert summary["scored"] == 3 and set(summary["skipped"]) == {"missing", "geo"}
+    assert summary["by_type"]["unanswerable"]["refusal_correct"] == 1.0
+    assert summary["by_type"]["unanswerable"]["fact_accuracy"] is None
+    report = runner.markdown(summary)
+    assert "| unit | carta | 2 |" in report  # unanswerable excluded from retrieval means
+    assert "n/a" in report
+
+
+def test_http_target_gives_the_same_rankings(make_carta: Callable[..., Carta], samples_dir: Path) -> None:
+    carta = make_carta()
+    carta.ingest(
+        (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(), "quarterly_report_q3_2024.pdf", "default"
+    )
+    local = InProcessTarget(carta, "default")
+    with LiveServer(carta) as live:
+        remote = HttpTarget(live.url)
+        assert remote.doc_ids() == local.doc_ids()
+        for channels in runner.SYSTEMS.values():
+            assert remote.search("churn peak July", 5, channels) == local.search(
+                "churn peak July", 5, channels
+            )
+        doc_id = local.doc_ids()["quarterly_report_q3_2024.pdf"]
+        assert remote.page_text(doc_id, 4) == local.page_text(doc_id, 4)
+        assert "NW-4471" in remote.page_text(doc_id, 4)
+
+
+def test_question_files_validate(tmp_path: Path) -> None:
+    good = tmp_path / "q.yaml"
+    good.write_text("- {id: a, question: q, language: pt, type: unanswerable}\n")
+    assert load_questions(good)[0].type == "unanswerable"
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"id": "a", "question": "q", "language": "en", "type": "unanswerable"}\n' * 2)
+    with pytest.raises(ValueError, match="duplicate"):
+        load_questions(dup)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- {id: a, question: q, language: en, type: text}\n")
+    with pytest.raises(ValueError, match="needs evidence"):
+        load_questions(bad)
+
+
+def test_peer_qa_pages_are_labelled_by_answer_overlap() -> None:
+    qa = corpus_path("qa", "Understanding_Climate_Change_q_a.json")
+    pdf = corpus_path("qa", "Understanding_Climate_Change.pdf")
+    questions = load_peer_qa(qa, pdf)
+    assert len(questions) == 44
+    glacial = next(q for q in questions if "glacial" in q.question.lower())
+    import pymupdf
+
+    with pymupdf.open(pdf) as doc:
+        texts = [doc[p - 1].get_text().lower() for p in glacial.evidence[0].pages]
+    assert any("glacial" in t for t in texts)
+    assert all(q.reference for q in questions)
