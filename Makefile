@@ -7,7 +7,7 @@ export CARTA_DATA_DIR ?= data
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run test lint samples clean
+.PHONY: install run test lint samples eval bench clean
 
 install: $(STAMP)
 
@@ -33,3 +33,22 @@ lint: install
 
 clean:
 	rm -rf $(VENV) $(SAMPLES) data .pytest_cache
+
+CORPUS ?= ../shared/corpus
+
+# Quality numbers against baselines (BM25-only, dense-only) in one run; results in eval/.
+eval: install samples
+	$(VENV)/bin/carta eval --out eval \
+		--questions $(SAMPLES)/questions.yaml --questions eval/questions/corpus.yaml \
+		--peer-qa $(CORPUS)/qa/Understanding_Climate_Change_q_a.json \
+		--peer-pdf $(CORPUS)/qa/Understanding_Climate_Change.pdf \
+		--ingest $(SAMPLES) --ingest $(CORPUS)/pdf --ingest $(CORPUS)/charts \
+		--ingest $(CORPUS)/qa/Understanding_Climate_Change.pdf
+
+# Speed and size: ingestion + per-channel latency on the real corpus, then the store on
+# synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a bigger run). JSON in bench/.
+BENCH_SIZES ?= 1000,10000
+bench: install
+	mkdir -p bench
+	$(PY) scripts/bench_foundation.py --out bench/foundation.json
+	$(PY) scripts/bench_store.py --sizes $(BENCH_SIZES) --out bench/store.json

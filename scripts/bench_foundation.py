@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -20,10 +21,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from benchlib import disk_usage, machine_facts, percentile  # noqa: E402
 
 from index.collections import CHUNK_VECTOR, PAGE_VECTOR  # noqa: E402
 from index.types import Branch, SparseVec  # noqa: E402
@@ -52,14 +56,37 @@ QUERIES = [
 ]
 
 
-def disk_usage(path: Path) -> int:
-    """Bytes actually allocated (st_blocks), so preallocated sparse WAL files count as used."""
-    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
-    return sum(p.stat().st_blocks * 512 for p in files)
+def served_startup_s() -> float:
+    """Seconds from `carta serve` process start to its first 200 on /healthz (empty data dir)."""
+    import socket
+    import subprocess
 
+    import httpx
 
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values), q))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="carta-start-") as tmp:
+        env = {**os.environ, "CARTA_DATA_DIR": tmp}
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            while time.perf_counter() - t0 < 120:
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                        return time.perf_counter() - t0
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            raise RuntimeError("carta serve did not answer /healthz within 120 s")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def ingest_all(carta: Carta, files: list[Path]) -> list[dict]:
@@ -136,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(args.pdfs.glob("*.pdf")) + sorted(args.images.glob("*.png"))
     if not files:
         parser.error(f"no PDFs in {args.pdfs} and no PNGs in {args.images}")
+    facts = machine_facts()
+    print("machine:", ", ".join(f"{k}={v}" for k, v in facts.items()))
+    served_s = served_startup_s()
     with tempfile.TemporaryDirectory(prefix="carta-bench-") as tmp:
         t0 = time.perf_counter()
         carta = Carta(Settings(data_dir=Path(tmp), _env_file=None))
@@ -144,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = ingest_all(carta, files)
             carta.search(SearchQuery("warm up", "bench"))
             timings = time_channels(carta, args.repeat)
+            rss_mb = psutil.Process().memory_info().rss / 1e6
         finally:
             carta.close()
         disk_parts = {part.name: disk_usage(part) for part in Path(tmp).iterdir()}
@@ -157,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         "all": lambda r: True,
     }
     print(
-        f"\nstart-up (models + store): {startup:.2f} s; {len(rows)} files, {total_pages} pages; "
+        f"\nstart-up: `carta serve` to first /healthz {served_s:.2f} s, in-process models + store "
+        f"{startup:.2f} s; RSS after the run {rss_mb:.0f} MB; {len(rows)} files, {total_pages} pages; "
         f"data dir {disk / 1e6:.1f} MB ({disk / max(total_pages, 1) / 1e3:.0f} kB/page: "
         + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in sorted(disk_parts.items()))
         + ")\n"
@@ -185,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(
         json.dumps(
             {
+                "machine": facts,
+                "served_startup_s": round(served_s, 2),
                 "startup_s": round(startup, 2),
+                "rss_mb": round(rss_mb, 1),
                 "disk_bytes": disk,
                 "disk_parts": disk_parts,
                 "files": rows,
