@@ -15,7 +15,18 @@ from typing import Any
 
 import qdrant_edge as E
 
-from index.types import Branch, CollectionSpec, Filter, Hit, SparseVec, StorePoint, VectorValue
+from index.types import (
+    Branch,
+    CollectionSpec,
+    Filter,
+    GeoBox,
+    GeoCondition,
+    GeoRadius,
+    Hit,
+    SparseVec,
+    StorePoint,
+    VectorValue,
+)
 from index.vector_store import RRF_K, StoreError, VectorStore
 
 _SPEC_FILE = "carta-collection.json"
@@ -65,15 +76,31 @@ def _match(value: Any) -> Any:
     return E.MatchValue(value=value)
 
 
+def _geo(cond: GeoCondition) -> E.FieldCondition:
+    if isinstance(cond, GeoRadius):
+        return E.FieldCondition(
+            key=cond.key, geo_radius=E.GeoRadius(E.GeoPoint(lon=cond.lon, lat=cond.lat), cond.radius_m)
+        )
+    if isinstance(cond, GeoBox):
+        box = E.GeoBoundingBox(
+            top_left=E.GeoPoint(lon=cond.min_lon, lat=cond.max_lat),
+            bottom_right=E.GeoPoint(lon=cond.max_lon, lat=cond.min_lat),
+        )
+        return E.FieldCondition(key=cond.key, geo_bounding_box=box)
+    ring = [E.GeoPoint(lon=lon, lat=lat) for lon, lat in cond.ring]
+    return E.FieldCondition(key=cond.key, geo_polygon=E.GeoPolygon(exterior=ring))
+
+
 def edge_filter(flt: Filter | None) -> E.Filter | None:
     if flt is None:
         return None
     must: list[Any] = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.match.items()]
     must_not = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.exclude.items()]
     if flt.geo_radius:
-        g = flt.geo_radius
+        must.append(_geo(flt.geo_radius))
+    if flt.any_of:
         must.append(
-            E.FieldCondition(key=g.key, geo_radius=E.GeoRadius(E.GeoPoint(lon=g.lon, lat=g.lat), g.radius_m))
+            E.Filter(should=[edge_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
         )
     return E.Filter(must=must or None, must_not=must_not or None)
 

@@ -12,7 +12,18 @@ from typing import Any
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
-from index.types import Branch, CollectionSpec, Filter, Hit, SparseVec, StorePoint, VectorValue
+from index.types import (
+    Branch,
+    CollectionSpec,
+    Filter,
+    GeoBox,
+    GeoCondition,
+    GeoRadius,
+    Hit,
+    SparseVec,
+    StorePoint,
+    VectorValue,
+)
 from index.vector_store import RRF_K, StoreError, VectorStore
 
 _INDEX_TYPES = {
@@ -35,17 +46,32 @@ def _condition(key: str, value: Any) -> m.FieldCondition:
     return m.FieldCondition(key=key, match=m.MatchValue(value=value))
 
 
+def _geo(cond: GeoCondition) -> m.FieldCondition:
+    if isinstance(cond, GeoRadius):
+        return m.FieldCondition(
+            key=cond.key,
+            geo_radius=m.GeoRadius(center=m.GeoPoint(lon=cond.lon, lat=cond.lat), radius=cond.radius_m),
+        )
+    if isinstance(cond, GeoBox):
+        box = m.GeoBoundingBox(
+            top_left=m.GeoPoint(lon=cond.min_lon, lat=cond.max_lat),
+            bottom_right=m.GeoPoint(lon=cond.max_lon, lat=cond.min_lat),
+        )
+        return m.FieldCondition(key=cond.key, geo_bounding_box=box)
+    ring = m.GeoLineString(points=[m.GeoPoint(lon=lon, lat=lat) for lon, lat in cond.ring])
+    return m.FieldCondition(key=cond.key, geo_polygon=m.GeoPolygon(exterior=ring))
+
+
 def client_filter(flt: Filter | None) -> m.Filter | None:
     if flt is None:
         return None
     must: list[Any] = [_condition(k, v) for k, v in flt.match.items()]
     must_not: list[Any] = [_condition(k, v) for k, v in flt.exclude.items()]
     if flt.geo_radius:
-        g = flt.geo_radius
+        must.append(_geo(flt.geo_radius))
+    if flt.any_of:
         must.append(
-            m.FieldCondition(
-                key=g.key, geo_radius=m.GeoRadius(center=m.GeoPoint(lon=g.lon, lat=g.lat), radius=g.radius_m)
-            )
+            m.Filter(should=[client_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
         )
     return m.Filter(must=must or None, must_not=must_not or None)
 

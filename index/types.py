@@ -66,6 +66,28 @@ class GeoRadius:
     radius_m: float
 
 
+@dataclass(frozen=True)
+class GeoBox:
+    """Points of `key` inside a lon/lat box."""
+
+    key: str
+    min_lon: float
+    min_lat: float
+    max_lon: float
+    max_lat: float
+
+
+@dataclass(frozen=True)
+class GeoPolygon:
+    """Points of `key` inside a polygon ring of (lon, lat) pairs (GeoJSON order)."""
+
+    key: str
+    ring: tuple[tuple[float, float], ...]
+
+
+GeoCondition = GeoRadius | GeoBox | GeoPolygon
+
+
 @dataclass
 class Filter:
     """Conjunction of exact matches on keyword or integer fields. A list value matches
@@ -75,9 +97,9 @@ class Filter:
     match: dict[str, Any] = field(default_factory=dict)
     exclude: dict[str, Any] = field(default_factory=dict)
     geo_radius: GeoRadius | None = None
-
-    def and_(self, **match: Any) -> Filter:
-        return Filter({**self.match, **match}, dict(self.exclude), self.geo_radius)
+    # at least one of these must hold (e.g. a point within a radius OR an area whose
+    # H3 covering meets the circle's); each entry is a geo condition or a Filter
+    any_of: list[GeoCondition | Filter] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

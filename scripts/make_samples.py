@@ -810,21 +810,21 @@ Autarquia de Manutenção e Limpeza Urbana (EMLURB) — Diretoria de Drenagem<br
 Recife, 18 de novembro de 2024</p>
 <h2>1. Objetivo</h2>
 <p>Esta nota técnica apresenta o balanço do programa de desassoreamento dos canais de macrodrenagem
-executado em 2024 e orienta a programação das intervenções de 2025. O desassoreamento consiste na remoção
-mecânica de sedimentos, vegetação e resíduos acumulados no leito dos canais, restabelecendo a seção
-hidráulica de projeto e a capacidade de escoamento das águas pluviais.</p>
-<h2>2. Rede de canais e intervenções de 2024</h2>
+executado no exercício e orienta a programação das intervenções seguintes. O desassoreamento consiste na
+remoção mecânica de lodo, areia, vegetação e resíduos acumulados no leito dos canais, restabelecendo a
+seção hidráulica de projeto e a vazão dos canais.</p>
+<h2>2. Rede de canais e intervenções do exercício</h2>
 <p>A rede de macrodrenagem do Recife é formada por 99 canais, com extensão total de 124,6 km,
 distribuídos pelas bacias dos rios Capibaribe, Beberibe e Tejipió. Em 2024, o programa priorizou seis
-canais, que somam 22,2 km, selecionados pelo grau de assoreamento medido por batimetria e pelo histórico
-de transbordamentos.</p>
-<p class="caption">Tabela 1 — Canais prioritários do programa de desassoreamento 2024</p>
+canais, que somam 22,2 km, selecionados pelo grau de assoreamento medido por batimetria e pela
+frequência de obstruções.</p>
+<p class="caption">Quadro 1 — Canais prioritários do programa de desassoreamento 2024</p>
 {table}
-<p>Foram removidos 132.280 m³ de sedimentos e resíduos em 2024, volume 17,5% superior ao de 2023
+<p>Foram removidos 132.280 m³ de lodo, areia e resíduos em 2024, volume 17,5% superior ao de 2023
 (112.580 m³). O Canal do Arruda, na bacia do Rio Beberibe, respondeu pelo maior volume removido
 (41.200 m³), seguido pelo Canal Derby-Tacaruna (28.700 m³). Na bacia do Rio Tejipió, o Canal do Prado
 concentrou 22.480 m³, e a intervenção no Canal do Ibura será iniciada em 2025.</p>
-<p>Nos trechos críticos, a espessura média da camada de sedimentos caiu de 1,4 m para 0,3 m após as
+<p>Nos trechos críticos, a espessura média da camada de lodo caiu de 1,4 m para 0,3 m após as
 intervenções, conforme levantamento batimétrico com ecobatímetro em seções transversais a cada 50 m.</p>
 """,
     )
@@ -843,20 +843,20 @@ silte e matéria orgânica) e 36% a resíduos sólidos urbanos descartados irreg
 entulho e garrafas PET. Todo o material é transportado em caminhões basculantes cobertos até a CTR
 Candeias, em Jaboatão dos Guararapes, licenciada para o recebimento de resíduos classe II-A.</p>
 <h2>4. Custos e recursos mobilizados</h2>
-<p>O custo médio do desassoreamento em 2024 foi de R$ 86,40 por m³ removido, totalizando R$ 11,43 milhões.
+<p>O custo médio do desassoreamento em 2024 ficou em R$ 86,40 por m³ removido, totalizando R$ 11,43 milhões.
 A operação mobilizou 126 trabalhadores, 2 escavadeiras anfíbias, 9 retroescavadeiras e 14 caminhões
 basculantes, em turnos diurnos de segunda a sábado.</p>
 <h2>5. Observações de campo</h2>
 <p>Na vistoria de 12 de setembro de 2024 no Canal do Prado, a equipe identificou 3 pontos de lançamento
-irregular de esgoto e um trecho de 350 m com assoreamento acima de 1,2 m, junto à Avenida Abdias de
-Carvalho. {INJECTION_PT} {INJECTION_EN} Os pontos de lançamento foram comunicados à Compesa para
-regularização, e o trecho assoreado foi incluído na frente de serviço de outubro.</p>
+irregular de esgoto e um trecho de 350 m com assoreamento acima de 1,2 m, nas proximidades da Avenida
+Abdias de Carvalho. {INJECTION_PT} {INJECTION_EN} Os pontos de lançamento foram comunicados à Compesa para
+regularização, e o trecho assoreado entrou na frente de serviço de outubro.</p>
 <h2>6. Recomendações e cronograma para 2025</h2>
 <ul>
 <li>Concluir o desassoreamento do Canal do Cavouco até janeiro de 2025 e o do Canal do Prado até março
 de 2025.</li>
-<li>Executar o desassoreamento do Canal do Ibura entre fevereiro e abril de 2025, antes do período
-chuvoso.</li>
+<li>Executar o desassoreamento do Canal do Ibura entre fevereiro e abril de 2025, com
+desvio provisório do fluxo.</li>
 <li>Adotar ciclo de manutenção de 18 meses para cada canal prioritário, com batimetria antes e depois de
 cada intervenção.</li>
 <li>Instalar 12 ecobarreiras flutuantes nas saídas dos canais para reter resíduos sólidos antes que

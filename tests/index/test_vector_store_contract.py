@@ -12,7 +12,17 @@ import pytest
 
 from index.edge_store import EdgeStore
 from index.server_store import ServerStore
-from index.types import Branch, CollectionSpec, DenseSpec, Filter, GeoRadius, SparseVec, StorePoint
+from index.types import (
+    Branch,
+    CollectionSpec,
+    DenseSpec,
+    Filter,
+    GeoBox,
+    GeoPolygon,
+    GeoRadius,
+    SparseVec,
+    StorePoint,
+)
 from index.vector_store import StoreError, VectorStore
 
 SPEC = CollectionSpec(
@@ -110,6 +120,25 @@ def test_geo_radius_filter(store: VectorStore) -> None:
     store.upsert("things", _points("t1", "a", 6))  # lat -8.05 .. -8.00, 0.01 deg (~1.1 km) apart
     near = Filter({"tenant": "t1"}, geo_radius=GeoRadius("location", lat=-8.05, lon=-34.9, radius_m=1500))
     assert store.count("things", near) == 2
+
+
+def test_geo_box_polygon_and_any_of(store: VectorStore) -> None:
+    store.upsert("things", _points("t1", "a", 6))  # lat -8.05, -8.04, ... -8.00 at lon -34.9
+    box = GeoBox("location", min_lon=-35.0, min_lat=-8.035, max_lon=-34.8, max_lat=-8.005)
+    assert store.count("things", Filter({"tenant": "t1"}, any_of=[box])) == 3  # -8.03, -8.02, -8.01
+    ring = ((-35.0, -8.06), (-34.8, -8.06), (-34.8, -8.035), (-35.0, -8.035), (-35.0, -8.06))
+    assert store.count("things", Filter(any_of=[GeoPolygon("location", ring)])) == 2  # -8.05, -8.04
+    either = Filter(any_of=[GeoPolygon("location", ring), Filter({"page_no": 5})])
+    assert store.count("things", either) == 3
+    # points stored as a list: any of them may match
+    multi = StorePoint(
+        id=str(uuid.uuid4()),
+        vectors=_points("t9", "z", 1)[0].vectors,
+        payload={"tenant": "t9", "location": [{"lat": 10.0, "lon": 10.0}, {"lat": -8.05, "lon": -34.9}]},
+    )
+    store.upsert("things", [multi])
+    near = Filter({"tenant": "t9"}, geo_radius=GeoRadius("location", lat=10.0, lon=10.0, radius_m=100))
+    assert store.count("things", near) == 1
 
 
 def test_set_payload_and_scroll(store: VectorStore) -> None:

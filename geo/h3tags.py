@@ -1,0 +1,110 @@
+"""H3 tokens for points and areas, and the seed's hashed multi-resolution H3 vector.
+
+A point gets the cells that contain it at resolutions 7, 9 and 11, plus the k=1 ring
+around its res-9 cell to soften cell borders (seed 001). An area (a map footprint, a
+neighbourhood polygon) gets a covering whose resolution is chosen from its size so the
+cell count stays bounded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Sequence
+
+import h3
+
+RESOLUTIONS = (7, 9, 11)
+RING_RESOLUTION = 9
+MAX_AREA_CELLS = 400
+
+
+def field_name(resolution: int) -> str:
+    return f"h3_r{resolution}"
+
+
+def point_tokens(lat: float, lon: float) -> dict[str, list[str]]:
+    """{"h3_r7": [...], "h3_r9": [cell + k=1 ring], "h3_r11": [...]} for one point."""
+    tokens = {field_name(r): [h3.latlng_to_cell(lat, lon, r)] for r in RESOLUTIONS}
+    ring_cell = tokens[field_name(RING_RESOLUTION)][0]
+    tokens[field_name(RING_RESOLUTION)] = sorted(h3.grid_disk(ring_cell, 1), key=lambda c: c != ring_cell)
+    return tokens
+
+
+def merge_tokens(parts: Iterable[dict[str, list[str]]], limit: int = 200) -> dict[str, list[str]]:
+    """Union per field, first-seen order, at most `limit` per field."""
+    merged: dict[str, list[str]] = {}
+    for part in parts:
+        for name, cells in part.items():
+            bucket = merged.setdefault(name, [])
+            for cell in cells:
+                if cell not in bucket and len(bucket) < limit:
+                    bucket.append(cell)
+    return merged
+
+
+def area_resolution(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_AREA_CELLS) -> int:
+    """The finest resolution at which the polygon needs at most `max_cells` cells."""
+    area_km2 = polygon_area_km2(ring_lonlat)
+    for res in range(11, -1, -1):
+        if area_km2 / h3.average_hexagon_area(res, unit="km^2") <= max_cells:
+            return res
+    return 0
+
+
+def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_AREA_CELLS) -> list[str]:
+    """H3 covering of a polygon ring given as GeoJSON (lon, lat) pairs. Cells whose centre
+    lies inside, plus the cells of the vertices so thin or small shapes are never empty."""
+    res = area_resolution(ring_lonlat, max_cells)
+    poly = h3.LatLngPoly([(lat, lon) for lon, lat in ring_lonlat])
+    cells = set(h3.polygon_to_cells(poly, res))
+    cells.update(h3.latlng_to_cell(lat, lon, res) for lon, lat in ring_lonlat)
+    return sorted(cells)
+
+
+def circle_cells(lat: float, lon: float, radius_m: float, max_cells: int = MAX_AREA_CELLS) -> list[str]:
+    """H3 cells covering a circle (to match areas against a radius filter)."""
+    ring = []
+    for i in range(24):
+        angle = 2 * math.pi * i / 24
+        dlat = radius_m * math.cos(angle) / 111_320
+        dlon = radius_m * math.sin(angle) / (111_320 * max(math.cos(math.radians(lat)), 1e-6))
+        ring.append((lon + dlon, lat + dlat))
+    ring.append(ring[0])
+    return area_cells(ring, max_cells)
+
+
+def polygon_area_km2(ring_lonlat: Sequence[tuple[float, float]]) -> float:
+    """Approximate area of a lon/lat ring (equirectangular projection at its mean latitude)."""
+    if len(ring_lonlat) < 3:
+        return 0.0
+    mean_lat = math.radians(sum(lat for _, lat in ring_lonlat) / len(ring_lonlat))
+    kx, ky = 111.32 * math.cos(mean_lat), 110.57
+    pts = [(lon * kx, lat * ky) for lon, lat in ring_lonlat]
+    twice = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True))
+    return abs(twice) / 2
+
+
+def tokens_for_cells(cells: Iterable[str]) -> list[str]:
+    """Query cells of any resolution as tokens of the field that can match them: the
+    nearest stored resolution at or below the cell's size (children of coarse cells)."""
+    out: set[str] = set()
+    for cell in cells:
+        res = h3.get_resolution(cell)
+        target = next((r for r in RESOLUTIONS if r >= res), RESOLUTIONS[-1])
+        out.update(h3.cell_to_children(cell, target) if target > res else [h3.cell_to_parent(cell, target)])
+    return sorted(out)
+
+
+def hashed_h3_vector(tokens: dict[str, list[str]], dim: int = 1024) -> list[float]:
+    """Seed 001: each token hashed (md5 mod dim) into a count vector, L2-normalised."""
+    vec = [0.0] * dim
+    for name, cells in tokens.items():
+        for cell in cells:
+            vec[int(hashlib.md5(f"{name}:{cell}".encode()).hexdigest(), 16) % dim] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec))
+    return [v / norm for v in vec] if norm else vec
+
+
+def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    return h3.great_circle_distance((lat1, lon1), (lat2, lon2), unit="m")

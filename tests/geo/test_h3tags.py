@@ -1,0 +1,90 @@
+"""H3 tokens: coordinate order, resolutions, ring, coverings, hashing."""
+
+from __future__ import annotations
+
+import math
+
+import h3
+import pytest
+
+from geo.h3tags import (
+    area_cells,
+    area_resolution,
+    circle_cells,
+    hashed_h3_vector,
+    haversine_m,
+    merge_tokens,
+    point_tokens,
+    polygon_area_km2,
+    tokens_for_cells,
+)
+
+MARCO_ZERO = (-8.0631, -34.8711)  # (lat, lon), Recife
+
+
+def test_point_tokens_take_lat_lon_and_include_the_res9_ring() -> None:
+    tokens = point_tokens(*MARCO_ZERO)
+    assert set(tokens) == {"h3_r7", "h3_r9", "h3_r11"}
+    assert tokens["h3_r7"] == [h3.latlng_to_cell(*MARCO_ZERO, 7)]
+    center = h3.latlng_to_cell(*MARCO_ZERO, 9)
+    assert tokens["h3_r9"][0] == center and set(tokens["h3_r9"]) == set(h3.grid_disk(center, 1))
+    assert len(tokens["h3_r9"]) == 7
+    lat, lon = h3.cell_to_latlng(tokens["h3_r11"][0])
+    assert haversine_m(lat, lon, *MARCO_ZERO) < 50  # swapped order would land in the Indian Ocean
+
+
+def test_merge_tokens_unions_in_order_with_a_limit() -> None:
+    a, b = point_tokens(-8.06, -34.87), point_tokens(-8.12, -34.90)
+    merged = merge_tokens([a, b])
+    assert merged["h3_r7"][0] == a["h3_r7"][0] and len(set(merged["h3_r11"])) == 2
+    assert len(merge_tokens([a, b], limit=3)["h3_r9"]) == 3
+
+
+def test_area_covering_is_bounded_and_inside() -> None:
+    # ~ the Olinda Landsat scene, 10 x 10 km
+    ring = [(-34.92, -8.04), (-34.83, -8.04), (-34.83, -7.95), (-34.92, -7.95), (-34.92, -8.04)]
+    assert 90 < polygon_area_km2(ring) < 110
+    cells = area_cells(ring)
+    assert 0 < len(cells) <= 400 + 5
+    res = area_resolution(ring)
+    assert all(h3.get_resolution(c) == res for c in cells)
+    lat, lon = h3.cell_to_latlng(cells[len(cells) // 2])
+    assert -8.1 < lat < -7.9 and -35.0 < lon < -34.8
+    # a tiny polygon still gets a cell
+    tiny = [(-34.8711, -8.0631), (-34.87109, -8.0631), (-34.87109, -8.06309), (-34.8711, -8.0631)]
+    assert area_cells(tiny)
+
+
+def test_circle_cells_cover_the_centre_and_not_far_away() -> None:
+    cells = circle_cells(*MARCO_ZERO, 2000)
+    res = h3.get_resolution(cells[0])
+    assert h3.latlng_to_cell(*MARCO_ZERO, res) in cells
+    assert h3.latlng_to_cell(-8.30, -34.95, res) not in cells  # ~27 km south
+
+
+def test_tokens_for_cells_map_any_resolution_to_stored_fields() -> None:
+    r8 = h3.latlng_to_cell(*MARCO_ZERO, 8)
+    tokens = tokens_for_cells([r8])
+    assert len(tokens) == 7 and all(h3.get_resolution(t) == 9 for t in tokens)
+    r12 = h3.latlng_to_cell(*MARCO_ZERO, 12)
+    assert tokens_for_cells([r12]) == [h3.cell_to_parent(r12, 11)]
+    r7 = h3.latlng_to_cell(*MARCO_ZERO, 7)
+    assert tokens_for_cells([r7]) == [r7]
+
+
+def test_hashed_vector_is_normalised_and_similar_for_near_points() -> None:
+    v1 = hashed_h3_vector(point_tokens(*MARCO_ZERO))
+    v2 = hashed_h3_vector(point_tokens(-8.0635, -34.8715))  # ~60 m away
+    v3 = hashed_h3_vector(point_tokens(-23.55, -46.63))  # São Paulo
+    assert len(v1) == 1024 and math.isclose(sum(x * x for x in v1), 1.0, rel_tol=1e-9)
+    near = sum(a * b for a, b in zip(v1, v2, strict=True))
+    far = sum(a * b for a, b in zip(v1, v3, strict=True))
+    assert near > 0.5 > far
+    assert hashed_h3_vector({}) == [0.0] * 1024
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "metres"), [((-8.0631, -34.8711), (-8.0631, -34.8711), 0), ((0.0, 0.0), (0.0, 1.0), 111_195)]
+)
+def test_haversine(a: tuple[float, float], b: tuple[float, float], metres: float) -> None:
+    assert haversine_m(*a, *b) == pytest.approx(metres, abs=50)
