@@ -108,3 +108,31 @@ def hashed_h3_vector(tokens: dict[str, list[str]], dim: int = 1024) -> list[floa
 
 def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return h3.great_circle_distance((lat1, lon1), (lat2, lon2), unit="m")
+
+
+AREA_FIELD = "h3_area"  # the covering cells of an area (map footprint, neighbourhood polygon)
+AREA_UP_FIELD = "h3_area_up"  # the same cells plus all their ancestors
+
+
+def _ancestors(cell: str) -> list[str]:
+    return [h3.cell_to_parent(cell, r) for r in range(h3.get_resolution(cell))]
+
+
+def area_tokens(cells: Iterable[str]) -> dict[str, list[str]]:
+    """Payload fields that let a query covering at any resolution find this area."""
+    cells = sorted(set(cells))
+    up = set(cells)
+    for cell in cells:
+        up.update(_ancestors(cell))
+    return {AREA_FIELD: cells, AREA_UP_FIELD: sorted(up)}
+
+
+def area_query(cells: Iterable[str]) -> dict[str, list[str]]:
+    """Match conditions (any of) for areas overlapping the query cells: an area cell equal
+    to or coarser than a query cell (h3_area in query cells + their ancestors), or finer
+    than one (h3_area_up holds the query cell)."""
+    cells = sorted(set(cells))
+    coarse = set(cells)
+    for cell in cells:
+        coarse.update(_ancestors(cell))
+    return {AREA_FIELD: sorted(coarse), AREA_UP_FIELD: cells}

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS documents (
     error      TEXT,
     profile    TEXT NOT NULL,
     metadata   TEXT NOT NULL DEFAULT '{}',
+    footprint  TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     PRIMARY KEY (tenant, id)
@@ -66,6 +67,7 @@ class Document:
     status: Status = "queued"
     error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    footprint: str | None = None  # GeoJSON geometry (lon, lat) of everything the document is about
     created_at: str = field(default_factory=_now)
     updated_at: str = field(default_factory=_now)
 
@@ -95,6 +97,9 @@ class Registry:
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(documents)")}
+        if "footprint" not in columns:  # registries written before the geospatial layer
+            self._conn.execute("ALTER TABLE documents ADD COLUMN footprint TEXT")
         self._lock = threading.Lock()
 
     def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
@@ -128,14 +133,21 @@ class Registry:
         ]
 
     def set_status(
-        self, tenant: str, doc_id: str, status: Status, error: str | None = None, pages: int | None = None
+        self,
+        tenant: str,
+        doc_id: str,
+        status: Status,
+        error: str | None = None,
+        pages: int | None = None,
+        footprint: str | None = None,
     ) -> None:
         self._query(
-            "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), updated_at=? "
-            "WHERE tenant=? AND id=?",
+            "UPDATE documents SET status=?, error=?, pages=COALESCE(?, pages), "
+            "footprint=COALESCE(?, footprint), updated_at=? WHERE tenant=? AND id=?",
             status,
             error,
             pages,
+            footprint,
             _now(),
             tenant,
             doc_id,

@@ -28,6 +28,10 @@ class EncryptedDocument(IngestError):
     code = "encrypted_document"
 
 
+class BadCoordinates(IngestError):
+    code = "bad_coordinates"
+
+
 class TooLarge(IngestError):
     status = 413
     code = "too_large"

@@ -17,6 +17,7 @@ from PIL import Image, UnidentifiedImageError
 
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
 from ingest.ocr import ocr_blocks, tesseract_available
+from ingest.raster_preview import needs_raster_preview, raster_preview
 from ingest.sniff import FileType
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,17 @@ def _open_pdf(data: bytes, options: LoadOptions) -> OpenedDocument:
 
 
 def _open_image(data: bytes, options: LoadOptions) -> OpenedDocument:
+    if needs_raster_preview(data):  # multi-band / float / 16-bit GeoTIFF rasters
+        try:
+            image = raster_preview(data, options.max_image_pixels)
+        except Exception as exc:
+            raise CorruptDocument(f"the raster cannot be decoded ({exc})") from exc
+        if image.width * image.height > options.max_image_pixels:
+            raise TooLarge(
+                f"the raster is {image.width}x{image.height} pixels; the limit is "
+                f"{options.max_image_pixels:,} pixels (CARTA_MAX_IMAGE_PIXELS)"
+            )
+        return _image_document(image, options)
     try:
         with Image.open(io.BytesIO(data)) as probe:
             width, height = probe.size
@@ -137,9 +149,13 @@ def _open_image(data: bytes, options: LoadOptions) -> OpenedDocument:
         raise TooLarge(f"the image is too large ({exc}); limit: CARTA_MAX_IMAGE_PIXELS") from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise CorruptDocument(f"the image cannot be decoded ({exc})") from exc
-    # A one-page PDF at 1 pt per pixel carries the image, so OCR and boxes work as for PDFs.
+    return _image_document(image, options)
+
+
+def _image_document(image: Image.Image, options: LoadOptions) -> OpenedDocument:
+    """A one-page PDF at 1 pt per pixel carries the image, so OCR and boxes work as for PDFs."""
     pdf = pymupdf.open()
-    page = pdf.new_page(width=width, height=height)
+    page = pdf.new_page(width=image.width, height=image.height)
     buf = io.BytesIO()
     image.save(buf, "PNG")
     page.insert_image(page.rect, stream=buf.getvalue())

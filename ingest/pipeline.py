@@ -9,18 +9,21 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
 
+from geo.coordinates import valid_latlon
+from geo.georef import exif_location, georeference_raster
 from index.collections import CHUNK_VECTOR, PAGE_VECTOR, Collections
 from index.page_images import PageImages
 from index.registry import Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
-from ingest.errors import TooLarge
+from ingest.errors import BadCoordinates, IngestError, TooLarge
+from ingest.geotagging import GeoTag, GeoTagger, footprint_geojson, geo_payload
 from ingest.loaders import LoadedPage, LoadOptions, open_document
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
@@ -73,6 +76,7 @@ class Ingestor:
         page_max_tokens: int = 512,
         max_upload_bytes: int = 100 * 1024 * 1024,
         profile: str = "lite",
+        geotagger: GeoTagger | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -84,6 +88,7 @@ class Ingestor:
         self.chunk_chars = chunk_chars
         self.page_max_tokens = page_max_tokens
         self.max_upload_bytes = max_upload_bytes
+        self.geotagger = geotagger
         # Recorded per document: a document indexed under other collections (another
         # encoder) is indexed again when uploaded again, not skipped as a duplicate.
         self.index_signature = f"{profile}:{collections.chunks.name}"
@@ -96,7 +101,11 @@ class Ingestor:
         title: str | None = None,
         metadata: dict[str, Any] | None = None,
         progress: ProgressFn | None = None,
+        sidecars: dict[str, bytes] | None = None,
+        source_path: Path | None = None,
     ) -> IngestResult:
+        """Index one file. `sidecars` (suffix -> bytes, e.g. ".pgw", ".prj") or the files
+        next to `source_path` georeference a map raster."""
         if len(data) > self.max_upload_bytes:
             raise TooLarge(
                 f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
@@ -109,6 +118,13 @@ class Ingestor:
         if existing and existing.status == "ready" and existing.profile == self.index_signature:
             return IngestResult(existing, created=False)
         opened = open_document(data, ftype, self.options)  # raises on bad input: nothing stored yet
+        try:
+            geo = _GeoContext(
+                document_tags(data, ftype.kind, filename, metadata or {}, sidecars, source_path)
+            )
+        except IngestError:
+            opened.close()
+            raise
         if existing:  # an earlier attempt failed or was interrupted: start clean
             self.purge(tenant, doc_id)
         doc = Document(
@@ -131,11 +147,11 @@ class Ingestor:
             for page in opened.pages():
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
-                    self._index_pages(doc, batch, warnings)
+                    self._index_pages(doc, batch, warnings, geo)
                     self._report(progress, filename, page.page_no, opened.page_count)
                     batch = []
             if batch:
-                self._index_pages(doc, batch, warnings)
+                self._index_pages(doc, batch, warnings, geo)
                 self._report(progress, filename, batch[-1].page_no, opened.page_count)
             ready = Filter({"tenant": tenant, "doc_id": doc_id})
             for spec in self.collections.all():
@@ -146,7 +162,9 @@ class Ingestor:
             raise
         finally:
             opened.close()
-        self.registry.set_status(tenant, doc_id, "ready", pages=opened.page_count)
+        self.registry.set_status(
+            tenant, doc_id, "ready", pages=opened.page_count, footprint=footprint_geojson(geo.all_tags)
+        )
         if progress:
             progress(Progress(filename, "done", opened.page_count, opened.page_count))
         doc = self.registry.get(tenant, doc_id) or doc
@@ -173,19 +191,28 @@ class Ingestor:
         if progress:
             progress(Progress(filename, "pages", done, total))
 
-    def _index_pages(self, doc: Document, pages: list[LoadedPage], warnings: list[str]) -> None:
+    def _index_pages(
+        self, doc: Document, pages: list[LoadedPage], warnings: list[str], geo: _GeoContext
+    ) -> None:
         chunks: list[Chunk] = []
         for page in pages:
             self.images.save(doc.tenant, doc.id, page.page_no, page.image)
             if page.text_source == "none":
                 warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
             chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars))
-        embeddings = self.text.embed_with_tokens([c.text for c in chunks])
-        sparse = self.sparse.embed_documents([c.text for c in chunks])
+        texts = [c.text for c in chunks]
+        embeddings = self.text.embed_with_tokens(texts)
+        sparse = self.sparse.embed_documents(texts)
+        chunk_tags = self._chunk_tags(texts, geo)
+        page_tags = {
+            p.page_no: geo.document_tags
+            + [t for c, ts in zip(chunks, chunk_tags, strict=True) if c.page_no == p.page_no for t in ts]
+            for p in pages
+        }
         base = {
             "tenant": doc.tenant,
             "doc_id": doc.id,
-            "kind": _point_kind(doc),
+            "kind": _point_kind(doc, geo),
             "title": doc.title,
             "filename": doc.filename,
             "state": "indexing",
@@ -202,9 +229,11 @@ class Ingestor:
                     "text": c.text,
                     "bbox": [round(x, 2) for x in c.bbox],
                     "page_size": sizes[c.page_no],
+                    # a chunk naming no place of its own is about where its page is
+                    **geo_payload(geo.document_tags + tags if tags else page_tags[c.page_no]),
                 },
             )
-            for c, emb, sp in zip(chunks, embeddings, sparse, strict=True)
+            for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True)
         ]
         page_points, records = [], []
         for page in pages:
@@ -224,6 +253,7 @@ class Ingestor:
                     len(page_chunks),
                 )
             )
+            geo.all_tags.extend(page_tags[page.page_no])
             if not page_chunks:
                 continue  # nothing for the text-token multivector to say about this page
             tokens = np.concatenate([e.tokens for _, e in page_chunks])[: self.page_max_tokens]
@@ -237,6 +267,7 @@ class Ingestor:
                         "text": text[:EXCERPT_CHARS],
                         "page_size": [page.width, page.height],
                         "text_source": page.text_source,
+                        **geo_payload(page_tags[page.page_no]),
                     },
                 )
             )
@@ -244,6 +275,64 @@ class Ingestor:
         self.store.upsert(self.collections.pages.name, page_points)
         self.registry.put_pages(records)
 
+    def _chunk_tags(self, texts: list[str], geo: _GeoContext) -> list[list[GeoTag]]:
+        """Geo tags found in each chunk's text; the document's country (from its first
+        batch) steers place-name disambiguation."""
+        if self.geotagger is None:
+            return [[] for _ in texts]
+        if geo.country_hint is None:
+            geo.country_hint = self.geotagger.country_hint("\n".join(texts)[:20_000]) or ""
+        return [self.geotagger.tags(t, geo.country_hint or None) for t in texts]
 
-def _point_kind(doc: Document) -> str:
-    return "pdf_page" if doc.kind == "pdf" else "image"
+
+@dataclass
+class _GeoContext:
+    """Geo state of one ingestion: tags of the whole file (raster footprint, EXIF,
+    metadata), the document's country, every tag seen (for the footprint)."""
+
+    document_tags: list[GeoTag]
+    country_hint: str | None = None
+    all_tags: list[GeoTag] = field(default_factory=list)
+
+
+def _point_kind(doc: Document, geo: _GeoContext) -> str:
+    if doc.kind == "pdf":
+        return "pdf_page"
+    return "map" if any(t.source == "raster" for t in geo.document_tags) else "image"
+
+
+def document_tags(
+    data: bytes,
+    kind: str,
+    filename: str,
+    metadata: dict[str, Any],
+    sidecars: dict[str, bytes] | None,
+    source_path: Path | None,
+) -> list[GeoTag]:
+    """Tags that hold for every page: user metadata lat/lon, a raster's georeference
+    (GeoTIFF tags or world file + .prj), a photo's EXIF GPS. Invalid ones are refused."""
+    tags: list[GeoTag] = []
+    if "lat" in metadata or "lon" in metadata:
+        try:
+            lat, lon = float(metadata["lat"]), float(metadata["lon"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadCoordinates("metadata needs both 'lat' and 'lon' as numbers") from exc
+        if not valid_latlon(lat, lon):
+            raise BadCoordinates(f"metadata coordinates ({lat}, {lon}) are outside -90..90 / -180..180")
+        tags.append(GeoTag(lat, lon, "metadata", "user metadata", 1.0))
+    if kind != "image":
+        return tags
+    try:
+        footprint = georeference_raster(source_path or Path(filename), data, sidecars)
+    except ValueError as exc:
+        raise BadCoordinates(f"the map's georeference is invalid: {exc}") from exc
+    if footprint is not None:
+        lat, lon = footprint.center
+        tags.append(
+            GeoTag(
+                lat, lon, "raster", f"{footprint.source} {footprint.crs}", 1.0, ring=list(footprint.polygon)
+            )
+        )
+    elif (gps := exif_location(data)) is not None:
+        tags.append(GeoTag(gps[0], gps[1], "exif", "EXIF GPS", 0.95))
+    return tags

@@ -88,3 +88,20 @@ def test_hashed_vector_is_normalised_and_similar_for_near_points() -> None:
 )
 def test_haversine(a: tuple[float, float], b: tuple[float, float], metres: float) -> None:
     assert haversine_m(*a, *b) == pytest.approx(metres, abs=50)
+
+
+def test_area_tokens_match_queries_at_other_resolutions() -> None:
+    from geo.h3tags import area_query, area_tokens
+
+    def overlaps(area: list[str], query: list[str]) -> bool:
+        stored, wanted = area_tokens(area), area_query(query)
+        return any(set(stored[f]) & set(wanted[f]) for f in stored)
+
+    fine = h3.latlng_to_cell(*MARCO_ZERO, 9)
+    coarse = h3.cell_to_parent(fine, 6)
+    assert overlaps([fine], [coarse])  # query coarser than the area
+    assert overlaps([coarse], [fine])  # query finer than the area
+    assert overlaps([fine], [fine])
+    elsewhere = h3.latlng_to_cell(-23.55, -46.63, 9)  # São Paulo shares only very coarse ancestors
+    assert not overlaps([fine], [elsewhere])
+    assert not overlaps([coarse], [h3.cell_to_parent(elsewhere, 6)])

@@ -1,0 +1,123 @@
+"""Where a page or chunk is about: geo tags from coordinates in its text, place names
+(gazetteers), a raster's georeference or a photo's EXIF, turned into the payload fields
+the engine filters on (`location` points, H3 tokens, area coverings)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from geo.coordinates import find_coordinates
+from geo.gazetteer import Gazetteer
+from geo.h3tags import area_cells, area_tokens, merge_tokens, point_tokens
+
+MAX_TAGS_PER_UNIT = 20
+
+
+@dataclass
+class GeoTag:
+    lat: float
+    lon: float
+    source: str  # "text-coordinate", "gazetteer", "raster", "exif", "metadata"
+    label: str  # the text that produced it, or the place name
+    confidence: float
+    place_id: str | None = None
+    ring: list[tuple[float, float]] | None = field(default=None, repr=False)  # area outline (lon, lat)
+
+    def to_payload(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("ring")
+        data["area"] = self.ring is not None
+        return data
+
+
+class GeoTagger:
+    """Finds geo tags in text. The gazetteer is optional (without it only coordinates count)."""
+
+    def __init__(self, gazetteer: Gazetteer | None, min_confidence: float = 0.5) -> None:
+        self.gazetteer = gazetteer
+        self.min_confidence = min_confidence
+
+    def country_hint(self, text: str) -> str | None:
+        """The country most confidently named in a document's opening text."""
+        if self.gazetteer is None:
+            return None
+        countries = Counter(
+            m.place.country
+            for m in self.gazetteer.find_places(text)
+            if m.place.country and m.confidence >= 0.6
+        )
+        return countries.most_common(1)[0][0] if countries else None
+
+    def tags(self, text: str, country_hint: str | None = None) -> list[GeoTag]:
+        found: list[GeoTag] = [
+            GeoTag(c.lat, c.lon, "text-coordinate", c.text, c.confidence)
+            for c in find_coordinates(text)
+            if c.confidence >= self.min_confidence
+        ]
+        if self.gazetteer is not None:
+            for m in self.gazetteer.find_places(text, country_hint=country_hint):
+                if m.confidence < self.min_confidence:
+                    continue
+                found.append(
+                    GeoTag(
+                        m.place.lat,
+                        m.place.lon,
+                        "gazetteer",
+                        m.place.name,
+                        m.confidence,
+                        place_id=m.place.id,
+                        ring=_outer_ring(m.place.geometry),
+                    )
+                )
+        return _dedupe(found)[:MAX_TAGS_PER_UNIT]
+
+
+def _outer_ring(geometry: dict | None) -> list[tuple[float, float]] | None:
+    """The largest outer ring of a (Multi)Polygon, as (lon, lat) pairs."""
+    if not geometry:
+        return None
+    if geometry.get("type") == "Polygon":
+        rings = [geometry["coordinates"][0]]
+    elif geometry.get("type") == "MultiPolygon":
+        rings = [poly[0] for poly in geometry["coordinates"]]
+    else:
+        return None
+    return [(float(x), float(y)) for x, y in max(rings, key=len)]
+
+
+def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:
+    best: dict[tuple[str, float, float], GeoTag] = {}
+    for tag in tags:
+        key = (tag.place_id or "", round(tag.lat, 4), round(tag.lon, 4))
+        if key not in best or tag.confidence > best[key].confidence:
+            best[key] = tag
+    return sorted(best.values(), key=lambda t: -t.confidence)
+
+
+def geo_payload(tags: list[GeoTag]) -> dict[str, Any]:
+    """Payload fields for a unit tagged with `tags` ({} when there are none)."""
+    if not tags:
+        return {}
+    payload: dict[str, Any] = {
+        "location": [{"lat": t.lat, "lon": t.lon} for t in tags],
+        "geo_tags": [t.to_payload() for t in tags],
+        **merge_tokens(point_tokens(t.lat, t.lon) for t in tags),
+    }
+    cells = [cell for t in tags if t.ring for cell in area_cells(t.ring)]
+    if cells:
+        payload.update(area_tokens(cells))
+    return payload
+
+
+def footprint_geojson(tags: list[GeoTag]) -> str | None:
+    """A document footprint: the convex hull of every tagged point and area outline."""
+    if not tags:
+        return None
+    from shapely.geometry import MultiPoint, mapping
+
+    points = [(t.lon, t.lat) for t in tags] + [p for t in tags if t.ring for p in t.ring]
+    hull = MultiPoint(points).convex_hull
+    return json.dumps(mapping(hull))

@@ -1,0 +1,61 @@
+"""A viewable RGB picture of a TIFF raster: multi-band satellite scenes, float DEMs and
+16-bit grids that Pillow cannot open or would render black."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import tifffile
+from PIL import Image
+
+
+def needs_raster_preview(data: bytes) -> bool:
+    """True for TIFFs that are not plain 8-bit grey/RGB/RGBA images."""
+    try:
+        with tifffile.TiffFile(io.BytesIO(data)) as tif:
+            page = tif.pages[0]
+            bands = (
+                1
+                if page.ndim == 2
+                else min(page.shape[0], page.shape[-1])
+                if page.planarconfig == 2
+                else (page.shape[-1])
+            )
+            return page.dtype != np.uint8 or bands not in {1, 3, 4}
+    except Exception:  # not a TIFF tifffile can parse: let Pillow decide
+        return False
+
+
+def raster_preview(data: bytes, max_pixels: int) -> Image.Image:
+    """Bands 3-2-1 (true colour for Landsat-like stacks) or the single band, each stretched
+    between its 2nd and 98th percentile, nodata and NaN shown black."""
+    with tifffile.TiffFile(io.BytesIO(data)) as tif:
+        page = tif.pages[0]
+        if page.shape[0] * page.shape[1] > max_pixels * 4:
+            raise ValueError(f"raster of {page.shape} is too large to preview")
+        array = page.asarray()
+        nodata = page.tags.get("GDAL_NODATA")
+    if array.ndim == 3 and page.planarconfig == 2:  # (bands, rows, cols)
+        array = np.moveaxis(array, 0, -1)
+    if array.ndim == 3:
+        array = array[..., [2, 1, 0]] if array.shape[-1] >= 3 else array[..., :1]
+    else:
+        array = array[..., None]
+    array = array.astype(np.float64)
+    invalid = ~np.isfinite(array)
+    if nodata is not None:
+        with contextlib.suppress(ValueError):
+            invalid |= array == float(str(nodata.value).strip("\x00 "))
+    out = np.zeros(array.shape, dtype=np.uint8)
+    for band in range(array.shape[-1]):
+        values = array[..., band][~invalid[..., band]]
+        if values.size == 0:
+            continue
+        lo, hi = np.percentile(values, [2, 98])
+        scaled = (array[..., band] - lo) / (hi - lo if hi > lo else 1.0)
+        out[..., band] = np.clip(scaled * 255, 0, 255).astype(np.uint8)
+    out[invalid] = 0
+    image = Image.fromarray(out[..., 0] if out.shape[-1] == 1 else out)
+    return image.convert("RGB")
