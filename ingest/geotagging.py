@@ -12,6 +12,7 @@ from typing import Any
 from geo.coordinates import find_coordinates
 from geo.gazetteer import Gazetteer
 from geo.h3tags import area_cells, area_tokens, merge_tokens, point_tokens
+from geo.shapes import outer_ring
 
 MAX_TAGS_PER_UNIT = 20
 
@@ -69,23 +70,10 @@ class GeoTagger:
                         m.place.name,
                         m.confidence,
                         place_id=m.place.id,
-                        ring=_outer_ring(m.place.geometry),
+                        ring=outer_ring(m.place.geometry),
                     )
                 )
         return _dedupe(found)[:MAX_TAGS_PER_UNIT]
-
-
-def _outer_ring(geometry: dict | None) -> list[tuple[float, float]] | None:
-    """The largest outer ring of a (Multi)Polygon, as (lon, lat) pairs."""
-    if not geometry:
-        return None
-    if geometry.get("type") == "Polygon":
-        rings = [geometry["coordinates"][0]]
-    elif geometry.get("type") == "MultiPolygon":
-        rings = [poly[0] for poly in geometry["coordinates"]]
-    else:
-        return None
-    return [(float(x), float(y)) for x, y in max(rings, key=len)]
 
 
 def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:

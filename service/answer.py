@@ -148,6 +148,8 @@ class Answer:
     evidence: list[PageEvidence] = field(default_factory=list)
     relevance: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    geo_filter: dict | None = None
+    geo_prior: dict | None = None
 
 
 @dataclass

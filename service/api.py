@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import PurePath
 from typing import Annotated, Any
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
@@ -24,7 +25,7 @@ from ingest.errors import IngestError, TooLarge
 from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
-from service.retrieval import SearchQuery
+from service.geo_query import GeoFilterError
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,10 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     async def ingest_error(_: Request, exc: IngestError) -> JSONResponse:
         return _error(exc.status, exc.code, str(exc))
 
+    @app.exception_handler(GeoFilterError)
+    async def geo_error(_: Request, exc: GeoFilterError) -> JSONResponse:
+        return _error(400, "bad_geo_filter", str(exc))
+
     @app.exception_handler(DocumentNotFound)
     async def not_found(_: Request, exc: DocumentNotFound) -> JSONResponse:
         return _error(404, "not_found", str(exc.args[0]))
@@ -116,16 +121,27 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         request: Request,
         file: Annotated[UploadFile, File(description="PDF, PNG, JPEG, TIFF or WebP")],
         title: Annotated[str | None, Form(max_length=500)] = None,
-        metadata: Annotated[str | None, Form(description="JSON object stored with the document")] = None,
+        metadata: Annotated[
+            str | None, Form(description='JSON object stored with the document; "lat"/"lon" geotag it')
+        ] = None,
+        sidecars: Annotated[
+            list[UploadFile] | None,
+            File(
+                description="Georeference files of a map image: world file (.pgw/.jgw/.wld), .prj, .aux.xml"
+            ),
+        ] = None,
     ) -> Any:
         c = get(request)
         meta = _parse_metadata(metadata)
+        extra = {_sidecar_suffix(s.filename or ""): await s.read(1_000_000) for s in sidecars or []}
         data = await file.read(c.settings.max_upload_bytes + 1)
         if len(data) > c.settings.max_upload_bytes:
             raise TooLarge(
                 f"the upload exceeds {c.settings.max_upload_bytes:,} bytes (CARTA_MAX_UPLOAD_BYTES)"
             )
-        result = await run_in_threadpool(c.ingest, data, file.filename or "upload", tenant(), title, meta)
+        result = await run_in_threadpool(
+            c.ingest, data, file.filename or "upload", tenant(), title, meta, None, extra or None
+        )
         body = schemas.UploadResponse(
             document=schemas.document_out(result.document), created=result.created, warnings=result.warnings
         )
@@ -206,17 +222,40 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
 
     @app.post("/v1/search", response_model=schemas.SearchResponse, tags=["query"])
     def search(request: Request, body: schemas.SearchRequest) -> Any:
-        q = SearchQuery(body.query, tenant(), body.top_k, body.doc_ids, body.kinds)
-        if body.channels:
-            q.channels = frozenset(body.channels)
-        return schemas.search_response(get(request).search(q))
+        c = get(request)
+        q = c.query(
+            body.query,
+            tenant(),
+            top_k=body.top_k,
+            doc_ids=body.doc_ids,
+            kinds=body.kinds,
+            channels=frozenset(body.channels) if body.channels else None,
+            geo=body.geo.spec() if body.geo else None,
+            geo_prior=body.geo_prior,
+        )
+        return schemas.search_response(c.search(q))
 
     @app.post("/v1/ask", response_model=schemas.AskResponse, tags=["query"])
     def ask(request: Request, body: schemas.AskRequest) -> Any:
-        q = SearchQuery(body.question, tenant(), body.top_k, body.doc_ids, body.kinds)
-        return schemas.ask_response(get(request).ask(q))
+        c = get(request)
+        q = c.query(
+            body.question,
+            tenant(),
+            top_k=body.top_k,
+            doc_ids=body.doc_ids,
+            kinds=body.kinds,
+            geo=body.geo.spec() if body.geo else None,
+            geo_prior=body.geo_prior,
+        )
+        return schemas.ask_response(c.ask(q))
 
     return app
+
+
+def _sidecar_suffix(name: str) -> str:
+    """ ".pgw", ".prj", ... or ".aux.xml" (a double suffix)."""
+    name = name.lower()
+    return ".aux.xml" if name.endswith(".aux.xml") else PurePath(name).suffix
 
 
 def _parse_metadata(raw: str | None) -> dict[str, Any]:

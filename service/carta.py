@@ -4,26 +4,43 @@ from Settings and shared by the HTTP API and the CLI."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
+from geo.gazetteer import Gazetteer
 from index.collections import lite_collections
 from index.page_images import PageImages
 from index.registry import Document, Registry
 from index.types import Filter
 from index.vector_store import open_store
+from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
+from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.retrieval import Retriever, SearchQuery, SearchResult
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
+PRIOR_MIN_CONFIDENCE = 0.7
+
+
 class DocumentNotFound(LookupError):
     pass
+
+
+def load_gazetteer(settings: Settings) -> Gazetteer:
+    """GeoNames cities and countries plus the user's GeoJSON gazetteers."""
+    gazetteer = Gazetteer.from_geonames(settings.gazetteer_min_population)
+    for path in settings.gazetteers:
+        if not path.exists():
+            raise FileNotFoundError(f"gazetteer {path} (CARTA_GAZETTEERS) does not exist")
+        gazetteer.add_geojson(path)
+    return gazetteer
 
 
 class Carta:
@@ -38,6 +55,7 @@ class Carta:
         self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
+        self.gazetteer = load_gazetteer(settings) if settings.geotag else None
         self.registry = Registry(settings.registry_path)
         self.images = PageImages(settings.pages_dir)
         self.ingestor = Ingestor(
@@ -61,6 +79,7 @@ class Carta:
             page_max_tokens=settings.page_max_tokens,
             max_upload_bytes=settings.max_upload_bytes,
             profile=settings.profile,
+            geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
         )
         self.retriever = Retriever(
             self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
@@ -84,8 +103,43 @@ class Carta:
         title: str | None = None,
         metadata: dict[str, Any] | None = None,
         progress: ProgressFn | None = None,
+        sidecars: dict[str, bytes] | None = None,
+        source_path: Path | None = None,
     ) -> IngestResult:
-        return self.ingestor.ingest(data, filename, tenant, title, metadata, progress)
+        return self.ingestor.ingest(data, filename, tenant, title, metadata, progress, sidecars, source_path)
+
+    def query(
+        self,
+        text: str,
+        tenant: str,
+        *,
+        top_k: int = 5,
+        doc_ids: list[str] | None = None,
+        kinds: list[str] | None = None,
+        channels: frozenset[str] | None = None,
+        geo: GeoSpec | None = None,
+        geo_prior: bool = True,
+    ) -> SearchQuery:
+        """A search query with its geo filter resolved and, when no filter is given, the
+        geo prior of a place the question names (unless turned off)."""
+        q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        if channels:
+            q.channels = channels
+        q.geo = self.resolve_geo(geo)
+        if q.geo is None and geo_prior and self.settings.geo_prior:
+            q.prior = self.geo_prior(text)
+        return q
+
+    def resolve_geo(self, spec: GeoSpec | None) -> ResolvedGeo | None:
+        """A request's geo filter as engine conditions (GeoFilterError when unusable)."""
+        return resolve(spec, self.gazetteer) if spec is not None else None
+
+    def geo_prior(self, question: str) -> ResolvedGeo | None:
+        """The most confident place the question names, if any (for the geo prior channel)."""
+        if self.gazetteer is None:
+            return None
+        matches = [m for m in self.gazetteer.find_places(question) if m.confidence >= PRIOR_MIN_CONFIDENCE]
+        return resolve_place(max(matches, key=lambda m: m.confidence)) if matches else None
 
     def document(self, tenant: str, doc_id: str) -> Document:
         doc = self.registry.get(tenant, doc_id)
@@ -110,6 +164,7 @@ class Carta:
         result = self.retriever.search(query)
         answer = self.answerer.answer(query.text, result)
         answer.timings_ms = result.timings_ms
+        answer.geo_filter, answer.geo_prior = result.geo_filter, result.geo_prior
         return answer
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from ingest.errors import IngestError
 from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.geo_query import GeoFilterError, GeoSpec
 from service.retrieval import SearchQuery
 from service.settings import Settings
 
@@ -39,6 +40,16 @@ ServerOpt = Annotated[
     typer.Option("--server", envvar="CARTA_SERVER", help="Send the command to a running Carta at this URL."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, same as the HTTP API).")]
+NearOpt = Annotated[str | None, typer.Option("--near", help='Point "lat,lon" (use with --radius).')]
+RadiusOpt = Annotated[
+    float | None, typer.Option("--radius", help="Radius in metres (with --near or --place).")
+]
+BboxOpt = Annotated[str | None, typer.Option("--bbox", help='"min_lon,min_lat,max_lon,max_lat".')]
+PlaceOpt = Annotated[str | None, typer.Option("--place", help="A place name from the gazetteers.")]
+H3Opt = Annotated[str | None, typer.Option("--h3", help="Comma-separated H3 cells (any resolution).")]
+PriorOpt = Annotated[
+    bool, typer.Option("--geo-prior/--no-geo-prior", help="Boost pages near a place the question names.")
+]
 TopKOpt = Annotated[int, typer.Option("--top-k", "-k", min=1, max=50, help="Pages to return.")]
 
 
@@ -66,6 +77,53 @@ def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
         except (ValueError, KeyError):
             fail(f"HTTP {response.status_code}: {response.text[:200]}")
     return response.json()
+
+
+def geo_body(
+    near: str | None, radius: float | None, bbox: str | None, place: str | None, h3: str | None
+) -> dict[str, Any] | None:
+    """The `geo` field of a search/ask request from the CLI's geo options."""
+    body: dict[str, Any] = {}
+    try:
+        if near:
+            lat, lon = (float(v) for v in near.split(","))
+            body.update(lat=lat, lon=lon, radius_m=radius)
+        if bbox:
+            body["bbox"] = [float(v) for v in bbox.split(",")]
+    except ValueError:
+        fail('--near takes "lat,lon" and --bbox "min_lon,min_lat,max_lon,max_lat" (numbers)', code=2)
+    if place:
+        body["place"] = place
+        if radius and not near:
+            body["radius_m"] = radius
+    if h3:
+        body["h3"] = [c.strip() for c in h3.split(",") if c.strip()]
+    if near and radius is None:
+        fail("--near needs --radius (metres)", code=2)
+    return body or None
+
+
+def local_query(carta: Carta, text: str, top_k: int, geo: dict[str, Any] | None, prior: bool) -> SearchQuery:
+    try:
+        return carta.query(
+            text,
+            carta.settings.default_tenant,
+            top_k=top_k,
+            geo=GeoSpec(**geo) if geo else None,
+            geo_prior=prior,
+        )
+    except GeoFilterError as exc:
+        fail(str(exc), code=2)
+        raise
+
+
+SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
+
+
+def sidecar_files(path: Path) -> list[Path]:
+    """Georeference files next to a map image: world file, .prj, GDAL .aux.xml."""
+    found = [path.with_suffix(s) for s in SIDECAR_SUFFIXES] + [path.with_name(path.name + ".aux.xml")]
+    return [p for p in found if p.is_file()]
 
 
 def iter_files(paths: list[Path]) -> Iterator[Path]:
@@ -107,11 +165,11 @@ def ingest(
                 task = bar.add_task(path.name, total=None)
                 try:
                     if server:
-                        with path.open("rb") as fh:
-                            data = {"title": title} if title else {}
-                            body = server_call(
-                                server, "POST", "/v1/documents", files={"file": (path.name, fh)}, data=data
-                            )
+                        data = {"title": title} if title else {}
+                        files = [("file", (path.name, path.read_bytes()))] + [
+                            ("sidecars", (side.name, side.read_bytes())) for side in sidecar_files(path)
+                        ]
+                        body = server_call(server, "POST", "/v1/documents", files=files, data=data)
                     else:
                         assert carta is not None
                         result = carta.ingest(
@@ -120,6 +178,7 @@ def ingest(
                             carta.settings.default_tenant,
                             title,
                             progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
+                            source_path=path,
                         )
                         body = schemas.UploadResponse(
                             document=schemas.document_out(result.document),
@@ -149,17 +208,25 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument(help="Question or keywords (pt or en).")],
     top_k: TopKOpt = 5,
+    near: NearOpt = None,
+    radius: RadiusOpt = None,
+    bbox: BboxOpt = None,
+    place: PlaceOpt = None,
+    h3: H3Opt = None,
+    geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find the pages that best match a query."""
+    """Find the pages that best match a query, optionally only near a place."""
+    geo = geo_body(near, radius, bbox, place, h3)
     if server:
-        body = server_call(server, "POST", "/v1/search", json={"query": query, "top_k": top_k})
+        request = {"query": query, "top_k": top_k, "geo": geo, "geo_prior": geo_prior}
+        body = server_call(server, "POST", "/v1/search", json=request)
     else:
         carta = open_carta()
         try:
             body = schemas.search_response(
-                carta.search(SearchQuery(query, carta.settings.default_tenant, top_k))
+                carta.search(local_query(carta, query, top_k, geo, geo_prior))
             ).model_dump()
         finally:
             carta.close()
@@ -184,17 +251,25 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="A question (pt or en).")],
     top_k: TopKOpt = 5,
+    near: NearOpt = None,
+    radius: RadiusOpt = None,
+    bbox: BboxOpt = None,
+    place: PlaceOpt = None,
+    h3: H3Opt = None,
+    geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question from the indexed documents, with citations."""
+    geo = geo_body(near, radius, bbox, place, h3)
     if server:
-        body = server_call(server, "POST", "/v1/ask", json={"question": question, "top_k": top_k})
+        request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": geo_prior}
+        body = server_call(server, "POST", "/v1/ask", json=request)
     else:
         carta = open_carta()
         try:
             body = schemas.ask_response(
-                carta.ask(SearchQuery(question, carta.settings.default_tenant, top_k))
+                carta.ask(local_query(carta, question, top_k, geo, geo_prior))
             ).model_dump()
         finally:
             carta.close()

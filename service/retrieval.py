@@ -20,6 +20,7 @@ from index.types import Branch, Filter, Hit, SparseVec
 from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.geo_query import ResolvedGeo
 
 CHANNELS = frozenset({"dense", "bm25", "pages"})
 
@@ -34,6 +35,8 @@ class SearchQuery:
     # which channels run: "dense" and "bm25" (chunk channel branches), "pages" (MaxSim);
     # a subset gives the single-channel baselines of the evaluation
     channels: frozenset[str] = CHANNELS
+    geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
+    prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
 
 
 @dataclass
@@ -73,6 +76,8 @@ class SearchResult:
     pages: list[PageEvidence]
     query_vector: np.ndarray
     timings_ms: dict[str, float]
+    geo_filter: dict | None = None
+    geo_prior: dict | None = None
 
 
 def engine_filter(q: SearchQuery) -> Filter:
@@ -81,7 +86,7 @@ def engine_filter(q: SearchQuery) -> Filter:
         match["doc_id"] = list(q.doc_ids)
     if q.kinds:
         match["kind"] = list(q.kinds)
-    return Filter(match)
+    return Filter(match, any_of=list(q.geo.conditions) if q.geo else [])
 
 
 class Retriever:
@@ -136,18 +141,44 @@ class Retriever:
             if "pages" in q.channels
             else None
         )
+        prior_future = None
+        if q.prior and branches:
+            prior_filter = Filter(flt.match, any_of=list(q.prior.conditions))
+            prior_future = self._pool.submit(
+                self.store.fused_search,
+                self.collections.chunks.name,
+                branches,
+                prior_filter,
+                chunk_limit,
+                self.prefetch_limit,
+            )
         chunk_hits = chunks_future.result() if chunks_future else []
         page_hits = pages_future.result() if pages_future else []
+        prior_hits = prior_future.result() if prior_future else []
         t2 = time.perf_counter()
-        pages = fuse_pages(chunk_hits, page_hits, q.top_k)
+        pages = fuse_pages(chunk_hits, page_hits, q.top_k, prior_hits=prior_hits)
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
-        return SearchResult(q.text, pages, emb.dense, {k: round(v, 2) for k, v in timings.items()})
+        return SearchResult(
+            q.text,
+            pages,
+            emb.dense,
+            {k: round(v, 2) for k, v in timings.items()},
+            geo_filter=q.geo.description if q.geo else None,
+            geo_prior=q.prior.description if q.prior else None,
+        )
 
 
-def fuse_pages(chunk_hits: list[Hit], page_hits: list[Hit], top_k: int, k: int = RRF_K) -> list[PageEvidence]:
+def fuse_pages(
+    chunk_hits: list[Hit],
+    page_hits: list[Hit],
+    top_k: int,
+    k: int = RRF_K,
+    prior_hits: list[Hit] | None = None,
+) -> list[PageEvidence]:
     """RRF at page level: a page's chunk-channel rank is the rank of its best chunk
-    among pages; its page-channel rank comes from MaxSim. Provenance is kept."""
+    among pages; its page-channel rank comes from MaxSim; the geo prior channel ranks
+    the pages of the chunks found near the place the question names. Provenance is kept."""
     pages: dict[tuple[str, int], PageEvidence] = {}
 
     def page_of(hit: Hit) -> PageEvidence:
@@ -185,6 +216,12 @@ def fuse_pages(chunk_hits: list[Hit], page_hits: list[Hit], top_k: int, k: int =
                 score=hit.score,
             )
         )
+    prior_rank = 0
+    for hit in prior_hits or []:
+        page = page_of(hit)
+        if "geo" not in page.channels:
+            prior_rank += 1
+            page.channels["geo"] = ChannelScore(prior_rank, hit.score)
     for page in pages.values():
         page.score = sum(1.0 / (k + c.rank) for c in page.channels.values())
         if not page.excerpt and page.chunks:

@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from index.registry import Document, PageRecord
 from service.answer import Answer
+from service.geo_query import GeoSpec
 from service.retrieval import SearchResult
+
+
+class GeoFilterIn(BaseModel):
+    """Exactly one of: lat + lon + radius_m (metres, exact on points); bbox; a GeoJSON
+    polygon; H3 cells (any resolution); a place name from the gazetteers (optionally
+    with radius_m). Coordinates: lat/lon in degrees; bbox and polygon in GeoJSON order."""
+
+    model_config = ConfigDict(extra="forbid")
+    lat: float | None = Field(None, ge=-90, le=90)
+    lon: float | None = Field(None, ge=-180, le=180)
+    radius_m: float | None = Field(None, gt=0, le=2_000_000)
+    bbox: list[float] | None = Field(
+        None, min_length=4, max_length=4, description="[min_lon, min_lat, max_lon, max_lat]"
+    )
+    polygon: dict[str, Any] | None = Field(
+        None, description='GeoJSON Polygon: {"type": "Polygon", "coordinates": [[[lon, lat], ...]]}'
+    )
+    h3: list[str] | None = Field(None, max_length=500)
+    place: str | None = Field(None, max_length=200)
+
+    def spec(self) -> GeoSpec:
+        return GeoSpec(**self.model_dump())
 
 
 class SearchRequest(BaseModel):
@@ -20,6 +44,8 @@ class SearchRequest(BaseModel):
     channels: list[Literal["dense", "bm25", "pages"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
+    geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
+    geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
 
 
 class AskRequest(BaseModel):
@@ -28,6 +54,8 @@ class AskRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50)
     doc_ids: list[str] | None = None
     kinds: list[str] | None = None
+    geo: GeoFilterIn | None = None
+    geo_prior: bool = True
 
 
 class ErrorBody(BaseModel):
@@ -62,6 +90,9 @@ class DocumentOut(BaseModel):
     error: str | None
     profile: str
     metadata: dict[str, Any]
+    footprint: dict[str, Any] | None = Field(
+        None, description="GeoJSON geometry of what the document is about."
+    )
     created_at: str
     updated_at: str
 
@@ -123,6 +154,10 @@ class SearchResponse(BaseModel):
     query: str
     results: list[PageHit]
     timings_ms: dict[str, float]
+    geo_filter: dict[str, Any] | None = None
+    geo_prior: dict[str, Any] | None = Field(
+        None, description="The place the question named, if it boosted pages."
+    )
 
 
 class CitationOut(BaseModel):
@@ -144,6 +179,8 @@ class AskResponse(BaseModel):
     citations: list[CitationOut]
     evidence: list[PageHit]
     timings_ms: dict[str, float]
+    geo_filter: dict[str, Any] | None = None
+    geo_prior: dict[str, Any] | None = None
 
 
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
@@ -151,7 +188,9 @@ def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
 
 
 def document_out(doc: Document) -> DocumentOut:
-    return DocumentOut.model_validate(doc, from_attributes=True)
+    data = doc.to_dict()
+    data["footprint"] = json.loads(doc.footprint) if doc.footprint else None
+    return DocumentOut.model_validate(data)
 
 
 def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
@@ -186,7 +225,13 @@ def _page_hits(pages: list) -> list[PageHit]:
 
 
 def search_response(result: SearchResult) -> SearchResponse:
-    return SearchResponse(query=result.query, results=_page_hits(result.pages), timings_ms=result.timings_ms)
+    return SearchResponse(
+        query=result.query,
+        results=_page_hits(result.pages),
+        timings_ms=result.timings_ms,
+        geo_filter=result.geo_filter,
+        geo_prior=result.geo_prior,
+    )
 
 
 def ask_response(answer: Answer) -> AskResponse:
@@ -210,4 +255,6 @@ def ask_response(answer: Answer) -> AskResponse:
         ],
         evidence=_page_hits(answer.evidence),
         timings_ms=answer.timings_ms,
+        geo_filter=answer.geo_filter,
+        geo_prior=answer.geo_prior,
     )

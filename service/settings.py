@@ -48,6 +48,22 @@ class Settings(BaseSettings):
         60_000_000, ge=10_000, description="Larger images are refused (decompression bombs)."
     )
 
+    # Geospatial layer
+    geotag: bool = Field(True, description="Tag pages and chunks with places and coordinates found in them.")
+    gazetteer_min_population: int = Field(
+        15000, ge=500, description="GeoNames cities at or above this population (500, 1000, 5000, 15000)."
+    )
+    gazetteers: list[Path] = Field(
+        default_factory=list,
+        description="User gazetteers: GeoJSON files of named areas/points (JSON list of paths).",
+    )
+    geo_min_confidence: float = Field(
+        0.5, ge=0.0, le=1.0, description="Place/coordinate matches below are ignored."
+    )
+    geo_prior: bool = Field(
+        True, description="Boost pages near a place the question names (can be turned off per request)."
+    )
+
     # Retrieval and answers
     prefetch_limit: int = Field(50, ge=1, le=1000)
     min_relevance: float = Field(

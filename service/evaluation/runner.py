@@ -51,9 +51,10 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
     if result.skipped:
         return result
     units = [{(doc_ids[e.doc], p) for p in e.pages} for e in q.evidence]
+    geo = q.geo.model_dump(exclude_none=True) if q.geo else None
     for system, channels in SYSTEMS.items():
         t = time.perf_counter()
-        ranked = target.search(q.question, K, channels)
+        ranked = target.search(q.question, K, channels, geo)
         if system == "carta":
             result.latency_ms["search"] = (time.perf_counter() - t) * 1e3
         result.retrieval[system] = {
@@ -64,7 +65,7 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
             "ndcg@10": m.ndcg_at_k(ranked, units, 10),
         }
     t = time.perf_counter()
-    answer = target.ask(q.question, 5)
+    answer = target.ask(q.question, 5, geo)
     result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
     cited: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer["citations"]]
     sent = {(e["doc_id"], e["page_no"]) for e in answer["evidence"]}

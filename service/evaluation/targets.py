@@ -9,6 +9,7 @@ import httpx
 
 from service import schemas
 from service.carta import Carta
+from service.geo_query import GeoSpec
 from service.retrieval import CHANNELS, SearchQuery
 
 PageKey = tuple[str, int]
@@ -20,15 +21,17 @@ class Target(Protocol):
     def doc_ids(self) -> dict[str, str]:
         """File name -> document id of everything indexed."""
 
-    def search(self, text: str, top_k: int, channels: frozenset[str]) -> list[PageKey]: ...
+    def search(
+        self, text: str, top_k: int, channels: frozenset[str], geo: dict | None = None
+    ) -> list[PageKey]: ...
 
-    def ask(self, text: str, top_k: int) -> dict[str, Any]: ...
+    def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]: ...
 
     def page_text(self, doc_id: str, page_no: int) -> str: ...
 
 
 class InProcessTarget:
-    supports_geo = False  # geo filters arrive with the geospatial issue
+    supports_geo = True
 
     def __init__(self, carta: Carta, tenant: str) -> None:
         self.carta = carta
@@ -37,19 +40,25 @@ class InProcessTarget:
     def doc_ids(self) -> dict[str, str]:
         return {d.filename: d.id for d in self.carta.registry.list(self.tenant, status="ready")}
 
-    def search(self, text: str, top_k: int, channels: frozenset[str] = CHANNELS) -> list[PageKey]:
-        result = self.carta.search(SearchQuery(text, self.tenant, top_k, channels=channels))
+    def _query(self, text: str, top_k: int, channels: frozenset[str], geo: dict | None) -> SearchQuery:
+        spec = GeoSpec(**geo) if geo else None
+        return self.carta.query(text, self.tenant, top_k=top_k, channels=channels, geo=spec)
+
+    def search(
+        self, text: str, top_k: int, channels: frozenset[str] = CHANNELS, geo: dict | None = None
+    ) -> list[PageKey]:
+        result = self.carta.search(self._query(text, top_k, channels, geo))
         return [(p.doc_id, p.page_no) for p in result.pages]
 
-    def ask(self, text: str, top_k: int) -> dict[str, Any]:
-        return schemas.ask_response(self.carta.ask(SearchQuery(text, self.tenant, top_k))).model_dump()
+    def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]:
+        return schemas.ask_response(self.carta.ask(self._query(text, top_k, CHANNELS, geo))).model_dump()
 
     def page_text(self, doc_id: str, page_no: int) -> str:
         return "\n".join(c["text"] for c in self.carta.page_chunks(self.tenant, doc_id, page_no))
 
 
 class HttpTarget:
-    supports_geo = False
+    supports_geo = True
 
     def __init__(self, url: str, timeout: float = 120) -> None:
         self.client = httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
@@ -62,12 +71,14 @@ class HttpTarget:
     def doc_ids(self) -> dict[str, str]:
         return {d["filename"]: d["id"] for d in self._json("GET", "/v1/documents") if d["status"] == "ready"}
 
-    def search(self, text: str, top_k: int, channels: frozenset[str] = CHANNELS) -> list[PageKey]:
-        body = {"query": text, "top_k": top_k, "channels": sorted(channels)}
+    def search(
+        self, text: str, top_k: int, channels: frozenset[str] = CHANNELS, geo: dict | None = None
+    ) -> list[PageKey]:
+        body = {"query": text, "top_k": top_k, "channels": sorted(channels), "geo": geo}
         return [(h["doc_id"], h["page_no"]) for h in self._json("POST", "/v1/search", json=body)["results"]]
 
-    def ask(self, text: str, top_k: int) -> dict[str, Any]:
-        return self._json("POST", "/v1/ask", json={"question": text, "top_k": top_k})
+    def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]:
+        return self._json("POST", "/v1/ask", json={"question": text, "top_k": top_k, "geo": geo})
 
     def page_text(self, doc_id: str, page_no: int) -> str:
         return self._json("GET", f"/v1/documents/{doc_id}/pages/{page_no}")["text"]

@@ -66,14 +66,14 @@ def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
     assert hop.retrieval["carta"]["recall@10"] is not None
     assert 0.0 <= hop.retrieval["carta"]["recall@10"] <= 1.0
     assert results["missing"].skipped == "not indexed: not_indexed.pdf"
-    assert "geo filters" in (results["geo"].skipped or "")
+    assert results["geo"].skipped is None and results["geo"].retrieval["carta"]["recall@10"] is not None
 
     summary = runner.summarize(list(results.values()))
-    assert summary["scored"] == 3 and set(summary["skipped"]) == {"missing", "geo"}
+    assert summary["scored"] == 4 and set(summary["skipped"]) == {"missing"}
     assert summary["by_type"]["unanswerable"]["refusal_correct"] == 1.0
     assert summary["by_type"]["unanswerable"]["fact_accuracy"] is None
     report = runner.markdown(summary)
-    assert "| unit | carta | 2 |" in report  # unanswerable excluded from retrieval means
+    assert "| unit | carta | 3 |" in report  # unanswerable excluded from retrieval means
     assert "n/a" in report
 
 

@@ -1,0 +1,160 @@
+"""Geo filters of /v1/search and /v1/ask, turned into engine conditions.
+
+Points are matched exactly (`location` within a radius, box or polygon); areas (map
+footprints, neighbourhood polygons) are matched by H3 covering overlap, so a map whose
+footprint meets the searched circle is found even when its centre lies outside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import h3
+
+from geo.coordinates import valid_latlon
+from geo.gazetteer import Gazetteer, PlaceMatch
+from geo.h3tags import AREA_FIELD, AREA_UP_FIELD, area_cells, area_query, circle_cells, tokens_for_cells
+from geo.shapes import outer_ring
+from index.types import Filter, GeoBox, GeoCondition, GeoPolygon, GeoRadius
+
+DEFAULT_PLACE_RADIUS_M = 10_000.0
+
+
+class GeoFilterError(ValueError):
+    """A geo filter a user sent cannot be used (bad coordinates, unknown place, ...)."""
+
+
+@dataclass
+class GeoSpec:
+    """One geo filter: a point + radius, a bbox, a GeoJSON polygon, H3 cells or a place name."""
+
+    lat: float | None = None
+    lon: float | None = None
+    radius_m: float | None = None
+    bbox: list[float] | None = None  # [min_lon, min_lat, max_lon, max_lat]
+    polygon: dict[str, Any] | None = None  # GeoJSON Polygon geometry, [lon, lat] pairs
+    h3: list[str] | None = None
+    place: str | None = None
+
+
+@dataclass
+class ResolvedGeo:
+    """What a filter or prior resolved to; reported back in the response."""
+
+    kind: str  # "radius", "bbox", "polygon", "h3", "place"
+    conditions: list[GeoCondition | Filter]
+    description: dict[str, Any]
+
+
+def _area_conditions(cells: list[str]) -> list[Filter]:
+    query = area_query(cells)
+    return [Filter({AREA_FIELD: query[AREA_FIELD]}), Filter({AREA_UP_FIELD: query[AREA_UP_FIELD]})]
+
+
+def _radius(lat: float, lon: float, radius_m: float) -> list[GeoCondition | Filter]:
+    return [GeoRadius("location", lat, lon, radius_m), *_area_conditions(circle_cells(lat, lon, radius_m))]
+
+
+def _ring(ring: list[tuple[float, float]]) -> list[GeoCondition | Filter]:
+    return [GeoPolygon("location", tuple(ring)), *_area_conditions(area_cells(ring))]
+
+
+def resolve(spec: GeoSpec, gazetteer: Gazetteer | None, country_hint: str | None = None) -> ResolvedGeo:
+    given = [k for k in ("radius", "bbox", "polygon", "h3", "place") if _has(spec, k)]
+    if len(given) != 1:
+        raise GeoFilterError("give exactly one of: lat+lon+radius_m, bbox, polygon, h3, place")
+    kind = given[0]
+    if kind == "radius":
+        lat, lon, radius = float(spec.lat), float(spec.lon), float(spec.radius_m)  # type: ignore[arg-type]
+        if not valid_latlon(lat, lon):
+            raise GeoFilterError(f"({lat}, {lon}) is not a valid latitude/longitude")
+        if not 0 < radius <= 2_000_000:
+            raise GeoFilterError("radius_m must be between 0 and 2,000,000 metres")
+        return ResolvedGeo(kind, _radius(lat, lon, radius), {"lat": lat, "lon": lon, "radius_m": radius})
+    if kind == "bbox":
+        min_lon, min_lat, max_lon, max_lat = _bbox(spec.bbox)
+        box: list[GeoCondition | Filter] = [GeoBox("location", min_lon, min_lat, max_lon, max_lat)]
+        ring = [
+            (min_lon, min_lat),
+            (max_lon, min_lat),
+            (max_lon, max_lat),
+            (min_lon, max_lat),
+            (min_lon, min_lat),
+        ]
+        return ResolvedGeo(
+            kind, box + _area_conditions(area_cells(ring)), {"bbox": [min_lon, min_lat, max_lon, max_lat]}
+        )
+    if kind == "polygon":
+        ring = _polygon_ring(spec.polygon)
+        return ResolvedGeo(kind, _ring(ring), {"polygon": spec.polygon})
+    if kind == "h3":
+        cells = list(spec.h3 or [])
+        bad = [c for c in cells if not h3.is_valid_cell(c)]
+        if bad or not cells:
+            raise GeoFilterError(f"not valid H3 cells: {bad or 'empty list'}")
+        by_field: dict[str, list[str]] = {}
+        for token in tokens_for_cells(cells):
+            by_field.setdefault(f"h3_r{h3.get_resolution(token)}", []).append(token)
+        conditions: list[GeoCondition | Filter] = [
+            Filter({name: tokens}) for name, tokens in by_field.items()
+        ]
+        return ResolvedGeo(kind, conditions + _area_conditions(cells), {"h3": cells})
+    match = place_match(spec.place or "", gazetteer, country_hint)
+    if match is None:
+        raise GeoFilterError(f"place {spec.place!r} is not in the gazetteers")
+    return resolve_place(match, spec.radius_m)
+
+
+def place_match(name: str, gazetteer: Gazetteer | None, country_hint: str | None = None) -> PlaceMatch | None:
+    if gazetteer is None or not name.strip():
+        return None
+    matches = gazetteer.lookup(name.strip(), country_hint=country_hint)
+    return matches[0] if matches else None
+
+
+def resolve_place(match: PlaceMatch, radius_m: float | None = None) -> ResolvedGeo:
+    place = match.place
+    ring = outer_ring(place.geometry)
+    description = {
+        "place": place.name,
+        "place_id": place.id,
+        "lat": place.lat,
+        "lon": place.lon,
+        "source": place.source,
+        "confidence": round(match.confidence, 3),
+    }
+    if ring and radius_m is None:
+        return ResolvedGeo("place", _ring(ring), {**description, "area": True})
+    radius = radius_m or DEFAULT_PLACE_RADIUS_M
+    return ResolvedGeo("place", _radius(place.lat, place.lon, radius), {**description, "radius_m": radius})
+
+
+def _has(spec: GeoSpec, kind: str) -> bool:
+    if kind == "radius":
+        return (
+            spec.lat is not None or spec.lon is not None or (spec.radius_m is not None and spec.place is None)
+        )
+    return getattr(spec, kind) not in (None, [], "")
+
+
+def _bbox(values: list[float] | None) -> tuple[float, float, float, float]:
+    if not values or len(values) != 4:
+        raise GeoFilterError("bbox must be [min_lon, min_lat, max_lon, max_lat]")
+    min_lon, min_lat, max_lon, max_lat = (float(v) for v in values)
+    if (
+        not (valid_latlon(min_lat, min_lon) and valid_latlon(max_lat, max_lon))
+        or min_lon >= max_lon
+        or (min_lat >= max_lat)
+    ):
+        raise GeoFilterError("bbox must be [min_lon, min_lat, max_lon, max_lat] with min < max, in degrees")
+    return min_lon, min_lat, max_lon, max_lat
+
+
+def _polygon_ring(geometry: dict[str, Any] | None) -> list[tuple[float, float]]:
+    ring = outer_ring(geometry)
+    if not ring or len(ring) < 4 or ring[0] != ring[-1]:
+        raise GeoFilterError("polygon must be a GeoJSON Polygon with a closed ring of [lon, lat] pairs")
+    if not all(valid_latlon(lat, lon) for lon, lat in ring):
+        raise GeoFilterError("polygon coordinates must be [lon, lat] in degrees")
+    return ring
