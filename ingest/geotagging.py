@@ -11,10 +11,14 @@ from typing import Any
 
 from geo.coordinates import find_coordinates
 from geo.gazetteer import Gazetteer
-from geo.h3tags import area_cells, area_tokens, merge_tokens, point_tokens
+from geo.h3tags import area_cells, area_tokens, haversine_m, merge_tokens, point_tokens
 from geo.shapes import outer_ring
 
 MAX_TAGS_PER_UNIT = 20
+REGION_KINDS = frozenset({"state", "country", "continent"})
+FOOTPRINT_MIN_CONFIDENCE = 0.7
+ANCHOR_RADIUS_KM = 300.0
+MAJOR_CITY = 1_000_000
 
 
 @dataclass
@@ -26,6 +30,14 @@ class GeoTag:
     confidence: float
     place_id: str | None = None
     ring: list[tuple[float, float]] | None = field(default=None, repr=False)  # area outline (lon, lat)
+    kind: str = "point"  # gazetteer kind (city, area, poi, state, country, continent) or "point"
+    population: int = 0
+
+    @property
+    def is_local(self) -> bool:
+        """States, countries and continents are mentions, not locations: a page naming
+        "Brasil" is not located at Brasília."""
+        return self.kind not in REGION_KINDS
 
     def to_payload(self) -> dict[str, Any]:
         data = asdict(self)
@@ -71,6 +83,8 @@ class GeoTagger:
                         m.confidence,
                         place_id=m.place.id,
                         ring=outer_ring(m.place.geometry),
+                        kind=m.place.kind,
+                        population=m.place.population,
                     )
                 )
         return _dedupe(found)[:MAX_TAGS_PER_UNIT]
@@ -85,27 +99,60 @@ def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:
     return sorted(best.values(), key=lambda t: -t.confidence)
 
 
+def choose_anchor(tag_lists: list[list[GeoTag]]) -> tuple[float, float] | None:
+    """Where a document mostly is: the local place with the most mention weight (sum of
+    confidences; explicit coordinates count double), or None."""
+    weight: Counter[tuple[float, float]] = Counter()
+    for tags in tag_lists:
+        for t in tags:
+            if t.is_local:
+                weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (
+                    2 if t.source != "gazetteer" else 1
+                )
+    return weight.most_common(1)[0][0] if weight else None
+
+
+def coherent(
+    tags: list[GeoTag], anchor: tuple[float, float] | None, max_km: float = ANCHOR_RADIUS_KM
+) -> list[GeoTag]:
+    """Drop place-name tags far from the document's anchor unless they name a major city:
+    a Salvador beach called "Penha" is not the town of Penha 1,600 km south, but a Recife
+    report naming São Paulo does mean São Paulo. Name matches alone cannot tell a far
+    small town from a local place missing from the gazetteers."""
+    if anchor is None:
+        return tags
+    return [
+        t
+        for t in tags
+        if t.source != "gazetteer"
+        or t.population >= MAJOR_CITY
+        or haversine_m(t.lat, t.lon, *anchor) <= max_km * 1000
+    ]
+
+
 def geo_payload(tags: list[GeoTag]) -> dict[str, Any]:
-    """Payload fields for a unit tagged with `tags` ({} when there are none)."""
+    """Payload fields for a unit tagged with `tags` ({} when there are none). Only local
+    tags become `location` points and H3 tokens; every tag is listed in `geo_tags`."""
     if not tags:
         return {}
-    payload: dict[str, Any] = {
-        "location": [{"lat": t.lat, "lon": t.lon} for t in tags],
-        "geo_tags": [t.to_payload() for t in tags],
-        **merge_tokens(point_tokens(t.lat, t.lon) for t in tags),
-    }
-    cells = [cell for t in tags if t.ring for cell in area_cells(t.ring)]
+    local = [t for t in tags if t.is_local]
+    payload: dict[str, Any] = {"geo_tags": [t.to_payload() for t in tags]}
+    if local:
+        payload["location"] = [{"lat": t.lat, "lon": t.lon} for t in local]
+        payload.update(merge_tokens(point_tokens(t.lat, t.lon) for t in local))
+    cells = [cell for t in local if t.ring for cell in area_cells(t.ring)]
     if cells:
         payload.update(area_tokens(cells))
     return payload
 
 
 def footprint_geojson(tags: list[GeoTag]) -> str | None:
-    """A document footprint: the convex hull of every tagged point and area outline."""
-    if not tags:
+    """A document footprint: the convex hull of its confident local tags (points and
+    area outlines)."""
+    chosen = [t for t in tags if t.is_local and t.confidence >= FOOTPRINT_MIN_CONFIDENCE]
+    if not chosen:
         return None
     from shapely.geometry import MultiPoint, mapping
 
-    points = [(t.lon, t.lat) for t in tags] + [p for t in tags if t.ring for p in t.ring]
-    hull = MultiPoint(points).convex_hull
-    return json.dumps(mapping(hull))
+    points = [(t.lon, t.lat) for t in chosen] + [p for t in chosen if t.ring for p in t.ring]
+    return json.dumps(mapping(MultiPoint(points).convex_hull))

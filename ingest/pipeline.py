@@ -23,7 +23,7 @@ from index.types import Filter, SparseVec, StorePoint
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
 from ingest.errors import BadCoordinates, IngestError, TooLarge
-from ingest.geotagging import GeoTag, GeoTagger, footprint_geojson, geo_payload
+from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footprint_geojson, geo_payload
 from ingest.loaders import LoadedPage, LoadOptions, open_document
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
@@ -278,11 +278,14 @@ class Ingestor:
     def _chunk_tags(self, texts: list[str], geo: _GeoContext) -> list[list[GeoTag]]:
         """Geo tags found in each chunk's text; the document's country (from its first
         batch) steers place-name disambiguation."""
-        if self.geotagger is None:
-            return [[] for _ in texts]
+        if self.geotagger is None or any(t.source == "raster" for t in geo.document_tags):
+            return [[] for _ in texts]  # a map's georeference outranks words read off the picture
         if geo.country_hint is None:
             geo.country_hint = self.geotagger.country_hint("\n".join(texts)[:20_000]) or ""
-        return [self.geotagger.tags(t, geo.country_hint or None) for t in texts]
+        found = [self.geotagger.tags(t, geo.country_hint or None) for t in texts]
+        if geo.anchor is None:  # from the first batch of pages, like the country
+            geo.anchor = choose_anchor([geo.document_tags, *found])
+        return [coherent(tags, geo.anchor) for tags in found]
 
 
 @dataclass
@@ -292,6 +295,7 @@ class _GeoContext:
 
     document_tags: list[GeoTag]
     country_hint: str | None = None
+    anchor: tuple[float, float] | None = None
     all_tags: list[GeoTag] = field(default_factory=list)
 
 

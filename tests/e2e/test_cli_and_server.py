@@ -119,6 +119,7 @@ def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path]) -
         "relatorio_ambiental_recife_2024.pdf",
         "quarterly_report_q3_2024.pdf",
         "grafico_chuvas_2024.png",
+        "nota_tecnica_drenagem_2024.pdf",
     }
     pdf = CORPUS / "pdf" / "br_ibama_autuacoes_amazonas_2010_p2.pdf"
     if not pdf.exists():

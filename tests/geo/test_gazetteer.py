@@ -1,0 +1,303 @@
+"""Gazetteer: folding, alternates, disambiguation, user polygons, free-text mentions, speed."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from geo.gazetteer import Gazetteer, Place, PlaceMatch, fold, name_key
+
+CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", Path(__file__).parents[2].parent / "shared" / "corpus"))
+RECIFE = (-8.0539, -34.8811)  # (lat, lon)
+
+PT_PARAGRAPH_NO_PLACES = (
+    "O relatório apresenta os resultados do monitoramento realizado durante o primeiro semestre. "
+    "Segundo a Secretaria de Meio Ambiente, a qualidade da água melhorou em relação ao ano anterior, "
+    "embora ainda existam pontos críticos. A Defesa Civil recomenda que os moradores evitem áreas de "
+    "risco durante as chuvas fortes. Os dados foram coletados pela equipe técnica e revisados pelo "
+    "Conselho Municipal. Para mais informações, consulte o Anexo II e a Tabela 3, que trazem a série "
+    "histórica completa. Como prevê o Plano Diretor, a Prefeitura fará novas Audiências Públicas em "
+    "Março, com apoio da Universidade Federal e do Ministério Público. Todos os Bairros serão ouvidos; "
+    "a Coordenação de Saneamento acompanhará a Limpeza dos Canais, a Drenagem e a Coleta Seletiva."
+)
+EN_PARAGRAPH_NO_PLACES = (
+    "The annual report summarises the findings of the field survey carried out in the spring. According "
+    "to the Department of Environmental Protection, water quality improved compared with the previous "
+    "year, although several critical points remain. Emergency services advise residents to avoid "
+    "flood-prone areas during heavy rain. The data were collected by the technical team and reviewed by "
+    "the Advisory Board. For further details, see Annex B and Table 4, which present the complete time "
+    "series. Mobile teams will return in March to repeat the measurements, and the final Report will be "
+    "published by the Board in Autumn. Chapter Two describes the Methods; Appendix C lists the Sampling "
+    "Stations, the Laboratory Procedures and the Quality Assurance Plan approved by the Steering Committee."
+)
+
+
+def corpus_file(*parts: str) -> Path:
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared corpus file {path} not found (set CARTA_CORPUS_DIR)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def gaz() -> Gazetteer:
+    return Gazetteer.from_geonames()
+
+
+@pytest.fixture(scope="module")
+def recife_gaz() -> Gazetteer:
+    g = Gazetteer.from_geonames()
+    g.add_geojson(corpus_file("poi", "recife_bairros.geojson"))
+    return g
+
+
+def top(matches: list[PlaceMatch]) -> Place:
+    assert matches, "no candidates"
+    return matches[0].place
+
+
+# ----------------------------------------------------------------------------- index
+
+
+def test_build_is_cached_per_process_and_fast() -> None:
+    first = Gazetteer.from_geonames()
+    assert first.build_seconds < 3.0, f"GeoNames 15000 index took {first.build_seconds:.2f} s"
+    t0 = time.perf_counter()
+    second = Gazetteer.from_geonames()
+    assert time.perf_counter() - t0 < 0.05
+    assert second._base is first._base
+
+
+def test_unsupported_threshold_is_refused() -> None:
+    with pytest.raises(ValueError, match="min_population"):
+        Gazetteer.from_geonames(20000)
+
+
+def test_names_are_accent_and_case_folded(gaz: Gazetteer) -> None:
+    assert fold("São Paulo") == "sao paulo"
+    assert name_key("SÃO  PAULO") == name_key("sao paulo") == name_key("São-Paulo") == "sao paulo"
+    ids = {top(gaz.lookup(n)).id for n in ("São Paulo", "sao paulo", "SAO PAULO", "Sao Paulo")}
+    assert len(ids) == 1
+    assert top(gaz.lookup("sao paulo")).country == "BR"
+
+
+def test_latin_alternate_names_are_indexed(gaz: Gazetteer) -> None:
+    lisbon = top(gaz.lookup("Lisboa"))
+    assert (lisbon.name, lisbon.country, lisbon.kind) == ("Lisbon", "PT", "city")
+    assert top(gaz.lookup("Lisbon")).id == lisbon.id
+
+
+def test_noise_alternates_are_not_indexed(gaz: Gazetteer) -> None:
+    assert gaz.lookup("REC") == []  # IATA code of Recife
+    assert gaz.lookup("lei xi fei") == []  # lower-case romanisation of a Chinese name
+    assert all(m.place.name != "Recife" for m in gaz.lookup("Pernambuco"))  # historic name, now the state
+
+
+def test_countries_with_portuguese_names(gaz: Gazetteer) -> None:
+    brasil, brazil = top(gaz.lookup("Brasil")), top(gaz.lookup("Brazil"))
+    assert brasil.id == brazil.id and brasil.kind == "country" and brasil.country == "BR"
+    assert abs(brasil.lat - -15.8) < 1 and abs(brasil.lon - -47.9) < 1  # at Brasília
+    assert top(gaz.lookup("Alemanha")).country == "DE"
+    assert top(gaz.lookup("Estados Unidos")).country == "US"
+
+
+# ----------------------------------------------------------------------------- disambiguation
+
+
+def test_recife(gaz: Gazetteer) -> None:
+    recife = top(gaz.lookup("Recife"))
+    assert (recife.name, recife.country, recife.kind, recife.source) == ("Recife", "BR", "city", "geonames")
+    assert recife.id.startswith("geonames:") and recife.population > 1_000_000
+
+
+def test_salvador_is_the_bahia_city_not_the_country(gaz: Gazetteer) -> None:
+    for hint in ("BR", None):
+        salvador = top(gaz.lookup("Salvador", country_hint=hint))
+        assert (salvador.country, salvador.kind, salvador.admin1) == ("BR", "city", "05")
+    assert all(m.place.kind != "country" for m in gaz.lookup("Salvador"))
+    el_salvador = top(gaz.lookup("El Salvador"))
+    assert (el_salvador.kind, el_salvador.country) == ("country", "SV")
+
+
+def test_amazonas_cities(gaz: Gazetteer) -> None:
+    for name in ("Manaus", "Manacapuru"):
+        place = top(gaz.lookup(name))
+        assert (place.country, place.admin1, place.kind) == ("BR", "04", "city"), name
+    assert top(gaz.lookup("Amazonas")).kind == "state"
+
+
+def test_paris_follows_the_country_hint(gaz: Gazetteer) -> None:
+    assert top(gaz.lookup("Paris")).country == "FR"
+    assert top(gaz.lookup("Paris", country_hint="US")).country == "US"
+
+
+@pytest.mark.parametrize(
+    "name, country", [("Porto Alegre", "BR"), ("Helsinki", "FI"), ("Natal", "BR"), ("New York", "US")]
+)
+def test_well_known_cities(gaz: Gazetteer, name: str, country: str) -> None:
+    assert top(gaz.lookup(name)).country == country
+
+
+def test_near_point_decides_between_same_named_cities(recife_gaz: Gazetteer) -> None:
+    ceara = top(recife_gaz.lookup("Boa Viagem", near=(-5.13, -39.73)))
+    assert (ceara.kind, ceara.admin1) == ("city", "06")
+    assert top(recife_gaz.lookup("Campo Grande", near=RECIFE)).kind == "area"
+
+
+def test_confidence_is_bounded_and_higher_for_unambiguous_big_cities(gaz: Gazetteer) -> None:
+    for name in ("Helsinki", "Paris", "Santa Cruz", "Springfield", "Salvador", "Recife"):
+        for m in gaz.lookup(name):
+            assert 0.0 <= m.confidence <= 1.0
+    helsinki = gaz.lookup("Helsinki")[0].confidence
+    assert helsinki > gaz.lookup("Santa Cruz")[0].confidence
+    assert helsinki > gaz.lookup("Springfield")[0].confidence
+    assert gaz.lookup("Recife", country_hint="BR")[0].confidence > 0.9
+    paris = gaz.lookup("Paris")
+    assert paris[0].confidence > paris[1].confidence
+
+
+# ----------------------------------------------------------------------------- user gazetteers
+
+
+def test_recife_bairros_load_as_areas(recife_gaz: Gazetteer) -> None:
+    path = corpus_file("poi", "recife_bairros.geojson")
+    g = Gazetteer()  # user places only
+    assert g.add_geojson(path) == 94
+    boa_viagem = top(g.lookup("BOA VIAGEM"))
+    assert (boa_viagem.kind, boa_viagem.name, boa_viagem.source) == ("area", "Boa Viagem", "recife_bairros")
+    assert boa_viagem.id == "recife_bairros:Boa Viagem"
+    assert boa_viagem.geometry is not None and boa_viagem.geometry["type"] == "Polygon"
+    min_lon, min_lat, max_lon, max_lat = boa_viagem.bbox or (0, 0, 0, 0)
+    assert min_lon <= boa_viagem.lon <= max_lon and min_lat <= boa_viagem.lat <= max_lat
+    assert -8.2 < boa_viagem.lat < -8.0 and -35.0 < boa_viagem.lon < -34.8  # lng/lat not swapped
+    assert top(g.lookup("Alto Santa Terezinha")).name == "Alto Sta. Terezinha"  # abbreviation spelt out
+
+
+def test_bairro_beats_same_named_city_elsewhere(recife_gaz: Gazetteer) -> None:
+    boa_viagem = top(recife_gaz.lookup("Boa Viagem"))
+    assert (boa_viagem.kind, boa_viagem.source, boa_viagem.country) == ("area", "recife_bairros", "BR")
+    assert any(m.place.kind == "city" for m in recife_gaz.lookup("Boa Viagem"))  # Boa Viagem, Ceará
+
+
+def test_bairro_named_after_its_city_does_not_hide_the_city(recife_gaz: Gazetteer) -> None:
+    matches = recife_gaz.lookup("Recife")
+    assert matches[0].place.kind == "city" and matches[0].confidence > 0.6
+    assert any(m.place.kind == "area" for m in matches[1:])
+
+
+def test_user_places_stay_on_their_instance(recife_gaz: Gazetteer) -> None:
+    assert all(m.place.kind != "area" for m in Gazetteer.from_geonames().lookup("Casa Amarela"))
+
+
+def test_census_tracts_merge_by_auto_detected_name(tmp_path: Path) -> None:
+    path = corpus_file("poi", "olinda1_setores_censitarios.geojson")
+    names = {f["properties"].get("NM_BAIR") for f in json.loads(path.read_text())["features"]} - {None}
+    g = Gazetteer()
+    assert g.add_geojson(path) == len(names)  # "NM_BAIR" detected, one place per bairro
+    rio_doce = top(g.lookup("rio doce"))
+    assert rio_doce.kind == "area" and rio_doce.source == "olinda1_setores_censitarios"
+    assert rio_doce.geometry is not None and rio_doce.geometry["type"] in ("Polygon", "MultiPolygon")
+
+
+def test_geojson_with_explicit_property_and_source(tmp_path: Path) -> None:
+    square = [[[-34.90, -8.10], [-34.89, -8.10], [-34.89, -8.09], [-34.90, -8.09], [-34.90, -8.10]]]
+    features = [
+        _feature("Vila Teste", {"type": "Polygon", "coordinates": square}),
+        _feature("Poço", {"type": "Point", "coordinates": [-34.9, -8.0]}),
+    ]
+    path = tmp_path / "custom.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    g = Gazetteer()
+    assert g.add_geojson(path, name_property="rotulo", source="meu", country="BR") == 2
+    area, poi = top(g.lookup("vila teste")), top(g.lookup("POCO"))
+    assert (area.kind, area.source, area.country, area.id) == ("area", "meu", "BR", "meu:Vila Teste")
+    assert (poi.kind, poi.geometry, poi.bbox) == ("poi", None, None)
+    assert (poi.lat, poi.lon) == (-8.0, -34.9)
+
+
+def _feature(name: str, geometry: dict) -> dict:
+    return {"type": "Feature", "properties": {"rotulo": name}, "geometry": geometry}
+
+
+# ----------------------------------------------------------------------------- free text
+
+
+def test_portuguese_report_finds_bairros_and_city(recife_gaz: Gazetteer) -> None:
+    text = "Relatório sobre enchentes em Boa Viagem e Casa Amarela, no Recife, Pernambuco"
+    matches = recife_gaz.find_places(text, country_hint="BR")
+    found = {m.text: m.place for m in matches}
+    assert found["Boa Viagem"].kind == "area" and found["Boa Viagem"].source == "recife_bairros"
+    assert found["Casa Amarela"].kind == "area"
+    assert (found["Recife"].kind, found["Recife"].source) == ("city", "geonames")
+    assert set(found) <= {"Boa Viagem", "Casa Amarela", "Recife", "Pernambuco"}
+    if "Pernambuco" in found:
+        assert found["Pernambuco"].kind == "state"
+    for m in matches:
+        assert text[m.start : m.end] == m.text
+        assert 0.0 < m.confidence <= 1.0
+    assert [m.start for m in matches] == sorted(m.start for m in matches)
+
+
+def test_other_places_of_the_text_pick_the_bairro(recife_gaz: Gazetteer) -> None:
+    matches = recife_gaz.find_places("Chuvas em Campo Grande e no Recife.")
+    (campo_grande,) = [m for m in matches if m.text == "Campo Grande"]
+    assert campo_grande.place.kind == "area"
+    elsewhere = recife_gaz.find_places("Reunião em Campo Grande, Mato Grosso do Sul.")
+    assert elsewhere[0].place.kind == "city" and elsewhere[0].place.admin1 == "11"
+
+
+def test_longest_match_wins_and_matches_do_not_overlap(gaz: Gazetteer) -> None:
+    text = "Obras em Rio Grande do Norte, São José dos Campos e Rio de Janeiro."
+    matches = gaz.find_places(text, country_hint="BR")
+    assert [m.text for m in matches] == ["Rio Grande do Norte", "São José dos Campos", "Rio de Janeiro"]
+    assert matches[0].place.kind == "state"
+    assert all(a.end <= b.start for a, b in zip(matches, matches[1:], strict=False))
+
+
+def test_state_context_and_accentless_text(gaz: Gazetteer) -> None:
+    (sp_state,) = gaz.find_places("no estado de São Paulo")
+    assert sp_state.place.kind == "state"
+    (sp_city,) = gaz.find_places("Moro em Sao Paulo.")
+    assert sp_city.place.kind == "city" and sp_city.text == "Sao Paulo"
+
+
+def test_capitalisation_and_stopwords(gaz: Gazetteer) -> None:
+    assert gaz.find_places("fomos a natal de carro") == []  # lower case: not a name
+    assert [m.place.country for m in gaz.find_places("Fomos a Natal de carro.")] == ["BR"]
+    assert gaz.find_places("Para mais detalhes. Nice work.") == []
+    assert gaz.find_places("Moro perto da praia.") == []  # sentence start: small town names need more
+    assert [m.place.kind for m in gaz.find_places("Belém do Pará")] in (["city"], ["city", "state"])
+    assert gaz.find_places("Maria dos Santos chegou.") == []  # a surname, not the city
+
+
+@pytest.mark.parametrize("text", [PT_PARAGRAPH_NO_PLACES, EN_PARAGRAPH_NO_PLACES])
+@pytest.mark.parametrize("hint", [None, "BR", "US"])
+def test_no_false_positives_in_ordinary_prose(recife_gaz: Gazetteer, text: str, hint: str | None) -> None:
+    assert recife_gaz.find_places(text, country_hint=hint) == []
+
+
+def test_english_text(gaz: Gazetteer) -> None:
+    text = "Floods in Helsinki and Lisbon were smaller than the 2024 event in Porto Alegre, Brazil."
+    found = {m.text: m.place.country for m in gaz.find_places(text)}
+    assert found == {"Helsinki": "FI", "Lisbon": "PT", "Porto Alegre": "BR", "Brazil": "BR"}
+
+
+def test_find_places_is_fast_on_a_page(recife_gaz: Gazetteer) -> None:
+    sentence = (
+        "Relatório sobre enchentes em Boa Viagem e Casa Amarela, no Recife; a Defesa Civil de Olinda, "
+        "Salvador e Manaus enviou equipes e os dados foram revisados pelo Conselho Municipal. "
+    )
+    page = (sentence * (5000 // len(sentence) + 1))[:5000]
+    recife_gaz.find_places(page)  # warm-up
+    best = min(_timed(recife_gaz, page) for _ in range(5))
+    assert best < 0.020, f"find_places on 5,000 characters took {best * 1000:.1f} ms"
+
+
+def _timed(g: Gazetteer, text: str) -> float:
+    t0 = time.perf_counter()
+    g.find_places(text, country_hint="BR")
+    return time.perf_counter() - t0
