@@ -26,7 +26,7 @@ from service.settings import Settings
 log = logging.getLogger(__name__)
 
 
-PRIOR_MIN_CONFIDENCE = 0.7
+PRIOR_MIN_CONFIDENCE = 0.6  # a prior only boosts (one more RRF list), so it may be bolder than a filter
 
 
 class DocumentNotFound(LookupError):

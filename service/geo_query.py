@@ -66,7 +66,9 @@ def resolve(spec: GeoSpec, gazetteer: Gazetteer | None, country_hint: str | None
         raise GeoFilterError("give exactly one of: lat+lon+radius_m, bbox, polygon, h3, place")
     kind = given[0]
     if kind == "radius":
-        lat, lon, radius = float(spec.lat), float(spec.lon), float(spec.radius_m)  # type: ignore[arg-type]
+        if spec.lat is None or spec.lon is None or spec.radius_m is None:
+            raise GeoFilterError("a radius filter needs lat, lon and radius_m (metres)")
+        lat, lon, radius = float(spec.lat), float(spec.lon), float(spec.radius_m)
         if not valid_latlon(lat, lon):
             raise GeoFilterError(f"({lat}, {lon}) is not a valid latitude/longitude")
         if not 0 < radius <= 2_000_000:

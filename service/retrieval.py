@@ -68,6 +68,7 @@ class PageEvidence:
     channels: dict[str, ChannelScore] = field(default_factory=dict)
     chunks: list[ChunkEvidence] = field(default_factory=list)
     excerpt: str = ""
+    locations: list[dict] = field(default_factory=list)  # {"lat", "lon"} points the page is tagged with
 
 
 @dataclass
@@ -192,7 +193,10 @@ def fuse_pages(
                 kind=hit.payload.get("kind", ""),
                 score=0.0,
             )
-        return pages[key]
+        page = pages[key]
+        if not page.locations and hit.payload.get("location"):
+            page.locations = list(hit.payload["location"])[:20]
+        return page
 
     for rank, hit in enumerate(page_hits, start=1):
         page = page_of(hit)

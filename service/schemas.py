@@ -146,6 +146,9 @@ class PageHit(BaseModel):
     channels: dict[str, ChannelOut]
     chunks: list[ChunkOut]
     excerpt: str
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
     image_url: str
     thumbnail_url: str
 
@@ -217,6 +220,7 @@ def _page_hits(pages: list) -> list[PageHit]:
             channels={k: ChannelOut(rank=v.rank, score=round(v.score, 6)) for k, v in p.channels.items()},
             chunks=[ChunkOut.model_validate(c, from_attributes=True) for c in p.chunks[:3]],
             excerpt=p.excerpt,
+            locations=p.locations,
             image_url=image_url(p.doc_id, p.page_no),
             thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
         )

@@ -1,0 +1,63 @@
+"""Geo tags from text: coordinates and places, regions are mentions not locations,
+far small-town name matches dropped around the document's anchor, payload fields."""
+
+from __future__ import annotations
+
+import json
+
+import h3
+import pytest
+
+from geo.gazetteer import Gazetteer
+from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footprint_geojson, geo_payload
+
+
+@pytest.fixture(scope="module")
+def tagger() -> GeoTagger:
+    return GeoTagger(Gazetteer.from_geonames(15000))
+
+
+def test_coordinates_and_places_are_tagged(tagger: GeoTagger) -> None:
+    tags = tagger.tags("Marco Zero: lat -8.0631, lon -34.8711. O Recife fica em Pernambuco, no Brasil.", "BR")
+    by_source = {t.source for t in tags}
+    assert by_source == {"text-coordinate", "gazetteer"}
+    coord = next(t for t in tags if t.source == "text-coordinate")
+    assert (coord.lat, coord.lon) == pytest.approx((-8.0631, -34.8711))
+    kinds = {t.label: t.kind for t in tags if t.source == "gazetteer"}
+    assert kinds.get("Recife") == "city" and kinds.get("Pernambuco") == "state"
+    assert tags == sorted(tags, key=lambda t: -t.confidence)
+
+
+def test_regions_are_mentions_not_locations(tagger: GeoTagger) -> None:
+    payload = geo_payload(tagger.tags("Relatório sobre o Brasil e a Bahia.", "BR"))
+    assert payload["geo_tags"] and "location" not in payload and "h3_r7" not in payload
+
+
+def test_payload_has_points_tokens_and_area_cells() -> None:
+    ring = [(-34.92, -8.04), (-34.83, -8.04), (-34.83, -7.95), (-34.92, -7.95), (-34.92, -8.04)]
+    tags = [
+        GeoTag(-8.0631, -34.8711, "text-coordinate", "x", 0.9),
+        GeoTag(-7.995, -34.875, "raster", "worldfile", 1.0, ring=ring),
+    ]
+    payload = geo_payload(tags)
+    assert payload["location"] == [{"lat": -8.0631, "lon": -34.8711}, {"lat": -7.995, "lon": -34.875}]
+    assert h3.latlng_to_cell(-8.0631, -34.8711, 7) in payload["h3_r7"]
+    assert payload["h3_area"] and set(payload["h3_area"]) <= set(payload["h3_area_up"])
+    assert geo_payload([]) == {}
+    hull = json.loads(footprint_geojson(tags) or "{}")
+    assert hull["type"] == "Polygon"
+    assert footprint_geojson([GeoTag(0, 0, "gazetteer", "x", 0.3)]) is None  # not confident enough
+
+
+def test_anchor_keeps_local_and_major_places_and_drops_far_towns() -> None:
+    recife = [
+        GeoTag(-8.05, -34.88, "gazetteer", "Recife", 0.8, kind="city", population=1_600_000),
+        GeoTag(-8.0631, -34.8711, "text-coordinate", "lat/lon", 0.9),
+    ]
+    far_town = GeoTag(-5.13, -39.73, "gazetteer", "Boa Viagem", 1.0, kind="city", population=50_000)
+    sao_paulo = GeoTag(-23.55, -46.63, "gazetteer", "São Paulo", 0.9, kind="city", population=12_000_000)
+    anchor = choose_anchor([recife])
+    assert anchor is not None and anchor == pytest.approx((-8.06, -34.87), abs=0.02)
+    kept = coherent([*recife, far_town, sao_paulo], anchor)
+    assert far_town not in kept and sao_paulo in kept and all(t in kept for t in recife)
+    assert coherent([far_town], None) == [far_town]
