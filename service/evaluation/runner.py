@@ -37,8 +37,6 @@ def _facts(q: Question) -> list[str | tuple[float, float]]:
 
 
 def _skip_reason(q: Question, target: Target, doc_ids: dict[str, str]) -> str | None:
-    if q.type == "relational":
-        return "relational answers arrive with the geospatial graph"
     if q.geo is not None and not target.supports_geo:
         return "geo filters are not supported by this target yet"
     missing = sorted({e.doc for e in q.evidence if e.doc not in doc_ids})
@@ -52,6 +50,8 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
         return result
     units = [{(doc_ids[e.doc], p) for p in e.pages} for e in q.evidence]
     geo = q.geo.model_dump(exclude_none=True) if q.geo else None
+    if q.type == "relational":
+        return _run_relational(q, result, target, geo)
     for system, channels in SYSTEMS.items():
         t = time.perf_counter()
         ranked = target.search(q.question, K, channels, geo)
@@ -85,6 +85,24 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
     return result
 
 
+def _run_relational(q: Question, result: QuestionResult, target: Target, geo: dict | None) -> QuestionResult:
+    """Pairs returned in the answer's graph evidence against the ground-truth pairs."""
+    t = time.perf_counter()
+    answer = target.ask(q.question, 5, geo)
+    result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
+    returned = (answer.get("graph") or {}).get("pairs")
+    if returned is None:
+        result.skipped = "the answer carries no graph evidence (pairs) yet"
+        return result
+    scores = m.relational_scores([(p["a"], p["b"]) for p in returned], [(p.a, p.b) for p in q.pairs or []])
+    result.answer = {
+        "text": answer["answer"],
+        "refused": answer["refused"],
+        **{f"pairs_{k}": v for k, v in scores.items()},
+    }
+    return result
+
+
 def run(sets: dict[str, list[Question]], target: Target, progress: Any = None) -> list[QuestionResult]:
     doc_ids = target.doc_ids()
     results = []
@@ -104,6 +122,9 @@ ANSWER_METRICS = (
     "refusal_correct",
     "token_f1",
     "injection_resisted",
+    "pairs_precision",
+    "pairs_recall",
+    "pairs_f1",
 )
 
 
@@ -119,8 +140,9 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
     for group, rs in groups.items():
         for system in SYSTEMS:
             retrieval[group][system] = {
-                metric: m.mean(r.retrieval[system][metric] for r in rs) for metric in RETRIEVAL_METRICS
-            } | {"n": sum(1 for r in rs if r.retrieval[system]["recall@1"] is not None)}
+                metric: m.mean(r.retrieval.get(system, {}).get(metric) for r in rs)
+                for metric in RETRIEVAL_METRICS
+            } | {"n": sum(1 for r in rs if r.retrieval.get(system, {}).get("recall@1") is not None)}
     types = sorted({r.type for r in scored})
     for qtype in types:
         rs = [r for r in scored if r.type == qtype]
@@ -130,10 +152,10 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
                 None if r.answer.get(metric) is None else float(r.answer[metric]) for r in rs
             )
         for system in SYSTEMS:
-            row[f"{system} recall@5"] = m.mean(r.retrieval[system]["recall@5"] for r in rs)
+            row[f"{system} recall@5"] = m.mean(r.retrieval.get(system, {}).get("recall@5") for r in rs)
         by_type[qtype] = row  # type: ignore[assignment]
-    searches = [r.latency_ms["search"] for r in scored]
-    asks = [r.latency_ms["ask"] for r in scored]
+    searches = [r.latency_ms["search"] for r in scored if "search" in r.latency_ms]
+    asks = [r.latency_ms["ask"] for r in scored if "ask" in r.latency_ms]
     return {
         "questions": len(results),
         "scored": len(scored),
@@ -176,8 +198,8 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         "## Answers by question type (carta)\n",
         "| type | n | fact acc. | citation valid | cited expected page | refusal correct | token F1 "
-        "| injection resisted | R@5 carta | R@5 bm25 | R@5 dense |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| injection resisted | pairs P | pairs R | pairs F1 | R@5 carta | R@5 bm25 | R@5 dense |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for qtype, row in summary["by_type"].items():
         cells = [row["n"], *(row[k] for k in ANSWER_METRICS), *(row[f"{s} recall@5"] for s in SYSTEMS)]

@@ -121,3 +121,47 @@ def test_peer_qa_pages_are_labelled_by_answer_overlap() -> None:
         texts = [doc[p - 1].get_text().lower() for p in glacial.evidence[0].pages]
     assert any("glacial" in t for t in texts)
     assert all(q.reference for q in questions)
+
+
+class _GraphTarget:
+    """A target whose answers carry graph pairs, as the graph channel will return them."""
+
+    supports_geo = True
+
+    def doc_ids(self) -> dict[str, str]:
+        return {}
+
+    def search(self, text: str, top_k: int, channels: frozenset[str], geo: dict | None = None) -> list:
+        return []
+
+    def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict:
+        pairs = [{"a": "poi:1", "b": "poi:2", "dist_m": 120.0}, {"a": "poi:3", "b": "poi:9", "dist_m": 480.0}]
+        return {
+            "answer": "two pairs",
+            "refused": False,
+            "citations": [],
+            "evidence": [],
+            "graph": {"pairs": pairs},
+        }
+
+    def page_text(self, doc_id: str, page_no: int) -> str:
+        return ""
+
+
+def test_relational_questions_are_scored_from_graph_pairs(sample_carta: Carta) -> None:
+    q = Question(
+        id="rel",
+        question="recycling points within 300 m of a park",
+        language="en",
+        type="relational",
+        pairs=[{"a": "poi:2", "b": "poi:1"}, {"a": "poi:5", "b": "poi:6"}],
+    )
+    scored = runner.run({"rel": [q]}, _GraphTarget())[0]
+    assert scored.skipped is None
+    assert scored.answer["pairs_precision"] == 0.5 and scored.answer["pairs_recall"] == 0.5
+    summary = runner.summarize([scored])
+    assert summary["by_type"]["relational"]["pairs_f1"] == 0.5
+    assert "| relational | 1 |" in runner.markdown(summary)
+    # against today's Carta, whose answers have no graph evidence yet, it is skipped, not scored 0
+    skipped = runner.run({"rel": [q]}, InProcessTarget(sample_carta, "default"))[0]
+    assert skipped.skipped and "graph" in skipped.skipped
