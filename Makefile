@@ -37,8 +37,9 @@ clean:
 CORPUS ?= ../shared/corpus
 
 # Quality numbers against baselines (BM25-only, dense-only) in one run; results in eval/.
+# The Recife neighbourhoods are the user gazetteer a Recife analyst would load.
 eval: install samples
-	$(VENV)/bin/carta eval --out eval \
+	CARTA_GAZETTEERS='["$(CORPUS)/poi/recife_bairros.geojson"]' $(VENV)/bin/carta eval --out eval \
 		--questions $(SAMPLES)/questions.yaml --questions eval/questions/corpus.yaml \
 		--peer-qa $(CORPUS)/qa/Understanding_Climate_Change_q_a.json \
 		--peer-pdf $(CORPUS)/qa/Understanding_Climate_Change.pdf \

@@ -23,6 +23,9 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("h3_r9", "keyword"),
     ("h3_r11", "keyword"),
     ("location", "geo"),
+    ("countries", "keyword"),
+    ("h3_area", "keyword"),
+    ("h3_area_up", "keyword"),
 )
 
 

@@ -32,6 +32,7 @@ class GeoTag:
     ring: list[tuple[float, float]] | None = field(default=None, repr=False)  # area outline (lon, lat)
     kind: str = "point"  # gazetteer kind (city, area, poi, state, country, continent) or "point"
     population: int = 0
+    country: str | None = None  # ISO2 of a gazetteer place
 
     @property
     def is_local(self) -> bool:
@@ -85,6 +86,7 @@ class GeoTagger:
                         ring=outer_ring(m.place.geometry),
                         kind=m.place.kind,
                         population=m.place.population,
+                        country=m.place.country,
                     )
                 )
         return _dedupe(found)[:MAX_TAGS_PER_UNIT]
@@ -101,15 +103,19 @@ def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:
 
 def choose_anchor(tag_lists: list[list[GeoTag]]) -> tuple[float, float] | None:
     """Where a document mostly is: the local place with the most mention weight (sum of
-    confidences; explicit coordinates count double), or None."""
-    weight: Counter[tuple[float, float]] = Counter()
-    for tags in tag_lists:
-        for t in tags:
-            if t.is_local:
-                weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (
-                    2 if t.source != "gazetteer" else 1
-                )
-    return weight.most_common(1)[0][0] if weight else None
+    confidences; explicit coordinates count double); failing that, the most-mentioned
+    state (a crop report about Mato Grosso); else None."""
+    for eligible in (lambda t: t.is_local, lambda t: t.kind == "state"):
+        weight: Counter[tuple[float, float]] = Counter()
+        for tags in tag_lists:
+            for t in tags:
+                if eligible(t):
+                    weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (
+                        2 if t.source != "gazetteer" else 1
+                    )
+        if weight:
+            return weight.most_common(1)[0][0]
+    return None
 
 
 def coherent(
@@ -137,6 +143,8 @@ def geo_payload(tags: list[GeoTag]) -> dict[str, Any]:
         return {}
     local = [t for t in tags if t.is_local]
     payload: dict[str, Any] = {"geo_tags": [t.to_payload() for t in tags]}
+    if countries := sorted({t.country for t in tags if t.country}):
+        payload["countries"] = countries
     if local:
         payload["location"] = [{"lat": t.lat, "lon": t.lon} for t in local]
         payload.update(merge_tokens(point_tokens(t.lat, t.lon) for t in local))

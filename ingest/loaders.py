@@ -1,4 +1,4 @@
-"""Turn a PDF or an image into pages: a rendered image plus text blocks with boxes.
+"""Turn a PDF, an image or a vector geodata file into pages: a rendered image plus text blocks with boxes.
 
 Everything that can reject the input (corrupt, encrypted, too many pages, too many
 pixels) happens in `open_document`, before anything is stored.
@@ -55,6 +55,8 @@ class LoadedPage:
 class OpenedDocument:
     """A validated document whose pages can be loaded one at a time."""
 
+    warnings: tuple[str, ...] = ()  # for the ingest result (e.g. limits that applied)
+
     def __init__(self, pdf: pymupdf.Document, options: LoadOptions, kind: str, title: str | None) -> None:
         self._pdf = pdf
         self.options = options
@@ -92,6 +94,10 @@ class OpenedDocument:
 def open_document(data: bytes, ftype: FileType, options: LoadOptions) -> OpenedDocument:
     if ftype.kind == "pdf":
         return _open_pdf(data, options)
+    if ftype.kind in ("geojson", "kml"):
+        from ingest.vector_geodata import open_vector_document  # it builds on this module's types
+
+        return open_vector_document(data, ftype.kind, options)
     return _open_image(data, options)
 
 

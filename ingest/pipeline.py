@@ -27,12 +27,14 @@ from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footpr
 from ingest.loaders import LoadedPage, LoadOptions, open_document
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
+from ingest.vector_geodata import GEODATA_KINDS, GEODATA_SOURCE, geodata_tags
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 
 log = logging.getLogger(__name__)
 _NS = uuid.UUID("6f1c1e4e-8a0c-4b5e-9d3c-2f6a7e0c9b11")
 PAGE_BATCH = 8
+DOCUMENT_ANCHOR_CONFIDENCE = 0.5
 EXCERPT_CHARS = 1200
 
 
@@ -141,7 +143,7 @@ class Ingestor:
             metadata=metadata or {},
         )
         self.registry.put(doc)
-        warnings: list[str] = []
+        warnings: list[str] = list(opened.warnings)
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
@@ -209,6 +211,11 @@ class Ingestor:
             + [t for c, ts in zip(chunks, chunk_tags, strict=True) if c.page_no == p.page_no for t in ts]
             for p in pages
         }
+        for tags in page_tags.values():
+            if geo.anchor and not any(t.is_local for t in tags):
+                # a page naming no place is about where its document is (a table page of a
+                # Recife report is still about Recife), with a weak, labelled tag
+                tags.append(GeoTag(*geo.anchor, "document", "document anchor", DOCUMENT_ANCHOR_CONFIDENCE))
         base = {
             "tenant": doc.tenant,
             "doc_id": doc.id,
@@ -278,8 +285,9 @@ class Ingestor:
     def _chunk_tags(self, texts: list[str], geo: _GeoContext) -> list[list[GeoTag]]:
         """Geo tags found in each chunk's text; the document's country (from its first
         batch) steers place-name disambiguation."""
-        if self.geotagger is None or any(t.source == "raster" for t in geo.document_tags):
-            return [[] for _ in texts]  # a map's georeference outranks words read off the picture
+        if self.geotagger is None or any(t.source in ("raster", GEODATA_SOURCE) for t in geo.document_tags):
+            # a map's georeference (or a vector file's geometries) outranks words read off it
+            return [[] for _ in texts]
         if geo.country_hint is None:
             geo.country_hint = self.geotagger.country_hint("\n".join(texts)[:20_000]) or ""
         found = [self.geotagger.tags(t, geo.country_hint or None) for t in texts]
@@ -302,6 +310,8 @@ class _GeoContext:
 def _point_kind(doc: Document, geo: _GeoContext) -> str:
     if doc.kind == "pdf":
         return "pdf_page"
+    if doc.kind in GEODATA_KINDS:
+        return "map"
     return "map" if any(t.source == "raster" for t in geo.document_tags) else "image"
 
 
@@ -314,7 +324,8 @@ def document_tags(
     source_path: Path | None,
 ) -> list[GeoTag]:
     """Tags that hold for every page: user metadata lat/lon, a raster's georeference
-    (GeoTIFF tags or world file + .prj), a photo's EXIF GPS. Invalid ones are refused."""
+    (GeoTIFF tags or world file + .prj), a photo's EXIF GPS, the features of a GeoJSON/KML
+    file (the first MAX_TAGS of them). Invalid ones are refused."""
     tags: list[GeoTag] = []
     if "lat" in metadata or "lon" in metadata:
         try:
@@ -324,6 +335,8 @@ def document_tags(
         if not valid_latlon(lat, lon):
             raise BadCoordinates(f"metadata coordinates ({lat}, {lon}) are outside -90..90 / -180..180")
         tags.append(GeoTag(lat, lon, "metadata", "user metadata", 1.0))
+    if kind in GEODATA_KINDS:
+        return tags + geodata_tags(data, kind)
     if kind != "image":
         return tags
     try:

@@ -1,7 +1,9 @@
-"""Decide what a file is from its first bytes, never from its name."""
+"""Decide what a file is from its content, never from its name."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 from ingest.errors import EmptyFile, UnsupportedType
@@ -10,7 +12,7 @@ from ingest.errors import EmptyFile, UnsupportedType
 @dataclass(frozen=True)
 class FileType:
     mime: str
-    kind: str  # "pdf" or "image"
+    kind: str  # "pdf", "image", "geojson" or "kml"
 
 
 _SIGNATURES: list[tuple[bytes, FileType]] = [
@@ -20,8 +22,31 @@ _SIGNATURES: list[tuple[bytes, FileType]] = [
     (b"II*\x00", FileType("image/tiff", "image")),
     (b"MM\x00*", FileType("image/tiff", "image")),
 ]
+GEOJSON = FileType("application/geo+json", "geojson")
+KML = FileType("application/vnd.google-earth.kml+xml", "kml")
+GEOJSON_TYPES = frozenset(
+    {
+        "FeatureCollection",
+        "Feature",
+        "Point",
+        "MultiPoint",
+        "LineString",
+        "MultiLineString",
+        "Polygon",
+        "MultiPolygon",
+        "GeometryCollection",
+    }
+)
+# An optional UTF-8 BOM, then whitespace, XML declaration, comments or DOCTYPE, then a
+# root element named kml in any namespace prefix.
+_KML_ROOT = re.compile(
+    rb"(?:\xef\xbb\xbf)?(?:\s|<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*<(?:[\w.-]+:)?kml[\s/>]", re.S
+)
+_JSON_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?\s*\{")
+# A file that says it is GeoJSON but does not parse is a broken GeoJSON, not another type.
+_GEOJSON_HINT = re.compile(rb'"type"\s*:\s*"(?:FeatureCollection|Feature)"')
 
-SUPPORTED = "PDF, PNG, JPEG, TIFF or WebP"
+SUPPORTED = "PDF, PNG, JPEG, TIFF, WebP, GeoJSON or KML"
 
 
 def sniff(data: bytes) -> FileType:
@@ -36,4 +61,28 @@ def sniff(data: bytes) -> FileType:
     for magic, ftype in _SIGNATURES:
         if head.startswith(magic):
             return ftype
+    if _KML_ROOT.match(data[:4096]):
+        return KML
+    if _JSON_OBJECT.match(head) and _is_geojson(data):
+        return GEOJSON
     raise UnsupportedType(f"unsupported file type; Carta accepts {SUPPORTED}")
+
+
+def _is_geojson(data: bytes) -> bool:
+    """A JSON object whose top-level "type" is a GeoJSON type (RFC 7946); a file that
+    does not parse counts when its opening names a FeatureCollection or Feature (the
+    loader then refuses it as corrupt)."""
+    try:
+        obj = json.loads(data)  # bytes: the encoding (and a UTF-8 BOM) is detected
+    except UnicodeDecodeError:
+        obj = _loads(data.decode("latin-1"))  # older exports; the loader reads them the same way
+    except (ValueError, RecursionError):
+        return bool(_GEOJSON_HINT.search(data[:4096]))
+    return isinstance(obj, dict) and obj.get("type") in GEOJSON_TYPES
+
+
+def _loads(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None

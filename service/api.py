@@ -119,7 +119,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     )
     async def upload(
         request: Request,
-        file: Annotated[UploadFile, File(description="PDF, PNG, JPEG, TIFF or WebP")],
+        file: Annotated[UploadFile, File(description="PDF, PNG, JPEG, TIFF, WebP, GeoJSON or KML")],
         title: Annotated[str | None, Form(max_length=500)] = None,
         metadata: Annotated[
             str | None, Form(description='JSON object stored with the document; "lat"/"lon" geotag it')

@@ -33,7 +33,7 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 out = Console()
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}
+SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml"}
 
 ServerOpt = Annotated[
     str | None,

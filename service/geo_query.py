@@ -19,6 +19,7 @@ from geo.shapes import outer_ring
 from index.types import Filter, GeoBox, GeoCondition, GeoPolygon, GeoRadius
 
 DEFAULT_PLACE_RADIUS_M = 10_000.0
+STATE_RADIUS_M = 300_000.0  # states have no outline in the gazetteer: a wide circle around the centre
 
 
 class GeoFilterError(ValueError):
@@ -118,6 +119,15 @@ def place_match(name: str, gazetteer: Gazetteer | None, country_hint: str | None
 def resolve_place(match: PlaceMatch, radius_m: float | None = None) -> ResolvedGeo:
     place = match.place
     ring = outer_ring(place.geometry)
+    if place.kind == "country" and place.country:  # exact: pages tagged with places in that country
+        description = {
+            "place": place.name,
+            "place_id": place.id,
+            "country": place.country,
+            "source": place.source,
+            "confidence": round(match.confidence, 3),
+        }
+        return ResolvedGeo("place", [Filter({"countries": [place.country]})], description)
     description = {
         "place": place.name,
         "place_id": place.id,
@@ -128,7 +138,7 @@ def resolve_place(match: PlaceMatch, radius_m: float | None = None) -> ResolvedG
     }
     if ring and radius_m is None:
         return ResolvedGeo("place", _ring(ring), {**description, "area": True})
-    radius = radius_m or DEFAULT_PLACE_RADIUS_M
+    radius = radius_m or (STATE_RADIUS_M if place.kind == "state" else DEFAULT_PLACE_RADIUS_M)
     return ResolvedGeo("place", _radius(place.lat, place.lon, radius), {**description, "radius_m": radius})
 
 

@@ -1,10 +1,12 @@
-"""Page-level retrieval over two channels, fused by reciprocal rank.
+"""Page-level retrieval: ranked lists from several channels, fused by reciprocal rank.
 
-- chunks: dense + BM25 (pt, en) prefetches fused by RRF (k=60) inside the engine;
+- chunk lists: dense, BM25 Portuguese, BM25 English (one engine query each);
 - pages: late interaction (MaxSim) of the query's token vectors against each page's
-  multivector.
-Filters (tenant, ready state, doc ids, kinds) go into every engine query, so they act
-before top-k. The two channels run concurrently.
+  multivector;
+- geo: when the question names a place, the chunks near it (dense + BM25 fused by RRF
+  inside the engine, with the place's geo filter).
+Filters (tenant, ready state, doc ids, kinds, geo) go into every engine query, so they
+act before top-k. The queries run concurrently.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class ChunkEvidence:
     text: str
     bbox: list[float]
     page_size: list[float]
-    rank: int  # 1-based rank in the chunk channel
+    rank: int  # 1-based position among its page's chunks (by fused score)
     score: float
 
 
@@ -113,25 +115,18 @@ class Retriever:
         t1 = time.perf_counter()
         flt = engine_filter(q)
         chunk_limit = max(q.top_k * 4, 20)
+        chunks = self.collections.chunks.name
         branches = []
         if "dense" in q.channels:
             branches.append(Branch(CHUNK_VECTOR, emb.dense.tolist()))
         if "bm25" in q.channels:
             branches += [Branch(name, SparseVec(*terms)) for name, terms in sparse.items() if terms[0]]
-        chunks_future = (
-            self._pool.submit(
-                self.store.fused_search,
-                self.collections.chunks.name,
-                branches,
-                flt,
-                chunk_limit,
-                self.prefetch_limit,
-            )
-            if branches
-            else None
-        )
-        pages_future = (
-            self._pool.submit(
+        futures = {
+            b.using: self._pool.submit(self.store.search, chunks, b.using, b.vector, flt, chunk_limit)
+            for b in branches
+        }
+        if "pages" in q.channels:
+            futures["pages"] = self._pool.submit(
                 self.store.search,
                 self.collections.pages.name,
                 PAGE_VECTOR,
@@ -139,25 +134,14 @@ class Retriever:
                 flt,
                 q.top_k * 2,
             )
-            if "pages" in q.channels
-            else None
-        )
-        prior_future = None
-        if q.prior and branches:
+        if q.prior and branches:  # near the place the question names: one engine-fused list
             prior_filter = Filter(flt.match, any_of=list(q.prior.conditions))
-            prior_future = self._pool.submit(
-                self.store.fused_search,
-                self.collections.chunks.name,
-                branches,
-                prior_filter,
-                chunk_limit,
-                self.prefetch_limit,
+            futures["geo"] = self._pool.submit(
+                self.store.fused_search, chunks, branches, prior_filter, chunk_limit, self.prefetch_limit
             )
-        chunk_hits = chunks_future.result() if chunks_future else []
-        page_hits = pages_future.result() if pages_future else []
-        prior_hits = prior_future.result() if prior_future else []
+        lists = {name: future.result() for name, future in futures.items()}
         t2 = time.perf_counter()
-        pages = fuse_pages(chunk_hits, page_hits, q.top_k, prior_hits=prior_hits)
+        pages = fuse_pages(lists, q.top_k)
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
         return SearchResult(
@@ -170,62 +154,54 @@ class Retriever:
         )
 
 
-def fuse_pages(
-    chunk_hits: list[Hit],
-    page_hits: list[Hit],
-    top_k: int,
-    k: int = RRF_K,
-    prior_hits: list[Hit] | None = None,
-) -> list[PageEvidence]:
-    """RRF at page level: a page's chunk-channel rank is the rank of its best chunk
-    among pages; its page-channel rank comes from MaxSim; the geo prior channel ranks
-    the pages of the chunks found near the place the question names. Provenance is kept."""
+def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[PageEvidence]:
+    """Reciprocal rank fusion at page level over every ranked list (dense, bm25_pt,
+    bm25_en chunk lists, the page MaxSim list, the geo prior list): a page's rank in a
+    chunk list is the rank of its best chunk among pages. One flat fusion measured better
+    than fusing the chunk lists first (docs/evaluation.md). Provenance is kept per list;
+    each page's chunks are ordered by their own fused score."""
     pages: dict[tuple[str, int], PageEvidence] = {}
-
-    def page_of(hit: Hit) -> PageEvidence:
-        key = (hit.payload["doc_id"], int(hit.payload["page_no"]))
-        if key not in pages:
-            pages[key] = PageEvidence(
-                doc_id=key[0],
-                page_no=key[1],
-                title=hit.payload.get("title", ""),
-                filename=hit.payload.get("filename", ""),
-                kind=hit.payload.get("kind", ""),
-                score=0.0,
-            )
-        page = pages[key]
-        if not page.locations and hit.payload.get("location"):
-            page.locations = list(hit.payload["location"])[:20]
-        return page
-
-    for rank, hit in enumerate(page_hits, start=1):
-        page = page_of(hit)
-        page.channels["pages"] = ChannelScore(rank, hit.score)
-        page.excerpt = hit.payload.get("text", "")[:400]
-    chunk_page_rank = 0
-    for rank, hit in enumerate(chunk_hits, start=1):
-        page = page_of(hit)
-        if "chunks" not in page.channels:
-            chunk_page_rank += 1
-            page.channels["chunks"] = ChannelScore(chunk_page_rank, hit.score)
+    chunk_score: dict[tuple[str, int, int], float] = {}
+    chunk_hit: dict[tuple[str, int, int], Hit] = {}
+    for name, hits in lists.items():
+        page_rank = 0
+        for rank, hit in enumerate(hits, start=1):
+            key = (hit.payload["doc_id"], int(hit.payload["page_no"]))
+            page = pages.get(key)
+            if page is None:
+                page = pages[key] = PageEvidence(
+                    doc_id=key[0],
+                    page_no=key[1],
+                    title=hit.payload.get("title", ""),
+                    filename=hit.payload.get("filename", ""),
+                    kind=hit.payload.get("kind", ""),
+                    score=0.0,
+                )
+            if not page.locations and hit.payload.get("location"):
+                page.locations = list(hit.payload["location"])[:20]
+            if name not in page.channels:
+                page_rank += 1
+                page.channels[name] = ChannelScore(page_rank, hit.score)
+            if name == "pages":
+                page.excerpt = hit.payload.get("text", "")[:400]
+            elif "chunk_no" in hit.payload:
+                ckey = (*key, int(hit.payload["chunk_no"]))
+                chunk_score[ckey] = chunk_score.get(ckey, 0.0) + 1.0 / (k + rank)
+                chunk_hit.setdefault(ckey, hit)
+    for ckey in sorted(chunk_score, key=lambda c: -chunk_score[c]):
+        hit, page = chunk_hit[ckey], pages[ckey[:2]]
         page.chunks.append(
             ChunkEvidence(
                 doc_id=page.doc_id,
                 page_no=page.page_no,
-                chunk_no=int(hit.payload.get("chunk_no", 0)),
+                chunk_no=ckey[2],
                 text=hit.payload.get("text", ""),
                 bbox=list(hit.payload.get("bbox", [])),
                 page_size=list(hit.payload.get("page_size", [])),
-                rank=rank,
-                score=hit.score,
+                rank=len(page.chunks) + 1,
+                score=round(chunk_score[ckey], 6),
             )
         )
-    prior_rank = 0
-    for hit in prior_hits or []:
-        page = page_of(hit)
-        if "geo" not in page.channels:
-            prior_rank += 1
-            page.channels["geo"] = ChannelScore(prior_rank, hit.score)
     for page in pages.values():
         page.score = sum(1.0 / (k + c.rank) for c in page.channels.values())
         if not page.excerpt and page.chunks:

@@ -32,7 +32,7 @@ def test_results_keep_channel_provenance(sample_carta: Carta) -> None:
     result = sample_carta.search(SearchQuery("SKU NW-4471 revenue", "default", top_k=3))
     top = result.pages[0]
     assert top.page_no == 4
-    assert set(top.channels) <= {"chunks", "pages"} and top.channels
+    assert set(top.channels) <= {"dense", "bm25_pt", "bm25_en", "pages"} and "bm25_en" in top.channels
     assert all(c.rank >= 1 for c in top.channels.values())
     assert top.chunks and "NW-4471" in " ".join(c.text for c in top.chunks)
     assert len(top.chunks[0].bbox) == 4 and top.chunks[0].page_size[0] > 0
