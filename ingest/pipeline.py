@@ -237,7 +237,7 @@ class Ingestor:
                     "bbox": [round(x, 2) for x in c.bbox],
                     "page_size": sizes[c.page_no],
                     # a chunk naming no place of its own is about where its page is
-                    **geo_payload(geo.document_tags + tags if tags else page_tags[c.page_no]),
+                    **geo_payload(self._chunk_geo(c.text, tags, page_tags[c.page_no], geo)),
                 },
             )
             for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True)
@@ -281,6 +281,18 @@ class Ingestor:
         self.store.upsert(self.collections.chunks.name, chunk_points)
         self.store.upsert(self.collections.pages.name, page_points)
         self.registry.put_pages(records)
+
+    @staticmethod
+    def _chunk_geo(text: str, own: list[GeoTag], page: list[GeoTag], geo: _GeoContext) -> list[GeoTag]:
+        """A chunk's tags: its own plus the file-wide ones; a chunk naming no place is about
+        where its page is. The features of a GeoJSON/KML file each tag only the chunk that
+        lists them (one block per feature), not every chunk of the file."""
+        document = [t for t in geo.document_tags if t.source != GEODATA_SOURCE or t.label in text]
+        if own:
+            return document + own
+        if any(t.source == GEODATA_SOURCE for t in geo.document_tags):
+            return document
+        return page
 
     def _chunk_tags(self, texts: list[str], geo: _GeoContext) -> list[list[GeoTag]]:
         """Geo tags found in each chunk's text; the document's country (from its first
