@@ -25,7 +25,6 @@ from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError, GeoSpec
-from service.retrieval import SearchQuery
 from service.settings import Settings
 
 app = typer.Typer(
@@ -103,18 +102,26 @@ def geo_body(
     return body or None
 
 
-def local_query(carta: Carta, text: str, top_k: int, geo: dict[str, Any] | None, prior: bool) -> SearchQuery:
+def run_query(
+    kind: str, text: str, top_k: int, geo: dict[str, Any] | None, prior: bool, server: str | None
+) -> dict[str, Any]:
+    """A search or ask, on a server or in-process; the body is the HTTP API's JSON either way."""
+    if server:
+        field = "query" if kind == "search" else "question"
+        request = {field: text, "top_k": top_k, "geo": geo, "geo_prior": prior}
+        return server_call(server, "POST", f"/v1/{kind}", json=request)
+    carta = open_carta()
     try:
-        return carta.query(
-            text,
-            carta.settings.default_tenant,
-            top_k=top_k,
-            geo=GeoSpec(**geo) if geo else None,
-            geo_prior=prior,
-        )
+        spec = GeoSpec(**geo) if geo else None
+        q = carta.query(text, carta.settings.default_tenant, top_k=top_k, geo=spec, geo_prior=prior)
+        if kind == "search":
+            return schemas.search_response(carta.search(q)).model_dump()
+        return schemas.ask_response(carta.ask(q)).model_dump()
     except GeoFilterError as exc:
         fail(str(exc), code=2)
         raise
+    finally:
+        carta.close()
 
 
 SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
@@ -218,18 +225,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Find the pages that best match a query, optionally only near a place."""
-    geo = geo_body(near, radius, bbox, place, h3)
-    if server:
-        request = {"query": query, "top_k": top_k, "geo": geo, "geo_prior": geo_prior}
-        body = server_call(server, "POST", "/v1/search", json=request)
-    else:
-        carta = open_carta()
-        try:
-            body = schemas.search_response(
-                carta.search(local_query(carta, query, top_k, geo, geo_prior))
-            ).model_dump()
-        finally:
-            carta.close()
+    body = run_query("search", query, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
         return
@@ -261,18 +257,7 @@ def ask(
     as_json: JsonOpt = False,
 ) -> None:
     """Answer a question from the indexed documents, with citations."""
-    geo = geo_body(near, radius, bbox, place, h3)
-    if server:
-        request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": geo_prior}
-        body = server_call(server, "POST", "/v1/ask", json=request)
-    else:
-        carta = open_carta()
-        try:
-            body = schemas.ask_response(
-                carta.ask(local_query(carta, question, top_k, geo, geo_prior))
-            ).model_dump()
-        finally:
-            carta.close()
+    body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
         return

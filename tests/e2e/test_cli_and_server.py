@@ -52,6 +52,15 @@ def test_cli_ingest_list_search_ask_delete(tmp_path: Path, samples_dir: Path) ->
         carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", "--json", data_dir=data).stdout
     )
     assert "-8,0375" in answer["answer"] and answer["citations"][0]["page_no"] == 4
+    near = json.loads(
+        carta(
+            "search", "coordenadas", "--near=-8.0631,-34.8711", "--radius", "1500", "--json", data_dir=data
+        ).stdout
+    )
+    assert near["geo_filter"]["radius_m"] == 1500 and near["results"]
+    assert all(h["doc_id"] == doc_id for h in near["results"])
+    bad = carta("search", "x", "--bbox", "1,2", data_dir=data, check=False)
+    assert bad.returncode == 2 and "bbox" in bad.stderr
     plain = carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", data_dir=data).stdout
     assert f"[{doc_id} p.4]" in plain
 
