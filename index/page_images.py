@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 from pathlib import Path
@@ -49,9 +48,3 @@ class PageImages:
     def files_of(self, tenant: str, doc_id: str) -> list[Path]:
         folder = self.root / _safe(tenant) / _safe(doc_id)
         return sorted(folder.glob("*")) if folder.exists() else []
-
-
-def to_png_bytes(image: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, "PNG")
-    return buf.getvalue()

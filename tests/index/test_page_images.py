@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from index.page_images import PageImages, to_png_bytes
+from index.page_images import PageImages
 
 
 @pytest.fixture
@@ -106,9 +106,3 @@ def test_unsafe_path_components_are_refused(images: PageImages, tmp_path: Path, 
     with pytest.raises(ValueError):
         images.delete_document("default", bad)
     assert (victim / "keep.txt").read_text() == "fica"  # nothing outside the root was touched
-
-
-def test_to_png_bytes() -> None:
-    data = to_png_bytes(_page(30, 40))
-    assert data.startswith(b"\x89PNG")
-    assert Image.open(io.BytesIO(data)).size == (30, 40)
