@@ -5,6 +5,9 @@ disk bytes per page and RSS, at several corpus sizes; plus how latency grows wit
     .venv/bin/python scripts/bench_store.py                       # default sizes (< 10 min on 2 cores)
     .venv/bin/python scripts/bench_store.py --sizes 1000,10000,100000 --shapes colpali
 
+Also the same MaxSim search with a 5 km geo-radius filter (pages carry random locations in a
+33 km square), against the unfiltered search (ratio).
+
 Shapes: lite = MiniLM page tokens (256 x 384, the typical lite page), colqwen (~700 x 128),
 colpali (1030 x 128). Vectors are unit-normalised Gaussian noise, stored fp16 like Carta.
 """
@@ -31,7 +34,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from benchlib import disk_usage, machine_facts  # noqa: E402
 
 from index.edge_store import EdgeStore  # noqa: E402
-from index.types import CollectionSpec, DenseSpec, Filter, StorePoint  # noqa: E402
+from index.types import CollectionSpec, DenseSpec, Filter, GeoRadius, StorePoint  # noqa: E402
 
 SHAPES = {"lite": (256, 384), "colqwen": (700, 128), "colpali": (1030, 128)}
 QUERY_TOKENS = 20
@@ -44,6 +47,16 @@ def unit(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return x
 
 
+GEO_BOX = (-8.20, -35.05, -7.90, -34.75)  # (min_lat, min_lon, max_lat, max_lon), ~33 x 33 km
+GEO_CENTRE = (-8.05, -34.90)
+GEO_RADIUS_M = 5000.0  # selects ~7 % of the pages
+
+
+def random_points(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    min_lat, min_lon, max_lat, max_lon = GEO_BOX
+    return rng.uniform(min_lat, max_lat, n), rng.uniform(min_lon, max_lon, n)
+
+
 def bench_one(shape_name: str, n: int, queries: int, seed: int) -> dict[str, object]:
     tokens, dim = SHAPES[shape_name]
     rng = np.random.default_rng(seed)
@@ -51,7 +64,7 @@ def bench_one(shape_name: str, n: int, queries: int, seed: int) -> dict[str, obj
     spec = CollectionSpec(
         name="pages",
         dense=(DenseSpec("late", dim, multivector=True, hnsw=False, float16=True),),
-        indexes=(("tenant", "keyword"), ("state", "keyword")),
+        indexes=(("tenant", "keyword"), ("state", "keyword"), ("location", "geo")),
     )
     proc = psutil.Process()
     rss0 = proc.memory_info().rss
@@ -66,21 +79,27 @@ def bench_one(shape_name: str, n: int, queries: int, seed: int) -> dict[str, obj
             "pages",
             [
                 StorePoint(
-                    str(uuid.UUID(int=start + i)), {"late": v.tolist()}, {"tenant": "t", "state": "ready"}
+                    str(uuid.UUID(int=start + i)),
+                    {"late": v.tolist()},
+                    {"tenant": "t", "state": "ready", "location": {"lat": float(la), "lon": float(lo)}},
                 )
-                for i, v in enumerate(block)
+                for i, (v, la, lo) in enumerate(zip(block, *random_points(rng, len(block)), strict=True))
             ],
         )
     upsert_s = time.perf_counter() - t0
     flt = Filter({"tenant": "t", "state": "ready"})
     qs = [unit(rng, (QUERY_TOKENS, dim)) for _ in range(queries)]
     store.search("pages", "late", qs[0].tolist(), flt, 10)  # warm up
-    engine_ms, numpy_ms, agree = [], [], []
+    engine_ms, numpy_ms, agree, geo_ms = [], [], [], []
+    near = Filter(flt.match, geo_radius=GeoRadius("location", GEO_CENTRE[0], GEO_CENTRE[1], GEO_RADIUS_M))
     flat = reference.reshape(-1, dim)
     for q in qs:
         t = time.perf_counter()
         hits = store.search("pages", "late", q.tolist(), flt, 10)
         engine_ms.append((time.perf_counter() - t) * 1e3)
+        t = time.perf_counter()
+        store.search("pages", "late", q.tolist(), near, 10)
+        geo_ms.append((time.perf_counter() - t) * 1e3)
         t = time.perf_counter()
         scores = np.empty(n, dtype=np.float32)
         step = max(1, 4_000_000 // (tokens * dim))  # pages per block, ~16 MB of fp32 at a time
@@ -107,6 +126,8 @@ def bench_one(shape_name: str, n: int, queries: int, seed: int) -> dict[str, obj
         "numpy_p50_ms": round(n50, 2),
         "engine_vs_numpy": round(e50 / n50, 2),
         "top10_agreement": round(float(np.mean(agree)), 3),
+        "geo_filtered_p50_ms": round(float(np.median(geo_ms)), 2),
+        "geo_vs_unfiltered": round(float(np.median(geo_ms)) / e50, 2),
         "disk_bytes_per_page": disk // n,
         "rss_mb_engine": round(max(rss, 0) / 1e6, 1),
     }
@@ -138,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     print("machine:", ", ".join(f"{k}={v}" for k, v in facts.items()))
     header = (
         f"{'shape':<8}{'pages':>8}{'upsert/s':>10}{'engine p50':>12}{'p95':>9}{'numpy p50':>11}"
-        f"{'eng/numpy':>11}{'top10 agr':>11}{'kB/page':>9}{'RSS MB':>8}"
+        f"{'eng/numpy':>11}{'top10 agr':>11}{'geo p50':>9}{'geo/plain':>10}{'kB/page':>9}{'RSS MB':>8}"
     )
     print(header)
     rows = []
@@ -149,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{r['shape']:<8}{r['pages']:>8}{r['upsert_pages_per_s']:>10}{r['engine_p50_ms']:>12}"
                 f"{r['engine_p95_ms']:>9}{r['numpy_p50_ms']:>11}{r['engine_vs_numpy']:>11}"
-                f"{r['top10_agreement']:>11}{r['disk_bytes_per_page'] // 1000:>9}{r['rss_mb_engine']:>8}",
+                f"{r['top10_agreement']:>11}{r['geo_filtered_p50_ms']:>9}{r['geo_vs_unfiltered']:>10}"
+                f"{r['disk_bytes_per_page'] // 1000:>9}{r['rss_mb_engine']:>8}",
                 flush=True,
             )
     fits = growth(rows)

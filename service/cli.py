@@ -39,7 +39,9 @@ ServerOpt = Annotated[
     typer.Option("--server", envvar="CARTA_SERVER", help="Send the command to a running Carta at this URL."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, same as the HTTP API).")]
-NearOpt = Annotated[str | None, typer.Option("--near", help='Point "lat,lon" (use with --radius).')]
+NearOpt = Annotated[
+    str | None, typer.Option("--near", help='Point "lat,lon" or a place name ("Recife"); with --radius.')
+]
 RadiusOpt = Annotated[
     float | None, typer.Option("--radius", help="Radius in metres (with --near or --place).")
 ]
@@ -83,6 +85,8 @@ def geo_body(
 ) -> dict[str, Any] | None:
     """The `geo` field of a search/ask request from the CLI's geo options."""
     body: dict[str, Any] = {}
+    if near and not _looks_like_point(near):  # --near "Recife": a place name
+        place, near = near, None
     try:
         if near:
             lat, lon = (float(v) for v in near.split(","))
@@ -100,6 +104,14 @@ def geo_body(
     if near and radius is None:
         fail("--near needs --radius (metres)", code=2)
     return body or None
+
+
+def _looks_like_point(text: str) -> bool:
+    parts = text.split(",")
+    try:
+        return len(parts) == 2 and all(float(p) is not None for p in parts)
+    except ValueError:
+        return False
 
 
 def run_query(
@@ -376,6 +388,44 @@ def evaluate(
     (out_dir / "results.md").write_text(report)
     typer.echo(report)
     console.print(f"written {out_dir / 'results.json'} and {out_dir / 'results.md'}")
+
+
+@app.command()
+def geocode(
+    text: Annotated[str, typer.Argument(help="Any text: coordinates and place names are looked up.")],
+    country: Annotated[str | None, typer.Option(help="ISO2 country hint, e.g. BR.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the geo tags Carta would give a text (for debugging gazetteers and coordinates).
+
+    "used" says whether a tag passes CARTA_GEO_MIN_CONFIDENCE."""
+    from ingest.geotagging import GeoTagger
+    from service.carta import load_gazetteer
+
+    settings = Settings()
+    try:
+        tagger = GeoTagger(load_gazetteer(settings), min_confidence=0.0)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    tags = tagger.tags(text, country.upper() if country else None)
+    rows = [t.to_payload() for t in tags]
+    if as_json:
+        out.print_json(json.dumps(rows, ensure_ascii=False))
+        return
+    table = Table("label", "source", "kind", "lat", "lon", "confidence", "country", "used")
+    for t in tags:
+        used = "yes" if t.confidence >= settings.geo_min_confidence else "no"
+        table.add_row(
+            t.label,
+            t.source,
+            t.kind,
+            f"{t.lat:.5f}",
+            f"{t.lon:.5f}",
+            f"{t.confidence:.2f}",
+            t.country or "",
+            used,
+        )
+    out.print(table)
 
 
 @app.command()

@@ -182,3 +182,39 @@ def test_bad_coordinates_on_upload_store_nothing(
             "/v1/search", json={"query": "revenue", "geo": {"lat": -23.55, "lon": -46.63, "radius_m": 100}}
         ).json()
         assert hits["results"] and all(h["doc_id"] == ok.json()["document"]["id"] for h in hits["results"])
+
+
+def _pdf(text: str) -> bytes:
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), text)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("radius_m", [250.0, 1000.0, 5000.0])
+def test_radius_never_returns_a_point_just_outside(make_carta: Callable[..., Carta], radius_m: float) -> None:
+    """Points 1 % inside and 1 % outside the radius, north, east, south and west of the centre."""
+    from service.geo_query import GeoSpec
+
+    carta = make_carta(geotag=False)
+    lat0, lon0 = -8.0631, -34.8711
+    metres_per_deg_lat = haversine_m(lat0, lon0, lat0 + 1, lon0)
+    metres_per_deg_lon = haversine_m(lat0, lon0, lat0, lon0 + 1)
+    expected_inside = set()
+    for i, (dy, dx) in enumerate([(1, 0), (0, 1), (-1, 0), (0, -1)]):
+        for factor in (0.99, 1.01):
+            d = radius_m * factor
+            lat, lon = lat0 + dy * d / metres_per_deg_lat, lon0 + dx * d / metres_per_deg_lon
+            name = f"ponto {i} fator {factor} relatório de campo"
+            result = carta.ingest(
+                _pdf(name), f"{i}-{factor}.pdf", "default", metadata={"lat": lat, "lon": lon}
+            )
+            if haversine_m(lat, lon, lat0, lon0) <= radius_m:
+                expected_inside.add(result.document.id)
+    assert len(expected_inside) == 4
+    q = carta.query(
+        "relatório de campo", "default", top_k=20, geo=GeoSpec(lat=lat0, lon=lon0, radius_m=radius_m)
+    )
+    found = {p.doc_id for p in carta.search(q).pages}
+    assert found == expected_inside
