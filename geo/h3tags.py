@@ -63,15 +63,25 @@ def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_
 
 
 def circle_cells(lat: float, lon: float, radius_m: float, max_cells: int = MAX_AREA_CELLS) -> list[str]:
-    """H3 cells covering a circle (to match areas against a radius filter)."""
-    ring = []
-    for i in range(24):
-        angle = 2 * math.pi * i / 24
-        dlat = radius_m * math.cos(angle) / 111_320
-        dlon = radius_m * math.sin(angle) / (111_320 * max(math.cos(math.radians(lat)), 1e-6))
-        ring.append((lon + dlon, lat + dlat))
-    ring.append(ring[0])
-    return area_cells(ring, max_cells)
+    """H3 cells overlapping a circle (to match areas against a radius filter): a disk of
+    cells around the centre's cell, kept when they may reach into the circle.
+    Grid disks, unlike polygons, also work for circles that reach over a pole."""
+    area_km2 = math.pi * (radius_m / 1000) ** 2
+    res = next(
+        (r for r in range(11, -1, -1) if area_km2 / h3.average_hexagon_area(r, unit="km^2") <= max_cells), 0
+    )
+    edge_m = h3.average_hexagon_edge_length(res, unit="m")
+    centre = h3.latlng_to_cell(lat, lon, res)
+    k = math.ceil(radius_m / (math.sqrt(3) * edge_m)) + 1
+    return sorted(cell for cell in h3.grid_disk(centre, k) if _distance_to_cell_m(lat, lon, cell) <= radius_m)
+
+
+def _distance_to_cell_m(lat: float, lon: float, cell: str) -> float:
+    """A lower bound of the distance from a point to a cell: to its centre minus its
+    circumradius (0 inside), so a cell is kept whenever it may overlap the circle."""
+    c_lat, c_lon = h3.cell_to_latlng(cell)
+    circumradius = max(haversine_m(c_lat, c_lon, v_lat, v_lon) for v_lat, v_lon in h3.cell_to_boundary(cell))
+    return max(0.0, haversine_m(lat, lon, c_lat, c_lon) - circumradius)
 
 
 def polygon_area_km2(ring_lonlat: Sequence[tuple[float, float]]) -> float:
