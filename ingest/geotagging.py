@@ -5,6 +5,8 @@ the engine filters on (`location` points, H3 tokens, area coverings)."""
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -73,7 +75,7 @@ class GeoTagger:
         ]
         if self.gazetteer is not None:
             for m in self.gazetteer.find_places(text, country_hint=country_hint):
-                if m.confidence < self.min_confidence:
+                if m.confidence < self.min_confidence or _names_something_else(text, m.start):
                     continue
                 found.append(
                     GeoTag(
@@ -90,6 +92,29 @@ class GeoTagger:
                     )
                 )
         return _dedupe(found)[:MAX_TAGS_PER_UNIT]
+
+
+# A town name right after these words names a river, a dam or a person, not the town:
+# "rio Paraopeba", "barragem de Fundão", "vereador Carlos Chagas".
+NOT_A_PLACE_BEFORE = frozenset(
+    "rio rios riacho corrego lago lagoa acude barragem represa reservatorio baia ilha "
+    "river lake dam reservoir creek bay "
+    "vereador vereadora prefeito prefeita governador governadora deputado deputada senador senadora "
+    "ministro ministra presidente dr dra sr sra dona mr mrs ms prof professor professora".split()
+)
+_CONNECTORS = frozenset({"de", "do", "da", "dos", "das", "of", "the"})
+
+
+def _names_something_else(text: str, start: int) -> bool:
+    """True when the word(s) before a place match say it names a river, dam or person."""
+    words = re.findall(r"[\w]+", _fold(text[max(0, start - 40) : start]))
+    while words and words[-1] in _CONNECTORS:
+        words.pop()
+    return bool(words) and words[-1] in NOT_A_PLACE_BEFORE
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
 def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:

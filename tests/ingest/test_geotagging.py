@@ -61,3 +61,22 @@ def test_anchor_keeps_local_and_major_places_and_drops_far_towns() -> None:
     kept = coherent([*recife, far_town, sao_paulo], anchor)
     assert far_town not in kept and sao_paulo in kept and all(t in kept for t in recife)
     assert coherent([far_town], None) == [far_town]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("A lama chegou ao rio Paraopeba em janeiro.", "Paraopeba"),
+        ("O rompimento da barragem de Fundão afetou a região.", "Fundão"),
+        ("Segundo o vereador Carlos Chagas, a obra atrasou.", "Carlos Chagas"),
+        ("Water levels in Lake Guaíba rose again.", "Guaíba"),
+    ],
+)
+def test_rivers_dams_and_people_named_like_towns_are_not_places(
+    tagger: GeoTagger, text: str, name: str
+) -> None:
+    assert name not in {t.label for t in tagger.tags(text, "BR")}
+
+
+def test_a_town_after_an_ordinary_word_is_still_a_place(tagger: GeoTagger) -> None:
+    assert "Salvador" in {t.label for t in tagger.tags("As praias de Salvador estão impróprias.", "BR")}
