@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from geo.coordinates import find_coordinates
-from geo.gazetteer import Gazetteer
+from geo.gazetteer import Gazetteer, fold
 from geo.h3tags import area_cells, area_tokens, haversine_m, merge_tokens, point_tokens
 from geo.shapes import outer_ring
 
@@ -107,14 +106,10 @@ _CONNECTORS = frozenset({"de", "do", "da", "dos", "das", "of", "the"})
 
 def _names_something_else(text: str, start: int) -> bool:
     """True when the word(s) before a place match say it names a river, dam or person."""
-    words = re.findall(r"[\w]+", _fold(text[max(0, start - 40) : start]))
+    words = re.findall(r"[\w]+", fold(text[max(0, start - 40) : start]))
     while words and words[-1] in _CONNECTORS:
         words.pop()
     return bool(words) and words[-1] in NOT_A_PLACE_BEFORE
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
 def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:

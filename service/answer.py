@@ -11,11 +11,11 @@ the same shape.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from geo.gazetteer import fold
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.retrieval import ChunkEvidence, PageEvidence, SearchResult
@@ -100,10 +100,6 @@ _EN_WORDS = frozenset(
 )
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-
-
 def key_terms(question: str) -> list[str]:
     """Words the evidence must contain: names (capitalised, not sentence-initial),
     numbers and codes (anything with a digit)."""
@@ -111,12 +107,12 @@ def key_terms(question: str) -> list[str]:
     keys = []
     for i, word in enumerate(words):
         if any(ch.isdigit() for ch in word) or (i > 0 and word[0].isupper() and len(word) > 2):
-            keys.append(_fold(word))
+            keys.append(fold(word))
     return keys
 
 
 def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
-    haystack = _fold(" ".join(evidence_texts))
+    haystack = fold(" ".join(evidence_texts))
     return [k for k in key_terms(question) if k not in haystack]
 
 
@@ -228,7 +224,7 @@ class ExtractiveAnswerer:
         for cand, terms in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, terms)
             if keys:
-                folded = _fold(cand.sentence)
+                folded = fold(cand.sentence)
                 cand.keys = sum(k in folded for k in keys) / len(keys)
         # stable sort: ties keep retrieval order (best page, best chunk first)
         kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
+
+from geo.gazetteer import fold as fold_name
 
 PageKey = tuple[str, int]  # (doc_id, page_no)
 EvidenceUnits = Sequence[set[PageKey]]  # each unit: the acceptable pages for one piece of evidence
@@ -54,9 +55,8 @@ def ndcg_at_k(ranked: Sequence[PageKey], units: EvidenceUnits, k: int) -> float 
 
 
 def fold(text: str) -> str:
-    """Lowercase, strip accents, collapse whitespace."""
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join(text.lower().split())
+    """Lowercase, strip accents (as the gazetteer does), collapse whitespace."""
+    return " ".join(fold_name(text).split())
 
 
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d{1,3}(?:[ \u00a0.,]\d{3})+(?:[.,]\d+)?(?![\d])|[-−]?\d+(?:[.,]\d+)?")
