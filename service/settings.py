@@ -64,7 +64,7 @@ class Settings(BaseSettings):
         True, description="Boost pages near a place the question names (can be turned off per request)."
     )
     geo_prior_mode: Literal["filter", "decay", "h3vector"] = Field(
-        "filter",
+        "decay",
         description="How the geo prior ranks: chunks within the place (filter), a distance-decay "
         "boost (decay) or the hashed H3 vector (h3vector); docs/evaluation.md compares them.",
     )
