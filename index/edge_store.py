@@ -230,7 +230,9 @@ class EdgeStore(VectorStore):
             query=E.Query.Nearest(_vector(second.vector), using=second.using),
             prefetches=[
                 E.Prefetch(
-                    limit=width, query=E.Query.Nearest(_vector(first.vector), using=first.using), filter=engine_filter
+                    limit=width,
+                    query=E.Query.Nearest(_vector(first.vector), using=first.using),
+                    filter=engine_filter,
                 )
             ],
             filter=engine_filter,

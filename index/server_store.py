@@ -200,7 +200,9 @@ class ServerStore(VectorStore):
         engine_filter = client_filter(flt)
         response = self.client.query_points(
             collection,
-            prefetch=[m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)],
+            prefetch=[
+                m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)
+            ],
             query=_vector(second.vector),
             using=second.using,
             query_filter=engine_filter,

@@ -245,6 +245,25 @@ class ColPageEncoder:
                 progress(len(result), len(images))
         return result
 
+    def similarity_map(self, image: Image.Image, query: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """Which patches of `image` the query's tokens match: per patch, the highest
+        similarity with any query token (rows, cols), and the grid cell that each query
+        token's MaxSim picks (its arg-max among all page tokens) when that is a patch.
+        The grid is the page's whole view (ColIdefics3: its global image)."""
+        page = self.embed_images([image])[0]
+        q = self.embed_queries([query])[0]
+        if not page.grids:
+            raise ValueError(f"the {self.family} encoder gave no patch grid for this page")
+        pick = len(page.grids) - 1 if self.family == "colidefics3" else 0
+        offset = sum(r * c for r, c in page.grids[:pick])
+        rows, cols = page.grids[pick]
+        cells = page.image_rows[offset : offset + rows * cols]
+        sim = q @ page.vectors.T  # (query tokens, page tokens)
+        heat = sim[:, cells].max(axis=0).reshape(rows, cols)
+        where = {int(token): i for i, token in enumerate(cells)}
+        picked = [divmod(where[j], cols) for j in sim.argmax(axis=1).tolist() if j in where]
+        return heat, picked
+
     def _grids(self, batch: Any, i: int, n_image: int) -> tuple[tuple[int, int], ...]:
         """Patch grids of image i's tokens, in token order."""
         if self.family in ("colqwen2", "colqwen2_5"):

@@ -23,8 +23,9 @@ from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.geo_query import ResolvedGeo
+from service.visual import VisualProfile
 
-CHANNELS = frozenset({"dense", "bm25", "pages"})
+CHANNELS = frozenset({"dense", "bm25", "pages", "visual", "clip"})  # visual, clip: visual profile
 
 
 @dataclass
@@ -100,7 +101,9 @@ class Retriever:
         text: TextEncoder,
         sparse: SparseEncoder,
         prefetch_limit: int = 50,
+        visual: VisualProfile | None = None,
     ) -> None:
+        self.visual = visual
         self.store = store
         self.collections = collections
         self.text = text
@@ -134,6 +137,9 @@ class Retriever:
                 flt,
                 q.top_k * 2,
             )
+        if self.visual:
+            calls = self.visual.channel_calls(self.store, q.text, flt, q.top_k * 2, q.channels)
+            futures.update({name: self._pool.submit(call) for name, call in calls.items()})
         if q.prior and branches:  # near the place the question names: one engine-fused list
             prior_filter = Filter(flt.match, any_of=list(q.prior.conditions))
             futures["geo"] = self._pool.submit(
@@ -182,7 +188,7 @@ def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[
             if name not in page.channels:
                 page_rank += 1
                 page.channels[name] = ChannelScore(page_rank, hit.score)
-            if name == "pages":
+            if name == "pages" or ("chunk_no" not in hit.payload and not page.excerpt):
                 page.excerpt = hit.payload.get("text", "")[:400]
             elif "chunk_no" in hit.payload:
                 ckey = (*key, int(hit.payload["chunk_no"]))
