@@ -5,6 +5,8 @@ exact MaxSim. The first stage scores a pooled multivector instead (tens of vecto
 then the engine reranks the survivors on the full one:
 - "rowcol": mean of each row and each column of every image patch grid (as Qdrant
   recommends for ColPali), non-image tokens kept as they are;
+- "blocks": means of k x k blocks of every patch grid (k = isqrt(`pool_factor`)), which
+  keeps where things are on the page; non-image tokens kept;
 - "hierarchical": colpali-engine's HierarchicalTokenPooler (clusters similar tokens,
   `pool_factor` tokens per cluster on average);
 - "sequential": means of runs of `pool_factor` consecutive tokens (no grid needed; the
@@ -13,11 +15,12 @@ then the engine reranks the survivors on the full one:
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
 
-Pooling = Literal["rowcol", "hierarchical", "sequential"]
+Pooling = Literal["rowcol", "blocks", "hierarchical", "sequential"]
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -38,6 +41,25 @@ def rowcol_pool(
         pooled.append(image[start:])
     others = np.delete(vectors, image_rows, axis=0)
     return _unit(np.concatenate([*pooled, others]))
+
+
+def block_pool(
+    vectors: np.ndarray, image_rows: np.ndarray, grids: tuple[tuple[int, int], ...], side: int
+) -> np.ndarray:
+    """Means of side x side blocks of each grid (edge blocks smaller), plus the other tokens."""
+    image = vectors[image_rows]
+    pooled, start = [], 0
+    for rows, cols in grids:
+        block = image[start : start + rows * cols].reshape(rows, cols, -1)
+        pooled += [
+            block[r : r + side, c : c + side].reshape(-1, block.shape[-1]).mean(axis=0)
+            for r in range(0, rows, side)
+            for c in range(0, cols, side)
+        ]
+        start += rows * cols
+    rest = [image[start:]] if start < len(image) else []
+    others = np.delete(vectors, image_rows, axis=0)
+    return _unit(np.concatenate([np.stack(pooled), *rest, others]))
 
 
 def sequential_pool(vectors: np.ndarray, factor: int) -> np.ndarray:
@@ -61,12 +83,14 @@ def pool(
     image_rows: np.ndarray | None = None,
     grids: tuple[tuple[int, int], ...] = (),
 ) -> np.ndarray:
-    """The first-stage multivector of a page. Without a patch grid, "rowcol" falls back
+    """The first-stage multivector of a page. Without a patch grid, "rowcol"/"blocks" fall back
     to sequential pooling."""
     if len(vectors) <= 1:
         return _unit(vectors)
     if method == "hierarchical":
         return hierarchical_pool(vectors, factor)
-    if method == "rowcol" and grids and image_rows is not None and len(image_rows):
+    if method in ("rowcol", "blocks") and grids and image_rows is not None and len(image_rows):
+        if method == "blocks":
+            return block_pool(vectors, image_rows, grids, max(1, math.isqrt(factor)))
         return rowcol_pool(vectors, image_rows, grids)
     return sequential_pool(vectors, factor)

@@ -85,8 +85,9 @@ class Settings(BaseSettings):
     visual_max_tokens: int | None = Field(
         None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
     )
-    visual_pooling: Literal["rowcol", "hierarchical", "sequential"] = Field(
-        "rowcol", description="First-stage pooled multivector: row/column means, token clustering, or runs."
+    visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
+        "rowcol", description="First-stage pooled multivector: row/column means, k x k block means, "
+        "token clustering, or runs (index/pooling.py).",
     )
     visual_pool_factor: int = Field(8, ge=2, le=64, description="Tokens per pooled vector.")
     visual_prefetch: int = Field(

@@ -86,3 +86,15 @@ def test_pool_falls_back_to_sequential_without_grid_and_hierarchical_reduces() -
     hier = pool(vectors, "hierarchical", factor=2)
     assert 1 <= len(hier) <= 5
     np.testing.assert_allclose(np.linalg.norm(hier, axis=1), 1.0, rtol=1e-5)
+
+
+def test_block_pool_keeps_where_things_are() -> None:
+    grid = RNG.standard_normal((4 * 6, 4))
+    text = RNG.standard_normal((1, 4))
+    vectors = np.concatenate([grid, text])
+    pooled = pool(vectors, "blocks", factor=4, image_rows=np.arange(24), grids=((4, 6),))
+    assert pooled.shape == (2 * 3 + 1, 4)
+    block = grid.reshape(4, 6, 4)
+    np.testing.assert_allclose(pooled[0], _unit(block[:2, :2].reshape(-1, 4).mean(axis=0)), rtol=1e-5)
+    np.testing.assert_allclose(pooled[5], _unit(block[2:, 4:].reshape(-1, 4).mean(axis=0)), rtol=1e-5)
+    np.testing.assert_allclose(pooled[6], _unit(text[0]), rtol=1e-5)
