@@ -50,7 +50,7 @@ class ClipEncoder:
                 model, pretrained=pretrained, device=self.device
             )
             self.tokenizer = open_clip.get_tokenizer(model)
-        except (RuntimeError, OSError, ValueError) as exc:
+        except Exception as exc:  # RuntimeError / OSError / ValueError / KeyError: not loadable
             raise ModelUnavailable(
                 f"cannot load the CLIP model {model!r} (CARTA_CLIP_MODEL) with weights {pretrained!r} "
                 f"(CARTA_CLIP_PRETRAINED): {exc.__class__.__name__}: {str(exc)[:200]}"

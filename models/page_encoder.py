@@ -185,7 +185,7 @@ class ColPageEncoder:
                 .from_pretrained(str(path), torch_dtype=self.dtype, device_map=self.device)
                 .eval()
             )
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # OSError / ValueError / HF errors: all mean "not loadable as this class"
             raise ModelUnavailable(
                 f"cannot load the visual model {model!r} (CARTA_VISUAL_MODEL) as {model_name}: "
                 f"{exc.__class__.__name__}: {str(exc)[:200]}"
