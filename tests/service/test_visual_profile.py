@@ -152,6 +152,10 @@ def test_query_by_image_and_heatmap_over_http(visual_server: LiveServer) -> None
         bad = client.post("/v1/search/image", files={"file": ("q.png", b"not an image")})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_image"
 
+        r = client.post("/v1/search", json={"query": "Recife population", "top_k": 5})
+        urls = [h["heatmap_url"] for h in r.json()["results"] if "visual" in h["channels"]]
+        assert urls and all(u and "query=Recife+population" in u for u in urls)
+        assert all(h["heatmap_url"] is None for h in r.json()["results"] if "visual" not in h["channels"])
         r = client.get(f"/v1/documents/{doc.id}/pages/1/heatmap", params={"query": "Recife population"})
         assert r.status_code == 200 and r.headers["content-type"] == "image/png"
         heat = np.asarray(Image.open(io.BytesIO(r.content)).convert("RGB"), dtype=np.int16)
