@@ -15,6 +15,7 @@ CHUNK_VECTOR = "dense"
 VISUAL_VECTOR = "late"  # full ColPali-family multivector (visual collection), exact MaxSim, no HNSW
 POOLED_VECTOR = "late_pooled"  # its pooled multivector, the first stage
 CLIP_VECTOR = "clip"
+GEO_VECTOR = "h3hash"  # the seed's hashed multi-resolution H3 vector, sparse form (located chunks only)
 
 _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("tenant", "keyword"),
@@ -26,6 +27,7 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("h3_r9", "keyword"),
     ("h3_r11", "keyword"),
     ("location", "geo"),
+    ("geo_point", "geo"),
     ("countries", "keyword"),
     ("h3_area", "keyword"),
     ("h3_area_up", "keyword"),
@@ -67,6 +69,7 @@ def lite_collections(encoder_slug: str, dim: int, sparse_names: tuple[str, ...])
         name=f"chunks__{encoder_slug}",
         dense=(DenseSpec(CHUNK_VECTOR, dim),),
         sparse=sparse_names,
+        plain_sparse=(GEO_VECTOR,),
         indexes=_COMMON_INDEXES,
     )
     return Collections(pages=pages, chunks=chunks)
