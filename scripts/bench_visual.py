@@ -138,6 +138,8 @@ def bench_shape(shape: str, n: int, widths: list[int], queries: int, binary: boo
                 )
             )
         store.upsert("visual", points)
+        if (start // BATCH) % 20 == 19:
+            print(f"  {shape}: {start + len(points)}/{n} pages indexed", file=sys.stderr, flush=True)
     upsert_s = time.perf_counter() - t0
     flt = Filter({"tenant": "t"})
     qs = [synth.query(i) for i in range(queries)]
