@@ -23,7 +23,6 @@ from PIL import Image
 
 from index.collections import CLIP_VECTOR, POOLED_VECTOR, VISUAL_VECTOR, Collections, visual_collection
 from index.pooling import Pooling, pool
-from index.registry import Document
 from index.types import Branch, CollectionSpec, Filter, Hit, StorePoint
 from index.vector_store import VectorStore
 from models.clip_encoder import ClipEncoder
@@ -31,7 +30,6 @@ from models.errors import ModelUnavailable
 from models.page_encoder import ColPageEncoder, PageVectors
 
 log = logging.getLogger(__name__)
-VISUAL_CHANNELS = frozenset({"visual", "clip"})
 
 
 @dataclass
@@ -130,16 +128,6 @@ def with_visual(collections: Collections, visual: VisualProfile | None) -> Colle
     if visual is None:
         return collections
     return Collections(collections.pages, collections.chunks, visual.collection)
-
-
-def index_signature(profile: str, collections: Collections) -> str:
-    """What a document records about how it was indexed; a mismatch means re-indexing."""
-    parts = [profile, collections.chunks.name] + ([collections.visual.name] if collections.visual else [])
-    return ":".join(parts)
-
-
-def stale_documents(docs: Sequence[Document], signature: str) -> list[Document]:
-    return [d for d in docs if d.status == "ready" and d.profile != signature]
 
 
 def reindex_message(n: int, signature: str) -> str:
