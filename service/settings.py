@@ -91,12 +91,14 @@ class Settings(BaseSettings):
         None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
     )
     visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
-        "rowcol", description="First-stage pooled multivector: row/column means, k x k block means, "
+        "blocks", description="First-stage pooled multivector: row/column means, k x k block means, "
         "token clustering, or runs (index/pooling.py).",
     )
-    visual_pool_factor: int = Field(8, ge=2, le=64, description="Tokens per pooled vector.")
+    visual_pool_factor: int = Field(
+        16, ge=2, le=64, description="Tokens per pooled vector (blocks: 16 = 4 x 4 patches)."
+    )
     visual_prefetch: int = Field(
-        100, ge=1, le=10_000, description="First-stage candidates reranked by exact MaxSim."
+        200, ge=1, le=10_000, description="First-stage candidates reranked by exact MaxSim."
     )
     clip_model: str = Field("ViT-B-32", description="open_clip model name, or 'local-dir:<folder>'.")
     clip_pretrained: str | None = Field(None, description="open_clip weights file or cached tag.")

@@ -39,9 +39,9 @@ class VisualProfile:
     page: ColPageEncoder
     clip: ClipEncoder
     collection: CollectionSpec
-    pooling: Pooling = "rowcol"
-    pool_factor: int = 8
-    prefetch: int = 100
+    pooling: Pooling = "blocks"
+    pool_factor: int = 16
+    prefetch: int = 200
 
     @classmethod
     def load(cls, settings) -> VisualProfile:  # noqa: ANN001 - service.settings.Settings

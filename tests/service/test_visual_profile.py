@@ -121,12 +121,15 @@ def test_pooled_multivector_is_smaller_than_the_page(
     make_carta: Callable[..., Carta], tiny_visual_models: TinyVisualModels
 ) -> None:
     carta = make_carta(**visual_settings(tiny_visual_models, "colpali"))
-    assert carta.visual is not None
+    assert carta.visual is not None and carta.visual.pooling == "blocks"
     page = Image.open(io.BytesIO(_png("blue", "square")))
     pv = carta.visual.page.embed_images([page])[0]
-    pooled = carta.visual.pooled(pv)
     rows, cols = pv.grids[0]
-    assert len(pooled) == rows + cols + (len(pv.vectors) - len(pv.image_rows)) < len(pv.vectors)
+    others = len(pv.vectors) - len(pv.image_rows)
+    blocks = -(-rows // 4) * -(-cols // 4)  # 4 x 4 patches each (edge blocks smaller)
+    assert len(carta.visual.pooled(pv)) == blocks + others < len(pv.vectors)
+    carta.visual.pooling = "rowcol"
+    assert len(carta.visual.pooled(pv)) == rows + cols + others < len(pv.vectors)
 
 
 @pytest.fixture
