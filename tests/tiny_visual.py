@@ -5,9 +5,11 @@ with save_pretrained, and an open_clip model from a tiny registered config saved
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,6 +263,43 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "colqwen2_5": colqwen2_5,
     "colpali": colpali,
 }
+
+
+@functools.cache
+def sample_pdf() -> bytes:
+    """A 3-page PDF (cached: MuPDF writes a new file ID each time, i.e. other bytes)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    texts = [
+        "Recife population 1.6 million in 2022, capital of Pernambuco.",
+        "Rainfall chart of Lisboa, monthly millimetres.",
+        "Where is Lisboa? Portugal, on the Tagus river estuary.",
+    ]
+    for i, text in enumerate(texts):
+        page = doc.new_page(width=300, height=400)
+        page.insert_text((20, 40), text[:45], fontsize=11)
+        page.insert_text((20, 60), text[45:], fontsize=11)
+        page.draw_rect(
+            pymupdf.Rect(30, 100 + 60 * i, 270, 300), color=(0, 0, 1), fill=(i / 3, 0.2, 0.8 - i / 4)
+        )
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def visual_settings(models: TinyVisualModels, family: str) -> dict[str, Any]:
+    """Settings overrides for a visual-profile Carta on the tiny models (small batches and
+    first stage, no geotagging or OCR: the tests are about the visual channels)."""
+    return {
+        "profile": "visual",
+        "visual_model": str(models.path(family)),
+        "clip_model": f"local-dir:{models.path('clip')}",
+        "visual_batch_size": 2,
+        "visual_prefetch": 4,
+        "geotag": False,
+        "ocr_enabled": False,
+    }
 
 
 class TinyVisualModels:

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from index.types import Filter
 from service.carta import Carta
-from tests.service.test_visual_profile import _pdf, visual_settings
-from tests.tiny_visual import TinyVisualModels
+from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
 
 
 def test_cli_warns_about_profile_change_and_reindex_fixes_it(
@@ -19,7 +18,7 @@ def test_cli_warns_about_profile_change_and_reindex_fixes_it(
 ) -> None:
     data = tmp_path / "data"
     lite = make_carta(data, geotag=False, ocr_enabled=False)
-    doc = lite.ingest(_pdf(), "report.pdf", "default").document
+    doc = lite.ingest(sample_pdf(), "report.pdf", "default").document
     lite.close()
     env = {**os.environ, "CARTA_DATA_DIR": str(data)}
     settings = visual_settings(tiny_visual_models, "colpali")

@@ -5,15 +5,12 @@ lite channels; profile switch and `reindex`."""
 
 from __future__ import annotations
 
-import functools
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import numpy as np
-import pymupdf
 import pytest
 from PIL import Image, ImageDraw
 
@@ -24,28 +21,7 @@ from service.carta import Carta
 from service.reindex import reindex
 from service.retrieval import engine_filter
 from tests.support import LiveServer
-from tests.tiny_visual import TinyVisualModels
-
-
-@functools.cache
-def _pdf() -> bytes:
-    """A 3-page PDF (cached: MuPDF writes a new file ID each time, i.e. other bytes)."""
-    doc = pymupdf.open()
-    texts = [
-        "Recife population 1.6 million in 2022, capital of Pernambuco.",
-        "Rainfall chart of Lisboa, monthly millimetres.",
-        "Where is Lisboa? Portugal, on the Tagus river estuary.",
-    ]
-    for i, text in enumerate(texts):
-        page = doc.new_page(width=300, height=400)
-        page.insert_text((20, 40), text[:45], fontsize=11)
-        page.insert_text((20, 60), text[45:], fontsize=11)
-        page.draw_rect(
-            pymupdf.Rect(30, 100 + 60 * i, 270, 300), color=(0, 0, 1), fill=(i / 3, 0.2, 0.8 - i / 4)
-        )
-    data = doc.tobytes()
-    doc.close()
-    return data
+from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
 
 
 def _png(color: str, shape: str = "disc") -> bytes:
@@ -57,18 +33,6 @@ def _png(color: str, shape: str = "disc") -> bytes:
     return buf.getvalue()
 
 
-def visual_settings(models: TinyVisualModels, family: str) -> dict[str, Any]:
-    return {
-        "profile": "visual",
-        "visual_model": str(models.path(family)),
-        "clip_model": f"local-dir:{models.path('clip')}",
-        "visual_batch_size": 2,
-        "visual_prefetch": 4,
-        "geotag": False,
-        "ocr_enabled": False,
-    }
-
-
 @pytest.mark.parametrize("family", ["colidefics3", "colqwen2_5", "colpali"])
 def test_visual_pipeline_ingest_two_stage_search_fusion_answer(
     make_carta: Callable[..., Carta], tiny_visual_models: TinyVisualModels, family: str
@@ -78,7 +42,7 @@ def test_visual_pipeline_ingest_two_stage_search_fusion_answer(
     assert carta.visual.page.family == family
     steps: list[tuple[str, int, int]] = []
     doc = carta.ingest(
-        _pdf(), "report.pdf", "default", progress=lambda p: steps.append((p.stage, p.done, p.total))
+        sample_pdf(), "report.pdf", "default", progress=lambda p: steps.append((p.stage, p.done, p.total))
     )
     carta.ingest(_png("red"), "red.png", "default")
     assert steps[-1] == ("done", 3, 3)
@@ -145,7 +109,7 @@ def test_query_by_image_and_heatmap_over_http(visual_server: LiveServer) -> None
     carta = visual_server.carta
     red = carta.ingest(_png("red"), "red.png", "default").document
     carta.ingest(_png("green", "square"), "green.png", "default")
-    doc = carta.ingest(_pdf(), "report.pdf", "default").document
+    doc = carta.ingest(sample_pdf(), "report.pdf", "default").document
     with httpx.Client(base_url=visual_server.url, timeout=120) as client:
         r = client.post("/v1/search/image", files={"file": ("q.png", _png("red"))}, data={"top_k": "3"})
         assert r.status_code == 200, r.text
@@ -187,7 +151,7 @@ def test_missing_visual_model_fails_at_start_or_falls_back_to_lite(
         and "CARTA_VISUAL_MODEL" in (carta.visual_error or "")
     )
     assert carta.collections.visual is None
-    carta.ingest(_pdf(), "report.pdf", "default")
+    carta.ingest(sample_pdf(), "report.pdf", "default")
     result = carta.search(carta.query("population of Recife", "default"))
     assert result.pages and {"dense", "pages"} <= set(result.pages[0].channels)
     assert not any("visual" in p.channels for p in result.pages)
@@ -202,7 +166,7 @@ def test_profile_switch_is_reported_and_reindex_adds_visual_vectors(
 ) -> None:
     data_dir = tmp_path / "data"
     lite = make_carta(data_dir, geotag=False, ocr_enabled=False)
-    doc = lite.ingest(_pdf(), "report.pdf", "default").document
+    doc = lite.ingest(sample_pdf(), "report.pdf", "default").document
     assert lite.reindex_needed() is None
     lite.close()
 
@@ -218,4 +182,4 @@ def test_profile_switch_is_reported_and_reindex_adds_visual_vectors(
     result = carta.search(carta.query("population of Recife", "default"))
     assert any("visual" in p.channels for p in result.pages)
     # the same upload again is now a duplicate, not a second indexing
-    assert carta.ingest(_pdf(), "report.pdf", "default").created is False
+    assert carta.ingest(sample_pdf(), "report.pdf", "default").created is False
