@@ -27,6 +27,7 @@ from service import schemas
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
+from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
 _ERRORS = {"model": schemas.ErrorResponse}
@@ -105,7 +106,9 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         c = get(request)
         return {
             "status": "ok",
-            "profile": c.settings.profile,
+            "profile": c.profile,
+            "visual_unavailable": c.visual_error,
+            "reindex_needed": c.reindex_needed(),
             "text_model": c.text.slug,
             "collections": [s.name for s in c.collections.all()],
         }
@@ -251,6 +254,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         )
         return schemas.ask_response(c.ask(q))
 
+    add_visual_routes(app, get, tenant, ApiError)  # query by image, heat-maps (visual profile)
     return app
 
 

@@ -22,6 +22,7 @@ from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
+from service.visual import load_visual, reindex_message, with_visual
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,11 @@ class Carta:
             settings.text_model, settings.device, settings.embed_batch_size
         )
         self.sparse = SparseEncoder()
-        self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
+        # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
+        self.visual, self.visual_error = load_visual(settings)
+        self.collections = with_visual(
+            lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
+        )
         self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
@@ -78,14 +83,27 @@ class Carta:
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,
             max_upload_bytes=settings.max_upload_bytes,
-            profile=settings.profile,
+            profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
+            visual_points=self.visual.points if self.visual else None,
         )
         self.retriever = Retriever(
-            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
+            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         self._recover_interrupted()
+        if stale := self.reindex_needed():
+            log.warning(stale)
+
+    @property
+    def profile(self) -> str:
+        """The profile actually served (lite after a visual fallback)."""
+        return "visual" if self.visual else "lite"
+
+    def reindex_needed(self) -> str | None:
+        """A message telling the user to re-index, if documents were indexed otherwise."""
+        stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
+        return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
 
     def _recover_interrupted(self) -> None:
         """Documents left 'processing' by a crash are purged and marked failed, so no
