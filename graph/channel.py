@@ -68,7 +68,9 @@ class GraphChannel:
         parsed: Parsed = parse(data, dataset_name(filename), category)
         if not parsed.pois and not parsed.roads:
             hint = "" if category else " (pass a category for files without category columns)"
-            raise EmptyDataset(f"{filename}: no point of interest found; {parsed.skipped} features skipped{hint}")
+            raise EmptyDataset(
+                f"{filename}: no point of interest found; {parsed.skipped} features skipped{hint}"
+            )
         return self.store.add_dataset(tenant, parsed, filename, kind, data + (category or "").encode())
 
     def datasets(self, tenant: str) -> list[DatasetInfo]:
@@ -94,16 +96,17 @@ class GraphChannel:
 
     # ----------------------------------------------------------------- questions
 
-    def constraints(self, question: str) -> Constraints:
-        return self.parser.parse(question)
+    def constraints(self, question: str, tenant: str | None = None) -> Constraints:
+        known = self.store.categories(tenant) if tenant else {}
+        return self.parser.parse(question, known)
 
     def answer(self, question: str, tenant: str) -> RelationalResult | None:
         """Relational evidence when the question asks for pairs of categories the tenant
         has POIs of; None otherwise (the question is not relational here)."""
-        constraints = self.constraints(question)
+        held = self.store.categories(tenant)
+        constraints = self.parser.parse(question, held)
         if not constraints.relational:
             return None
-        held = self.store.categories(tenant)
         if not any(c in held for pair in constraints.pairs for c in pair):
             return None
         match = self.rule_parser.place_hint(question) if constraints.place else None
@@ -113,6 +116,8 @@ class GraphChannel:
     def mentioning_pages(self, tenant: str, result: RelationalResult) -> list[MentioningPage]:
         """Pages that mention the places of the returned pairs (their POIs or zones)."""
         targets = {poi_node(r.id) for r in result.pois} | {zone_node(r.h3) for r in result.pois}
+        if result.area.place_id:
+            targets.add(f"place:{result.area.place_id}")
         rows = self.store.pages_mentioning(tenant, targets)
         return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
 

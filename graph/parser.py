@@ -13,6 +13,7 @@ LLM client is configured; its output goes through the same `Constraints.clamped(
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -100,7 +101,7 @@ class Constraints:
 
 
 class ConstraintParser(Protocol):
-    def parse(self, question: str) -> Constraints: ...
+    def parse(self, question: str, known: Iterable[str] = ()) -> Constraints: ...
 
 
 def constraints_schema() -> dict[str, Any]:
@@ -136,12 +137,24 @@ def _phrases() -> list[tuple[str, str]]:
 _PHRASES = _phrases()
 
 
-def find_categories(text: str) -> list[tuple[int, str]]:
-    """(position, category) of every category phrase, longest match first, no overlaps."""
+def _extra_phrases(categories: Iterable[str]) -> list[tuple[str, str]]:
+    """Category keys a dataset brought that no synonym lists ("post_box" -> "post box(es)")."""
+    out = []
+    for cat in categories:
+        if cat not in SYNONYMS:
+            words = cat.replace("_", " ")
+            out += [(words, cat), (words + "s", cat), (words + "es", cat)]
+    return out
+
+
+def find_categories(text: str, extra: Iterable[str] = ()) -> list[tuple[int, str]]:
+    """(position, category) of every category phrase, longest match first, no overlaps.
+    `extra`: more category keys to recognise by name (those the tenant's datasets hold)."""
     folded = f" {re.sub(r'[^a-z0-9]+', ' ', fold(text))} "
     taken = [False] * len(folded)
     found: list[tuple[int, str]] = []
-    for phrase, cat in _PHRASES:
+    phrases = sorted(set(_PHRASES) | set(_extra_phrases(extra)), key=lambda wc: (-len(wc[0]), wc[0]))
+    for phrase, cat in phrases:
         needle = f" {phrase} "
         start = folded.find(needle)
         while start >= 0:
@@ -161,9 +174,10 @@ class RuleParser:
         self.gazetteer = gazetteer
         self.min_place_confidence = min_place_confidence
 
-    def parse(self, question: str) -> Constraints:
+    def parse(self, question: str, known: Iterable[str] = ()) -> Constraints:
+        """`known`: the categories the tenant's datasets hold (recognised by name too)."""
         folded = fold(question)
-        found = find_categories(question)
+        found = find_categories(question, known)
         cats = list(dict.fromkeys(cat for _, cat in found))
         radius, notes = DEFAULT_RADIUS_M, []
         if m := _RADIUS_RE.search(folded):

@@ -46,6 +46,7 @@ class Area:
     lon: float | None = None
     radius_m: float | None = None
     geometry: dict | None = None
+    place_id: str | None = None
 
     def contains(self, rows: Sequence[PoiRow]) -> list[bool]:
         if self.kind == "all":
@@ -69,8 +70,8 @@ def area_for(place: Place | None, radius_m: float = DEFAULT_AREA_RADIUS_M) -> Ar
     if place is None:
         return Area("all")
     if place.geometry is not None:
-        return Area("polygon", place.name, place.lat, place.lon, geometry=place.geometry)
-    return Area("circle", place.name, place.lat, place.lon, radius_m)
+        return Area("polygon", place.name, place.lat, place.lon, geometry=place.geometry, place_id=place.id)
+    return Area("circle", place.name, place.lat, place.lon, radius_m, place_id=place.id)
 
 
 @dataclass

@@ -45,7 +45,9 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
     def graph(request: Request) -> GraphChannel:
         channel = get(request).graph
         if channel is None:
-            raise GraphDisabled("the graph is turned off (CARTA_GRAPH_ENABLED=false); turn it on to load POIs")
+            raise GraphDisabled(
+                "the graph is turned off (CARTA_GRAPH_ENABLED=false); turn it on to load POIs"
+            )
         return channel
 
     @app.post(
@@ -57,7 +59,9 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
     )
     async def upload_dataset(
         request: Request,
-        file: Annotated[UploadFile, File(description="OSM PBF/XML, Overpass JSON, GeoJSON or CSV with lat/lon")],
+        file: Annotated[
+            UploadFile, File(description="OSM PBF/XML, Overpass JSON, GeoJSON or CSV with lat/lon")
+        ],
         category: Annotated[
             str | None, Form(max_length=64, description="Category of features that carry none (e.g. school)")
         ] = None,
@@ -78,7 +82,10 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
         return [schemas.DatasetOut(**d.to_dict()) for d in graph(request).datasets(tenant())]
 
     @app.get(
-        "/v1/datasets/{dataset_id}", response_model=schemas.DatasetOut, tags=["datasets"], responses={404: _ERRORS}
+        "/v1/datasets/{dataset_id}",
+        response_model=schemas.DatasetOut,
+        tags=["datasets"],
+        responses={404: _ERRORS},
     )
     def get_dataset(request: Request, dataset_id: str) -> Any:
         return schemas.DatasetOut(**graph(request).dataset(tenant(), dataset_id).to_dict())

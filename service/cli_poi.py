@@ -9,7 +9,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-poi_app = typer.Typer(help="POI datasets (OSM PBF/XML, Overpass JSON, GeoJSON, CSV) for relational questions.")
+poi_app = typer.Typer(
+    help="POI datasets (OSM PBF/XML, Overpass JSON, GeoJSON, CSV) for relational questions."
+)
 
 
 def _local(action: str, *args: Any) -> Any:

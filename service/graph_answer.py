@@ -28,7 +28,11 @@ def with_graph(answer: Answer, graph: GraphChannel, registry: Registry, tenant: 
         citations.append(Citation(page.doc_id, page.page_no, doc.title, bbox, page.excerpt[:QUOTE_CHARS]))
     text = answer_text(result, language)
     if citations:
-        head = "Documentos que mencionam esses lugares" if language == "pt" else "Documents that mention these places"
+        head = (
+            "Documentos que mencionam esses lugares"
+            if language == "pt"
+            else "Documents that mention these places"
+        )
         text += f"\n{head}: " + "; ".join(f"{c.title} [{c.doc_id} p.{c.page_no}]" for c in citations)
     answer.answer = text
     answer.language = language
