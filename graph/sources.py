@@ -152,6 +152,8 @@ def read_osm(data: bytes, kind: str = "pbf") -> Parsed:
                     if not coords:
                         continue
                     if tags.get("highway") in ROAD_KINDS:
+                        if len(coords) < 2:  # clipped extract: a road needs two known vertices
+                            continue
                         roads.append(
                             Road(f"osm:w{obj.id}", tags.get("name", ""), tags["highway"], tuple(coords))
                         )
