@@ -99,7 +99,8 @@ def answer_text(result: RelationalResult, language: str) -> str:
     if language == "pt":
         where = f" em {result.area.place}" if result.area.place else ""
         head = (
-            f"{n} par(es) {pair_names} a até {c.radius_m:.0f} m{where} (distâncias verificadas, dados abertos)."
+            f"{n} par(es) {pair_names} a até {c.radius_m:.0f} m{where}"
+            " (distâncias verificadas, dados abertos)."
             if n
             else f"Nenhum par {pair_names} a até {c.radius_m:.0f} m{where} nos conjuntos de dados carregados."
         )

@@ -21,7 +21,8 @@ from graph.categories import normalise_name, normalise_tags
 
 ROAD_KINDS = frozenset(
     "motorway trunk primary secondary tertiary unclassified residential service living_street pedestrian "
-    "footway cycleway path track steps motorway_link trunk_link primary_link secondary_link tertiary_link".split()
+    "footway cycleway path track steps motorway_link trunk_link primary_link secondary_link "
+    "tertiary_link".split()
 )
 _NAME_KEYS = ("name", "nome", "Name", "NAME", "Nome", "NOME", "Escola", "title", "label")
 _LAT_KEYS = ("lat", "latitude", "y", "lat_wgs84")

@@ -293,7 +293,8 @@ class GraphStore:
         for start in range(0, len(targets), 500):
             part = targets[start : start + 500]
             for (src,) in self._db.execute(
-                f"SELECT src FROM edges WHERE tenant=? AND type='MENTIONS' AND dst IN ({','.join('?' * len(part))})",
+                "SELECT src FROM edges WHERE tenant=? AND type='MENTIONS' "
+                f"AND dst IN ({','.join('?' * len(part))})",
                 [tenant, *part],
             ):
                 hits[src] = hits.get(src, 0) + 1
@@ -326,7 +327,8 @@ class GraphStore:
     def _insert_pois(self, tenant: str, pois: Sequence[Poi], source: str) -> set[str]:
         cells = [h3.latlng_to_cell(p.lat, p.lon, self.resolution) for p in pois]
         self._db.executemany(
-            "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3) VALUES (?,?,'poi',?,?,?,?,?,?)",
+            "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3) "
+            "VALUES (?,?,'poi',?,?,?,?,?,?)",
             [
                 (tenant, poi_node(p.id), source, p.name, p.category, p.lat, p.lon, c)
                 for p, c in zip(pois, cells, strict=True)
@@ -350,7 +352,8 @@ class GraphStore:
             touched.update(cells)
             mid = road.coords[len(road.coords) // 2]
             self._db.execute(
-                "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3,data) VALUES (?,?,'road',?,?,?,?,?,?,?)",
+                "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3,data) "
+                "VALUES (?,?,'road',?,?,?,?,?,?,?)",
                 (
                     tenant,
                     node,
@@ -434,7 +437,8 @@ class GraphStore:
             for node, (name, lat, lon) in targets.items():
                 if node.startswith("place:"):
                     self._db.execute(
-                        "INSERT OR IGNORE INTO nodes (tenant,id,type,source,name,lat,lon,h3) VALUES (?,?,'place','gazetteer',?,?,?,?)",
+                        "INSERT OR IGNORE INTO nodes (tenant,id,type,source,name,lat,lon,h3) "
+                        "VALUES (?,?,'place','gazetteer',?,?,?,?)",
                         (tenant, node, name, lat, lon, h3.latlng_to_cell(lat, lon, self.resolution)),
                     )
                 edges.append((tenant, page, node, "MENTIONS", None, source))
@@ -468,7 +472,8 @@ class GraphStore:
         cells = {
             r[0]
             for r in self._db.execute(
-                "SELECT DISTINCT dst FROM edges WHERE tenant=? AND source=? AND type IN ('IN_ZONE','MENTIONS') AND dst LIKE 'zone:%'",
+                "SELECT DISTINCT dst FROM edges WHERE tenant=? AND source=? "
+                "AND type IN ('IN_ZONE','MENTIONS') AND dst LIKE 'zone:%'",
                 (tenant, source),
             )
         }
@@ -540,11 +545,13 @@ class GraphStore:
         targets = {index[s[0]] for s in seeds}
         if added:
             # existing POIs within the radius of a new one may get it as a nearer neighbour
-            new = np.array([index[a] for a in added if a in index], dtype=np.int64)
-            for _, j, _ in pairs_within(
-                lats[new], lons[new], lats, lons, self.near_radius_m, self.resolution
-            ):
-                targets.add(j)
+            new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
+            old = np.setdiff1d(np.arange(len(ids)), new)
+            if len(old):
+                near_old = pairs_within(
+                    lats[new], lons[new], lats[old], lons[old], self.near_radius_m, self.resolution
+                )
+                targets.update(int(old[j]) for _, j, _ in near_old)
         # only POIs whose whole candidate ring is loaded are recomputed (all targets are,
         # being within `k` rings of a seed and the area spanning 2k)
         query = np.array(sorted(targets))
@@ -571,7 +578,8 @@ class GraphStore:
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             out += self._db.execute(
-                f"SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' AND id IN ({','.join('?' * len(part))})",
+                "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
+                f"AND id IN ({','.join('?' * len(part))})",
                 [tenant, *part],
             ).fetchall()
         return out
@@ -583,7 +591,8 @@ class GraphStore:
         for start in range(0, len(cells), 500):
             part = cells[start : start + 500]
             out += self._db.execute(
-                f"SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' AND h3 IN ({','.join('?' * len(part))})",
+                "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
+                f"AND h3 IN ({','.join('?' * len(part))})",
                 [tenant, *part],
             ).fetchall()
         return out
@@ -594,13 +603,15 @@ class GraphStore:
             node = zone_node(cell)
             cats = dict(
                 self._db.execute(
-                    "SELECT n.category, COUNT(*) FROM edges e JOIN nodes n ON n.tenant=e.tenant AND n.id=e.src "
+                    "SELECT n.category, COUNT(*) FROM edges e "
+                    "JOIN nodes n ON n.tenant=e.tenant AND n.id=e.src "
                     "WHERE e.tenant=? AND e.dst=? AND e.type='IN_ZONE' AND n.type='poi' GROUP BY n.category",
                     (tenant, node),
                 ).fetchall()
             )
             roads = self._db.execute(
-                "SELECT COUNT(*) FROM edges WHERE tenant=? AND dst=? AND type='IN_ZONE' AND src LIKE 'road:%'",
+                "SELECT COUNT(*) FROM edges WHERE tenant=? AND dst=? AND type='IN_ZONE' "
+                "AND src LIKE 'road:%'",
                 (tenant, node),
             ).fetchone()[0]
             docs = sorted(
@@ -621,7 +632,8 @@ class GraphStore:
                     "documents": docs,
                 }
                 self._db.execute(
-                    "INSERT INTO nodes (tenant,id,type,source,name,lat,lon,h3,data) VALUES (?,?,'zone','graph',?,?,?,?,?)",
+                    "INSERT INTO nodes (tenant,id,type,source,name,lat,lon,h3,data) "
+                    "VALUES (?,?,'zone','graph',?,?,?,?,?)",
                     (tenant, node, cell, lat, lon, cell, json.dumps(profile)),
                 )
 
@@ -634,6 +646,7 @@ class GraphStore:
             self._db.execute("DELETE FROM nodes WHERE tenant=? AND id=?", (tenant, node))
             if n:
                 self._db.execute(
-                    "INSERT INTO nodes (tenant,id,type,source,name,category,data) VALUES (?,?,'svc','graph',?,?,?)",
+                    "INSERT INTO nodes (tenant,id,type,source,name,category,data) "
+                    "VALUES (?,?,'svc','graph',?,?,?)",
                     (tenant, node, category, category, json.dumps({"total": n})),
                 )

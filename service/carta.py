@@ -129,7 +129,9 @@ class Carta:
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
     ) -> IngestResult:
-        result = self.ingestor.ingest(data, filename, tenant, title, metadata, progress, sidecars, source_path)
+        result = self.ingestor.ingest(
+            data, filename, tenant, title, metadata, progress, sidecars, source_path
+        )
         if result.created:
             self._index_graph_pages(tenant, result.document)
         return result

@@ -269,7 +269,9 @@ def ask(
     geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
-    map_png: Annotated[Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")] = None,
+    map_png: Annotated[
+        Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
+    ] = None,
 ) -> None:
     """Answer a question from the indexed documents (and POI datasets), with citations."""
     body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)

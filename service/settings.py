@@ -78,7 +78,9 @@ class Settings(BaseSettings):
     graph_area_radius_m: float = Field(
         10_000.0, gt=0, le=200_000, description="Searched circle around a city the question names."
     )
-    graph_max_pairs: int = Field(5000, ge=1, le=100_000, description="Pairs returned at most (closest first).")
+    graph_max_pairs: int = Field(
+        5000, ge=1, le=100_000, description="Pairs returned at most (closest first)."
+    )
 
     @property
     def graph_path(self) -> Path:

@@ -15,8 +15,13 @@ def test_cli_poi_add_ask_map_delete(tmp_path: Path) -> None:
     added = json.loads(carta("poi", "add", str(pbf), "--json", data_dir=data).stdout)
     assert added["created"] and added["dataset"]["pois"] > 1000
     png = tmp_path / "map.png"
-    run = carta("ask", "Which pharmacies are within 100 m of a restaurant in Helsinki?", "--map", str(png),
-                data_dir=data)
+    run = carta(
+        "ask",
+        "Which pharmacies are within 100 m of a restaurant in Helsinki?",
+        "--map",
+        str(png),
+        data_dir=data,
+    )
     assert run.stdout.startswith("89 pharmacy/restaurant pair(s) within 100 m in Helsinki")  # rel-01
     assert " m\n" in run.stdout and png.read_bytes()[:4] == b"\x89PNG"
     listed = json.loads(carta("poi", "list", "--json", data_dir=data).stdout)

@@ -15,17 +15,32 @@ def parser() -> RuleParser:
     ("question", "pair", "radius", "place"),
     [
         ("Which recycling points are within 300 m of a park?", ("recycling", "park"), 300, None),
-        ("Quais escolas ficam a menos de 1,5 km de um hospital em Porto Alegre?", ("school", "hospital"), 1500,
-         "Porto Alegre"),
-        ("Farmácias a até 200 metros de paradas de ônibus em Helsinki", ("pharmacy", "bus_stop"), 200, "Helsinki"),
-        ("Which drinking fountains are within 0.5 kilometres of a bus stop in Recife?",
-         ("water_point", "bus_stop"), 500, "Recife"),
+        (
+            "Quais escolas ficam a menos de 1,5 km de um hospital em Porto Alegre?",
+            ("school", "hospital"),
+            1500,
+            "Porto Alegre",
+        ),
+        (
+            "Farmácias a até 200 metros de paradas de ônibus em Helsinki",
+            ("pharmacy", "bus_stop"),
+            200,
+            "Helsinki",
+        ),
+        (
+            "Which drinking fountains are within 0.5 kilometres of a bus stop in Recife?",
+            ("water_point", "bus_stop"),
+            500,
+            "Recife",
+        ),
         ("Bebedouros perto de banheiros públicos", ("water_point", "toilets"), 500, None),
         ("Lixeiras a 20 m de bancos de praça", ("waste_basket", "bench"), 20, None),
         ("Caixas eletrônicos a menos de 100 m de um banco", ("atm", "bank"), 100, None),
     ],
 )
-def test_pt_and_en_questions(parser: RuleParser, question: str, pair: tuple, radius: float, place: str | None) -> None:
+def test_pt_and_en_questions(
+    parser: RuleParser, question: str, pair: tuple, radius: float, place: str | None
+) -> None:
     c = parser.parse(question)
     assert c.relational
     assert c.pairs == (pair,)

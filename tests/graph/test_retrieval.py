@@ -39,14 +39,16 @@ def brute(store: GraphStore, a: str, b: str, radius: float, inside=lambda p: Tru
     out = set()
     for x in rows:
         for y in rows:
-            if x.id != y.id and x.category == a and y.category == b:
-                if haversine_m(x.lat, x.lon, y.lat, y.lon) <= radius:
-                    out.add(frozenset((x.id, y.id)))
+            wanted = x.id != y.id and x.category == a and y.category == b
+            if wanted and haversine_m(x.lat, x.lon, y.lat, y.lon) <= radius:
+                out.add(frozenset((x.id, y.id)))
     return out
 
 
-@pytest.mark.parametrize(("a", "b", "radius"), [("recycling", "park", 300.0), ("school", "school", 250.0),
-                                                 ("hospital", "park", 1200.0)])
+@pytest.mark.parametrize(
+    ("a", "b", "radius"),
+    [("recycling", "park", 300.0), ("school", "school", 250.0), ("hospital", "park", 1200.0)],
+)
 def test_all_pairs_everywhere(store: GraphStore, a: str, b: str, radius: float) -> None:
     result = RelationalRetriever(store).retrieve("t", Constraints((a, b), ((a, b),), radius, relational=True))
     got = {frozenset((p.a.id, p.b.id)) for p in result.pairs}
@@ -61,13 +63,20 @@ def test_circle_area_around_a_place(store: GraphStore) -> None:
         "t", Constraints(("school", "park"), (("school", "park"),), 400.0, relational=True), place
     )
     inside = lambda r: haversine_m(place.lat, place.lon, r.lat, r.lon) <= 2000  # noqa: E731
-    assert {frozenset((p.a.id, p.b.id)) for p in result.pairs} == brute(store, "school", "park", 400.0, inside)
+    assert {frozenset((p.a.id, p.b.id)) for p in result.pairs} == brute(
+        store, "school", "park", 400.0, inside
+    )
     assert result.area.kind == "circle" and result.area.place_id == "geonames:1"
 
 
 def test_polygon_area(store: GraphStore) -> None:
     lat0, lon0 = CENTRE
-    ring = [[lon0 - 0.02, lat0 - 0.01], [lon0 + 0.02, lat0 - 0.01], [lon0, lat0 + 0.02], [lon0 - 0.02, lat0 - 0.01]]
+    ring = [
+        [lon0 - 0.02, lat0 - 0.01],
+        [lon0 + 0.02, lat0 - 0.01],
+        [lon0, lat0 + 0.02],
+        [lon0 - 0.02, lat0 - 0.01],
+    ]
     geometry = {"type": "Polygon", "coordinates": [ring]}
     place = Place("b:X", "X", lat0, lon0, "area", "BR", 0, "b", geometry=geometry)
     result = RelationalRetriever(store).retrieve(
@@ -87,7 +96,9 @@ def test_zone_budget_widens_the_ring_until_a_pair_exists(store: GraphStore) -> N
     searched = set(result.searched_cells)
     inside = lambda r: r.h3 in searched  # noqa: E731
     # exact within the searched area
-    assert {frozenset((p.a.id, p.b.id)) for p in result.pairs} == brute(store, "hospital", "recycling", 60.0, inside)
+    assert {frozenset((p.a.id, p.b.id)) for p in result.pairs} == brute(
+        store, "hospital", "recycling", 60.0, inside
+    )
     assert {z["h3"] for z in result.zones} == searched
     scores = [z["score"] for z in result.zones]
     assert scores == sorted(scores, reverse=True)

@@ -79,14 +79,21 @@ def test_geojson_schools_with_default_category() -> None:
 
 
 def test_geojson_without_category_is_skipped() -> None:
-    doc = {"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "Point",
-           "coordinates": [1, 2]}, "properties": {"x": 1}}]}
+    doc = {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"x": 1}}
+        ],
+    }
     parsed = parse(json.dumps(doc).encode(), "g")
     assert parsed.pois == [] and parsed.skipped == 1
 
 
 def test_csv_semicolons_decimal_commas_and_categories() -> None:
-    text = "id;nome;latitude;longitude;categoria\n1;Posto A;-8,05;-34,9;Farmácia\n2;B;x;y;escola\n1;dup;1;1;escola\n"
+    text = (
+        "id;nome;latitude;longitude;categoria\n1;Posto A;-8,05;-34,9;Farmácia\n2;B;x;y;escola\n"
+        "1;dup;1;1;escola\n"
+    )
     parsed = parse(text.encode(), "c")
     assert [(p.id, p.name, p.category, p.lat) for p in parsed.pois] == [("c:1", "Posto A", "pharmacy", -8.05)]
     assert parsed.skipped == 1 and parsed.duplicates == 1
@@ -101,7 +108,7 @@ def test_csv_poa_points_of_interest() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"%PDF-1.7 hello", b"<?xml version='1.0'?><svg/>", b"{\"a\": 1}", b"{not json", b"a,b,c\n1,2,3\n"],
+    [b"%PDF-1.7 hello", b"<?xml version='1.0'?><svg/>", b'{"a": 1}', b"{not json", b"a,b,c\n1,2,3\n"],
 )
 def test_unsupported_files_raise_a_clear_error(data: bytes) -> None:
     with pytest.raises(PoiFormatError):

@@ -14,10 +14,15 @@ from graph.sources import Parsed, Poi, Road
 from graph.store import GraphStore
 
 
-def pois(n: int, seed: int, prefix: str, cats: tuple[str, ...] = ("school", "park", "recycling")) -> list[Poi]:
+def pois(
+    n: int, seed: int, prefix: str, cats: tuple[str, ...] = ("school", "park", "recycling")
+) -> list[Poi]:
     rng = np.random.default_rng(seed)
     lat, lon = -8.06 + rng.normal(0, 0.006, n), -34.9 + rng.normal(0, 0.006, n)
-    return [Poi(f"{prefix}:{i}", f"{prefix} {i}", cats[i % len(cats)], float(lat[i]), float(lon[i])) for i in range(n)]
+    return [
+        Poi(f"{prefix}:{i}", f"{prefix} {i}", cats[i % len(cats)], float(lat[i]), float(lon[i]))
+        for i in range(n)
+    ]
 
 
 def add(store: GraphStore, tenant: str, items: list[Poi], roads: list[Road] | None = None, tag: bytes = b""):
@@ -124,7 +129,13 @@ def test_pages_mention_places_zones_and_named_pois(store: GraphStore) -> None:
         "page_no": 2,
         "text": "Alagamentos perto da Escola Municipal Abilio Gomes em Boa Viagem.",
         "geo_tags": [
-            {"lat": -8.1216, "lon": -34.8994, "label": "Boa Viagem", "place_id": "bairros:BOA VIAGEM", "kind": "area"},
+            {
+                "lat": -8.1216,
+                "lon": -34.8994,
+                "label": "Boa Viagem",
+                "place_id": "bairros:BOA VIAGEM",
+                "kind": "area",
+            },
             {"lat": -14.2, "lon": -51.9, "label": "Brasil", "place_id": "geonames:BR", "kind": "country"},
         ],
     }

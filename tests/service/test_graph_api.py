@@ -21,7 +21,10 @@ QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
 @pytest.fixture
 def served(make_carta: Callable[..., Carta]) -> Iterator[tuple[LiveServer, httpx.Client]]:
     bairros = corpus_path("poi", "recife_bairros.geojson")
-    with LiveServer(make_carta(gazetteers=[bairros])) as live, httpx.Client(base_url=live.url, timeout=120) as c:
+    with (
+        LiveServer(make_carta(gazetteers=[bairros])) as live,
+        httpx.Client(base_url=live.url, timeout=120) as c,
+    ):
         yield live, c
 
 
@@ -29,7 +32,9 @@ def report_pdf() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 72), "Relatório de alagamentos no Recife, 2024.", fontsize=11)
-    page.insert_text((72, 96), "As ruas de Boa Viagem e do Pina alagaram perto das escolas municipais.", fontsize=11)
+    page.insert_text(
+        (72, 96), "As ruas de Boa Viagem e do Pina alagaram perto das escolas municipais.", fontsize=11
+    )
     data = doc.tobytes()
     doc.close()
     return data
@@ -38,7 +43,9 @@ def report_pdf() -> bytes:
 def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Client]) -> None:
     live, client = served
     schools = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
-    up = client.post("/v1/datasets", files={"file": ("escolas.geojson", schools)}, data={"category": "escola"})
+    up = client.post(
+        "/v1/datasets", files={"file": ("escolas.geojson", schools)}, data={"category": "escola"}
+    )
     assert up.status_code == 201, up.text
     dataset = up.json()["dataset"]
     assert dataset["pois"] == 223 and dataset["kind"] == "geojson"
@@ -82,7 +89,13 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     [
         ("x.pdf", b"%PDF-1.7 not pois", {}, 415, "unsupported_poi_file"),
         ("x.json", b"{broken", {}, 415, "unsupported_poi_file"),
-        ("x.geojson", json.dumps({"type": "FeatureCollection", "features": []}).encode(), {}, 422, "empty_dataset"),
+        (
+            "x.geojson",
+            json.dumps({"type": "FeatureCollection", "features": []}).encode(),
+            {},
+            422,
+            "empty_dataset",
+        ),
     ],
 )
 def test_bad_uploads_are_clear_4xx(
