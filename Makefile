@@ -46,6 +46,7 @@ eval: install samples
 		--ingest $(SAMPLES) --ingest $(CORPUS)/pdf --ingest $(CORPUS)/charts \
 		--ingest $(CORPUS)/qa/Understanding_Climate_Change.pdf
 	$(PY) scripts/eval_geocoding.py --corpus $(CORPUS) --out eval/geocoding-results.json --quiet
+	$(PY) scripts/eval_relational.py --corpus $(CORPUS) --ingest $(SAMPLES) --out eval
 
 # Speed and size: ingestion + per-channel latency on the real corpus, then the store on
 # synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a bigger run). JSON in bench/.

@@ -24,6 +24,7 @@ from index.vector_store import StoreError
 from ingest.errors import IngestError, TooLarge
 from models.errors import ModelUnavailable
 from service import schemas
+from service.api_datasets import add_dataset_routes
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
@@ -255,6 +256,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         return schemas.ask_response(c.ask(q))
 
     add_visual_routes(app, get, tenant, ApiError)  # query by image, heat-maps (visual profile)
+    add_dataset_routes(app, get, tenant)
     return app
 
 

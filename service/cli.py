@@ -24,6 +24,7 @@ from ingest.errors import IngestError
 from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.cli_poi import poi_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
 
@@ -31,6 +32,7 @@ app = typer.Typer(
     help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True, pretty_exceptions_enable=False
 )
 console = Console(stderr=True)
+app.add_typer(poi_app, name="poi")
 out = Console()
 SUFFIXES = {
     ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml", ".kmz", ".osm", ".pbf"
@@ -274,8 +276,11 @@ def ask(
     geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
+    map_png: Annotated[
+        Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
+    ] = None,
 ) -> None:
-    """Answer a question from the indexed documents, with citations."""
+    """Answer a question from the indexed documents (and POI datasets), with citations."""
     body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
@@ -283,6 +288,11 @@ def ask(
     out.print(body["answer"], markup=False, highlight=False)
     for c in body["citations"]:
         out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    if body.get("graph") and map_png:
+        from graph.mapping import render_png
+
+        map_png.write_bytes(render_png(body["graph"]["geojson"], question))
+        console.print(f"map: {map_png}")
 
 
 @app.command("list")

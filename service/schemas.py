@@ -196,6 +196,26 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     geo_filter: dict[str, Any] | None = None
     geo_prior: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = Field(
+        None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
+
+
+class DatasetOut(BaseModel):
+    id: str
+    name: str
+    filename: str
+    kind: str
+    pois: int
+    roads: int
+    duplicates: int
+    skipped: int
+    created_at: str
+
+
+class DatasetUploadResponse(BaseModel):
+    dataset: DatasetOut
+    created: bool
 
 
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
@@ -278,4 +298,5 @@ def ask_response(answer: Answer) -> AskResponse:
         timings_ms=answer.timings_ms,
         geo_filter=answer.geo_filter,
         geo_prior=answer.geo_prior,
+        graph=answer.graph,
     )

@@ -106,6 +106,22 @@ class Settings(BaseSettings):
         False, description="If the visual models cannot load, serve the lite channels instead of failing."
     )
 
+    # Graph (POI datasets, NEAR relations, relational answers)
+    graph_enabled: bool = Field(True, description="Answer relational questions from POI datasets (issue 6).")
+    graph_resolution: int = Field(7, ge=4, le=10, description="H3 resolution of graph zones.")
+    graph_near_radius_m: float = Field(500.0, gt=0, le=5000, description="NEAR edges up to this distance.")
+    graph_near_max: int = Field(10, ge=1, le=100, description="NEAR edges kept per POI (nearest first).")
+    graph_area_radius_m: float = Field(
+        10_000.0, gt=0, le=200_000, description="Searched circle around a city the question names."
+    )
+    graph_max_pairs: int = Field(
+        5000, ge=1, le=100_000, description="Pairs returned at most (closest first)."
+    )
+
+    @property
+    def graph_path(self) -> Path:
+        return self.data_dir / "graph.sqlite3"
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"
