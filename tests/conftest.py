@@ -18,6 +18,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from models.text_encoder import TextEncoder  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.settings import Settings  # noqa: E402
+from tests.openai_protocol import OpenAIProtocolServer  # noqa: E402
 from tests.support import LiveServer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -89,3 +90,17 @@ def sample_carta(
 def live_server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
     with LiveServer(make_carta()) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def _openai_server() -> Iterator[OpenAIProtocolServer]:
+    with OpenAIProtocolServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_server(_openai_server: OpenAIProtocolServer) -> Iterator[OpenAIProtocolServer]:
+    """The OpenAI-protocol test server (one per session), reset for each test."""
+    _openai_server.reset()
+    yield _openai_server
+    _openai_server.reset()

@@ -82,6 +82,7 @@ class OpenAIProtocolServer:
         import uvicorn
 
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.steps: list[Step] = []
         self.responder: Callable[[dict[str, Any]], str] = echo_first_citation
         self.port = free_port()
@@ -98,12 +99,14 @@ class OpenAIProtocolServer:
     def reset(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.headers.clear()
             self.steps = []
             self.responder = echo_first_citation
 
-    def _next(self, body: dict[str, Any]) -> Step:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Step:
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers)
             return self.steps.pop(0) if self.steps else Step()
 
     def _app(self) -> FastAPI:
@@ -116,7 +119,7 @@ class OpenAIProtocolServer:
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Response:
             body = await request.json()
-            step = self._next(body)
+            step = self._next(body, dict(request.headers))
             if step.delay_s:
                 await asyncio.sleep(step.delay_s)
             if step.raw is not None:
