@@ -104,3 +104,27 @@ def llm_server(_openai_server: OpenAIProtocolServer) -> Iterator[OpenAIProtocolS
     _openai_server.reset()
     yield _openai_server
     _openai_server.reset()
+
+
+@pytest.fixture
+def attach_llm(llm_server: OpenAIProtocolServer) -> Iterator[Callable[..., Carta]]:
+    """Give a Carta an LLM answerer on the protocol server (settings overridable); removed after."""
+    from service.llm_answer import LLMAnswerer
+
+    attached: list[Carta] = []
+
+    def attach(carta: Carta, **overrides: Any) -> Carta:
+        settings = settings_for(
+            carta.settings.data_dir,
+            llm_base_url=llm_server.url,
+            llm_model="test-model",
+            llm_timeout_s=5.0,
+            **overrides,
+        )
+        carta.llm = LLMAnswerer.from_settings(settings, carta.answerer, carta.page_text, carta.images.open)
+        attached.append(carta)
+        return carta
+
+    yield attach
+    for carta in attached:
+        carta.llm = None
