@@ -114,13 +114,8 @@ def attach_llm(llm_server: OpenAIProtocolServer) -> Iterator[Callable[..., Carta
     attached: list[Carta] = []
 
     def attach(carta: Carta, **overrides: Any) -> Carta:
-        settings = settings_for(
-            carta.settings.data_dir,
-            llm_base_url=llm_server.url,
-            llm_model="test-model",
-            llm_timeout_s=5.0,
-            **overrides,
-        )
+        llm = {"llm_base_url": llm_server.url, "llm_model": "test-model", "llm_timeout_s": 5.0}
+        settings = settings_for(carta.settings.data_dir, **(llm | overrides))
         carta.llm = LLMAnswerer.from_settings(settings, carta.answerer, carta.page_text, carta.images.open)
         attached.append(carta)
         return carta
