@@ -134,6 +134,15 @@ class Citation:
 
 
 @dataclass
+class InvalidCitation:
+    """A citation pointing outside the evidence sent (found by service/citations.py)."""
+
+    doc_id: str
+    page_no: int
+    reason: str
+
+
+@dataclass
 class Answer:
     question: str
     answer: str
@@ -147,7 +156,7 @@ class Answer:
     geo_filter: dict | None = None
     geo_prior: dict | None = None
     answerer: str = "extractive"  # or "llm"
-    invalid_citations: list = field(default_factory=list)  # service.citations.InvalidCitation
+    invalid_citations: list[InvalidCitation] = field(default_factory=list)
     usage: dict | None = None  # LLM path: budgets, what was sent, tokens used
 
 

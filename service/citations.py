@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from geo.gazetteer import fold
-from service.answer import Citation
+from service.answer import Citation, InvalidCitation
 from service.prompting import SentPage
 
 # one bracket may hold several: [abc p.2], [abc p. 2; def p.3], [abc, p.2]
@@ -18,13 +18,6 @@ _ONE = re.compile(r"([A-Za-z0-9_.:-]+?)\s*,?\s+(?:p|pp|page|pág|pag)\.?\s*(\d{1
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"\w{3,}")
 GRAPH = "graph"
-
-
-@dataclass
-class InvalidCitation:
-    doc_id: str
-    page_no: int
-    reason: str
 
 
 @dataclass

@@ -86,13 +86,21 @@ class LLMAnswerer:
             LLMClient(config), gate, budget(settings), page_text, page_image, settings.llm_grade_evidence
         )
 
-    def answer(self, question: str, result: SearchResult, tenant: str) -> Answer:
-        done = [e.data for e in self.events(question, result, tenant, stream=False) if e.kind == "done"]
-        return done[0]
+    def answer(
+        self, question: str, result: SearchResult, tenant: str, graph: dict[str, Any] | None = None
+    ) -> Answer:
+        events = self.events(question, result, tenant, stream=False, graph=graph)
+        return next(e.data for e in events if e.kind == "done")
 
     def events(
-        self, question: str, result: SearchResult, tenant: str, stream: bool = True
+        self,
+        question: str,
+        result: SearchResult,
+        tenant: str,
+        stream: bool = True,
+        graph: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
+        """`graph`: graph evidence (zones, pois, pairs) to send as its own context blocks."""
         timings = dict(result.timings_ms)
         yield Event("evidence", result.pages)
         t = time.perf_counter()
@@ -116,7 +124,7 @@ class LLMAnswerer:
             self.budget,
             lambda d, p: self.page_text(tenant, d, p),
             lambda d, p: self.page_image(tenant, d, p),
-            graph=None,
+            graph=graph,
         )
         timings["prompt"] = (time.perf_counter() - t) * 1e3
         usage.update(prompt.usage(self.budget))
