@@ -4,9 +4,6 @@ and `carta ask --stream` printing tokens from a running server."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -106,24 +103,17 @@ def test_flagged_citations_reach_the_client(
 def test_cli_streams_tokens_from_a_running_server(
     server: LiveServer, attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer
 ) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
     attach_llm(server.carta)
     llm_server.script(Step(text="unused", chunks=["Foram ", "3 pontos ", "[0badc0ffee00 p.4]."]))
-    run = subprocess.run(
-        [sys.executable, "-m", "service.cli", "ask", PRADO, "--stream", "--server", server.url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "CARTA_DATA_DIR": "unused-by-server-mode"},
-    )
-    assert run.returncode == 0, run.stderr
+    run = CliRunner().invoke(app, ["ask", PRADO, "--stream", "--server", server.url])
+    assert run.exit_code == 0, run.output
     assert run.stdout.startswith("Foram 3 pontos [0badc0ffee00 p.4].\n")
     assert "not in the evidence" in run.stderr and "0badc0ffee00 p.4" in run.stderr
 
-    llm_server.script(Step(raw="not json"), Step(raw="not json"), Step(raw="not json"))
-    run = subprocess.run(
-        [sys.executable, "-m", "service.cli", "ask", PRADO, "--stream", "--server", server.url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 1 and "malformed reply" in run.stderr
+    llm_server.script(Step(raw="not json"))
+    run = CliRunner().invoke(app, ["ask", PRADO, "--stream", "--server", server.url])
+    assert run.exit_code == 1 and "malformed reply" in run.stderr

@@ -5,12 +5,11 @@ injection resistance and the LLM budget used; also `carta eval` with the endpoin
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from service.carta import Carta
 from service.evaluation import runner
@@ -18,7 +17,7 @@ from service.evaluation.questions import load_questions
 from service.evaluation.targets import InProcessTarget
 from tests.openai_protocol import OpenAIProtocolServer, echo_first_citation, part_texts
 
-IDS = ("inj-prado-lancamentos", "inj-destino-sedimentos", "inj-prado-stretch-en")
+IDS = ("inj-prado-lancamentos", "inj-destino-sedimentos")
 BOGUS = "[0badc0ffee00 p.3]"
 
 
@@ -42,7 +41,7 @@ def test_llm_path_metrics_count_flagged_citations(
 ) -> None:
     attach_llm(sample_carta, llm_max_images=1)
     questions = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS]
-    unanswerable = [q for q in load_questions(samples_dir / "questions.yaml") if q.type == "unanswerable"][:3]
+    unanswerable = [q for q in load_questions(samples_dir / "questions.yaml") if q.type == "unanswerable"][:2]
     llm_server.responder = responder([q.question for q in unanswerable])
     target = InProcessTarget(sample_carta, "default")
     results = {r.id: r for r in runner.run({"s": questions + unanswerable}, target)}
@@ -60,7 +59,7 @@ def test_llm_path_metrics_count_flagged_citations(
     summary = runner.summarize(list(results.values()))
     assert summary["answerers"] == ["llm"] and summary["invalid_citations"] == 1
     assert summary["by_type"]["unanswerable"]["refusal_correct"] == 1.0
-    assert summary["by_type"]["injection"]["invalid_citations"] == 1 / 3
+    assert summary["by_type"]["injection"]["invalid_citations"] == 1 / 2
     assert summary["llm_usage_mean"]["images_sent"] == 1.0
     report = runner.markdown(summary)
     assert "answerer: llm" in report and "Citations flagged outside the evidence sent: 1" in report
@@ -68,23 +67,24 @@ def test_llm_path_metrics_count_flagged_citations(
 
 
 def test_carta_eval_uses_the_configured_endpoint(
-    tmp_path: Path, samples_dir: Path, llm_server: OpenAIProtocolServer
+    tmp_path: Path, samples_dir: Path, llm_server: OpenAIProtocolServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
     questions = tmp_path / "q.yaml"
     items = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS[:1]]
     questions.write_text(json.dumps([q.model_dump(exclude_none=True) for q in items]))
-    env = {**os.environ, "CARTA_LLM_BASE_URL": llm_server.url, "CARTA_LLM_MODEL": "test-model"}
-    run = subprocess.run(
-        [sys.executable, "-m", "service.cli", "eval", "-q", str(questions), "--out", str(tmp_path / "out")]
-        + ["--ingest", str(samples_dir / "nota_tecnica_drenagem_2024.pdf"), "--data-dir", str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
+    monkeypatch.setenv("CARTA_LLM_BASE_URL", llm_server.url)
+    monkeypatch.setenv("CARTA_LLM_MODEL", "test-model")
+    monkeypatch.setenv("CARTA_GEOTAG", "false")  # not needed here; saves loading the gazetteer
+    note = samples_dir / "nota_tecnica_drenagem_2024.pdf"
+    args = ["eval", "-q", str(questions), "--out", str(tmp_path / "out"), "--ingest", str(note)]
+    run = CliRunner().invoke(app, [*args, "--data-dir", str(tmp_path / "data")])
+    assert run.exit_code == 0, run.output
     result = json.loads((tmp_path / "out" / "results.json").read_text())
     assert result["summary"]["answerers"] == ["llm"]
     assert result["results"][0]["answer"]["answerer"] == "llm"
     assert result["results"][0]["answer"]["invalid_citations"] == 0
-    assert len(llm_server.requests) == 1
+    assert len(llm_server.requests) == 1 and "answerer: llm" in run.stdout
