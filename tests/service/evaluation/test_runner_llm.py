@@ -9,13 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from service.carta import Carta
 from service.evaluation import runner
 from service.evaluation.questions import load_questions
 from service.evaluation.targets import InProcessTarget
 from tests.openai_protocol import OpenAIProtocolServer, echo_first_citation, part_texts
+from tests.support import LiveServer
 
 IDS = ("inj-prado-lancamentos", "inj-destino-sedimentos")
 BOGUS = "[0badc0ffee00 p.3]"
@@ -67,21 +66,23 @@ def test_llm_path_metrics_count_flagged_citations(
 
 
 def test_carta_eval_uses_the_configured_endpoint(
-    tmp_path: Path, samples_dir: Path, llm_server: OpenAIProtocolServer, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, samples_dir: Path, llm_server: OpenAIProtocolServer, make_carta: Callable[..., Carta]
 ) -> None:
+    """A Carta built from settings naming the endpoint answers by LLM; `carta eval` scores it."""
     from typer.testing import CliRunner
 
     from service.cli import app
 
+    carta = make_carta(geotag=False, llm_base_url=llm_server.url, llm_model="test-model")
+    assert carta.llm is not None and carta.llm.client.config.base_url == llm_server.url
+    note = samples_dir / "nota_tecnica_drenagem_2024.pdf"
+    carta.ingest(note.read_bytes(), note.name, "default")
     questions = tmp_path / "q.yaml"
     items = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS[:1]]
     questions.write_text(json.dumps([q.model_dump(exclude_none=True) for q in items]))
-    monkeypatch.setenv("CARTA_LLM_BASE_URL", llm_server.url)
-    monkeypatch.setenv("CARTA_LLM_MODEL", "test-model")
-    monkeypatch.setenv("CARTA_GEOTAG", "false")  # not needed here; saves loading the gazetteer
-    note = samples_dir / "nota_tecnica_drenagem_2024.pdf"
-    args = ["eval", "-q", str(questions), "--out", str(tmp_path / "out"), "--ingest", str(note)]
-    run = CliRunner().invoke(app, [*args, "--data-dir", str(tmp_path / "data")])
+    with LiveServer(carta) as server:
+        args = ["eval", "-q", str(questions), "--out", str(tmp_path / "out"), "--server", server.url]
+        run = CliRunner().invoke(app, args)
     assert run.exit_code == 0, run.output
     result = json.loads((tmp_path / "out" / "results.json").read_text())
     assert result["summary"]["answerers"] == ["llm"]
