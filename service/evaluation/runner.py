@@ -8,6 +8,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
+from models.llm_client import LLMError
 from service.evaluation import metrics as m
 from service.evaluation.questions import NumberFact, Question
 from service.evaluation.targets import PageKey, Target
@@ -124,10 +127,22 @@ def run(sets: dict[str, list[Question]], target: Target, progress: Any = None) -
     results = []
     for set_name, questions in sets.items():
         for q in questions:
-            results.append(run_question(q, set_name, target, doc_ids))
+            try:
+                results.append(run_question(q, set_name, target, doc_ids))
+            except (LLMError, httpx.HTTPStatusError) as exc:  # one failed answer does not end the run
+                message = exc.message if isinstance(exc, LLMError) else _http_error(exc)
+                failed = QuestionResult(set_name, q.id, q.type, q.language, skipped=f"failed: {message}")
+                results.append(failed)
             if progress:
                 progress(len(results))
     return results
+
+
+def _http_error(exc: httpx.HTTPStatusError) -> str:
+    try:
+        return exc.response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {exc.response.status_code}"
 
 
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")

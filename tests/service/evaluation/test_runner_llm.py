@@ -13,7 +13,7 @@ from service.carta import Carta
 from service.evaluation import runner
 from service.evaluation.questions import load_questions
 from service.evaluation.targets import InProcessTarget
-from tests.openai_protocol import OpenAIProtocolServer, echo_first_citation, part_texts
+from tests.openai_protocol import OpenAIProtocolServer, Step, echo_first_citation, part_texts
 from tests.support import LiveServer
 
 IDS = ("inj-prado-lancamentos", "inj-destino-sedimentos")
@@ -89,3 +89,14 @@ def test_carta_eval_uses_the_configured_endpoint(
     assert result["results"][0]["answer"]["answerer"] == "llm"
     assert result["results"][0]["answer"]["invalid_citations"] == 0
     assert len(llm_server.requests) == 1 and "answerer: llm" in run.stdout
+
+
+def test_a_failed_llm_answer_is_reported_not_scored(
+    sample_carta: Carta, attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer, samples_dir: Path
+) -> None:
+    attach_llm(sample_carta, llm_max_retries=0)
+    llm_server.script(Step(raw="not json"))
+    questions = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS[:1]]
+    [result] = runner.run({"s": questions}, InProcessTarget(sample_carta, "default"))
+    assert result.skipped and result.skipped.startswith("failed: the LLM endpoint")
+    assert "malformed" in result.skipped and not result.answer
