@@ -238,6 +238,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             channels=frozenset(body.channels) if body.channels else None,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         return schemas.search_response(c.search(q))
 
@@ -257,6 +258,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             kinds=body.kinds,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         if body.stream:
             return StreamingResponse(
