@@ -17,17 +17,19 @@ from typing import Annotated, Any
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from index.vector_store import StoreError
 from ingest.errors import IngestError, TooLarge
 from models.errors import ModelUnavailable
+from models.llm_client import LLMError
 from service import schemas
 from service.api_datasets import add_dataset_routes
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
+from service.streaming import sse_stream
 from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
@@ -92,6 +94,10 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     @app.exception_handler(ModelUnavailable)
     async def model_error(_: Request, exc: ModelUnavailable) -> JSONResponse:
         return _error(503, "model_unavailable", str(exc))
+
+    @app.exception_handler(LLMError)
+    async def llm_error(_: Request, exc: LLMError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -240,7 +246,12 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         )
         return schemas.search_response(c.search(q))
 
-    @app.post("/v1/ask", response_model=schemas.AskResponse, tags=["query"])
+    @app.post(
+        "/v1/ask",
+        response_model=schemas.AskResponse,
+        tags=["query"],
+        responses={502: _ERRORS, 504: _ERRORS, 200: {"content": {"text/event-stream": {}}}},
+    )
     def ask(request: Request, body: schemas.AskRequest) -> Any:
         c = get(request)
         q = c.query(
@@ -253,6 +264,12 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             geo_prior=body.geo_prior,
             geo_prior_mode=body.geo_prior_mode,
         )
+        if body.stream:
+            return StreamingResponse(
+                sse_stream(c.ask_events(q)),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
         return schemas.ask_response(c.ask(q))
 
     add_visual_routes(app, get, tenant, ApiError)  # query by image, heat-maps (visual profile)

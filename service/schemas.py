@@ -65,6 +65,9 @@ class AskRequest(BaseModel):
     geo: GeoFilterIn | None = None
     geo_prior: bool = True
     geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
+    stream: bool = Field(
+        False, description="Server-sent events: evidence, token..., citations, done (the full response)."
+    )
 
 
 class ErrorBody(BaseModel):
@@ -184,6 +187,12 @@ class CitationOut(BaseModel):
     image_url: str
 
 
+class InvalidCitationOut(BaseModel):
+    doc_id: str
+    page_no: int
+    reason: str
+
+
 class AskResponse(BaseModel):
     question: str
     answer: str
@@ -198,6 +207,13 @@ class AskResponse(BaseModel):
     geo_prior: dict[str, Any] | None = None
     graph: dict[str, Any] | None = Field(
         None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
+    answerer: Literal["extractive", "llm"] = "extractive"
+    invalid_citations: list[InvalidCitationOut] = Field(
+        default_factory=list, description="Citations pointing outside the evidence sent (not grounded)."
+    )
+    usage: dict[str, Any] | None = Field(
+        None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
     )
 
 
@@ -275,6 +291,24 @@ def search_response(result: SearchResult) -> SearchResponse:
     )
 
 
+def citations_out(citations: list) -> list[CitationOut]:
+    return [
+        CitationOut(
+            doc_id=c.doc_id,
+            page_no=c.page_no,
+            title=c.title,
+            bbox=c.bbox,
+            quote=c.quote,
+            image_url=image_url(c.doc_id, c.page_no),
+        )
+        for c in citations
+    ]
+
+
+def page_hits(pages: list) -> list[PageHit]:
+    return _page_hits(pages)
+
+
 def ask_response(answer: Answer) -> AskResponse:
     return AskResponse(
         question=answer.question,
@@ -283,20 +317,16 @@ def ask_response(answer: Answer) -> AskResponse:
         grounded=answer.grounded,
         refused=answer.refused,
         relevance=answer.relevance,
-        citations=[
-            CitationOut(
-                doc_id=c.doc_id,
-                page_no=c.page_no,
-                title=c.title,
-                bbox=c.bbox,
-                quote=c.quote,
-                image_url=image_url(c.doc_id, c.page_no),
-            )
-            for c in answer.citations
-        ],
+        citations=citations_out(answer.citations),
         evidence=_page_hits(answer.evidence, answer.question),
         timings_ms=answer.timings_ms,
         geo_filter=answer.geo_filter,
         geo_prior=answer.geo_prior,
         graph=answer.graph,
+        answerer=answer.answerer,
+        invalid_citations=[
+            InvalidCitationOut(doc_id=c.doc_id, page_no=c.page_no, reason=c.reason)
+            for c in answer.invalid_citations
+        ],
+        usage=answer.usage,
     )

@@ -122,6 +122,31 @@ class Settings(BaseSettings):
     def graph_path(self) -> Path:
         return self.data_dir / "graph.sqlite3"
 
+    # LLM answers
+    llm_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint (https://api.openai.com/v1, http://localhost:11434/v1, ...); "
+        "unset = extractive answers.",
+    )
+    llm_model: str = Field("gpt-4o-mini", description="Model name the endpoint knows.")
+    llm_api_key: str | None = Field(None, description="Bearer key; local servers (Ollama, vLLM) need none.")
+    llm_timeout_s: float = Field(60.0, gt=0, le=3600, description="Per attempt.")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries (exponential backoff) on 408/429/5xx.")
+    llm_max_tokens: int = Field(700, ge=16, le=32_000, description="Answer length cap (completion tokens).")
+    llm_temperature: float = Field(0.0, ge=0.0, le=2.0)
+    llm_vision: bool = Field(True, description="The model reads images; false = pages go in as their text.")
+    llm_max_images: int = Field(4, ge=0, le=32, description="Page images per request (best pages first).")
+    llm_image_max_pixels: int = Field(
+        1_000_000, ge=10_000, le=40_000_000, description="Each page image is resized to at most this (w*h)."
+    )
+    llm_context_tokens: int = Field(
+        6000, ge=256, le=1_000_000, description="Budget for the text context (estimated at 4 chars/token)."
+    )
+    llm_answer_words: int = Field(200, ge=10, le=5000, description="Length limit stated in the prompt.")
+    llm_grade_evidence: bool = Field(
+        False, description="Ask the LLM to grade candidate pages (relevant/partial/irrelevant) first."
+    )
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"
