@@ -4,6 +4,7 @@ from Settings and shared by the HTTP API and the CLI."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,9 @@ class Carta:
             self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
+        # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
+        # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
+        self.erasure_hooks: list[Callable[[str, str], None]] = []
         self._recover_interrupted()
 
     def _recover_interrupted(self) -> None:
@@ -105,8 +109,11 @@ class Carta:
         progress: ProgressFn | None = None,
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
+        acl: list[str] | None = None,
     ) -> IngestResult:
-        return self.ingestor.ingest(data, filename, tenant, title, metadata, progress, sidecars, source_path)
+        return self.ingestor.ingest(
+            data, filename, tenant, title, metadata, progress, sidecars, source_path, acl=acl
+        )
 
     def query(
         self,
@@ -119,10 +126,12 @@ class Carta:
         channels: frozenset[str] | None = None,
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
+        acl: list[str] | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
-        geo prior of a place the question names (unless turned off)."""
-        q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        geo prior of a place the question names (unless turned off); `acl`: the caller's
+        ACL tokens, matched inside every engine query."""
+        q = SearchQuery(text, tenant, top_k, doc_ids, kinds, acl=acl)
         if channels:
             q.channels = channels
         q.geo = self.resolve_geo(geo)
@@ -150,6 +159,8 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
+        for hook in self.erasure_hooks:
+            hook(tenant, doc_id)
 
     def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
         """The chunks of one page in reading order (payload: chunk_no, text, bbox)."""

@@ -7,8 +7,8 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
 from __future__ import annotations
 
 import json
-import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,6 +24,7 @@ from ingest.errors import IngestError
 from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.cli_admin import audit, keys_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
 
@@ -68,8 +69,10 @@ def open_carta() -> Carta:
 
 
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    key = Settings().api_key
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
-        response = httpx.request(method, server.rstrip("/") + path, timeout=600, **kwargs)
+        response = httpx.request(method, server.rstrip("/") + path, timeout=600, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
     if response.status_code >= 400:
@@ -136,6 +139,20 @@ def run_query(
         carta.close()
 
 
+def server_ingest(server: str, files: list, data: dict, on_progress: Any) -> dict[str, Any]:
+    """Upload to a server and follow the job until the document is ready (or failed)."""
+    body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+    job = body["job"]
+    while job["status"] not in ("ready", "failed"):
+        on_progress(job)
+        time.sleep(0.5)
+        job = server_call(server, "GET", f"/v1/jobs/{job['id']}")
+    if job["status"] == "failed":
+        raise IngestError(job["error"] or "the ingestion job failed")
+    document = body["document"] or server_call(server, "GET", f"/v1/documents/{job['document_id']}")
+    return {"document": document, "created": body["created"], "warnings": job["warnings"], "job": job}
+
+
 SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
 
 
@@ -188,7 +205,11 @@ def ingest(
                         files = [("file", (path.name, path.read_bytes()))] + [
                             ("sidecars", (side.name, side.read_bytes())) for side in sidecar_files(path)
                         ]
-                        body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+                        body = server_ingest(
+                            server, files, data, lambda j, t=task: bar.update(
+                                t, completed=j["pages_done"], total=j["pages_total"] or None
+                            )
+                        )
                     else:
                         assert carta is not None
                         result = carta.ingest(
@@ -199,7 +220,7 @@ def ingest(
                             progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
                             source_path=path,
                         )
-                        body = schemas.UploadResponse(
+                        body = schemas.IngestedOut(
                             document=schemas.document_out(result.document),
                             created=result.created,
                             warnings=result.warnings,
@@ -441,8 +462,9 @@ def serve(
     import uvicorn
 
     from service.api import create_app
+    from service.observability import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(Settings().log_json)
     carta = open_carta()
     try:
         tenant = carta.settings.default_tenant
@@ -454,9 +476,13 @@ def serve(
                 except IngestError as exc:
                     console.print(f"[yellow]skipped {path.name}: {exc}")
         console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")
-        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info", log_config=None)
     finally:
         carta.close()
+
+
+app.add_typer(keys_app, name="keys")
+app.command("audit")(audit)
 
 
 def main() -> None:  # pragma: no cover - console entry
