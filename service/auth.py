@@ -164,17 +164,6 @@ class KeyStore:
         )
 
 
-def bearer_secret(authorization: str | None, x_api_key: str | None) -> str | None:
-    """The key from `Authorization: Bearer <key>` or `X-API-Key: <key>`."""
-    if x_api_key:
-        return x_api_key.strip()
-    if authorization:
-        scheme, _, value = authorization.partition(" ")
-        if scheme.lower() == "bearer" and value.strip():
-            return value.strip()
-    return None
-
-
 class RateLimiter:
     """A token bucket per key: `rate` requests per second on average, bursts of `burst`."""
 
