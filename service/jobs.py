@@ -188,7 +188,13 @@ class JobRunner:
 
     def start(self) -> None:
         """Resume (or fail) jobs a previous process left unfinished, then start the workers."""
-        for job in self.store.unfinished():
+        unfinished = self.store.unfinished()
+        pending = {job.id for job in unfinished}
+        if self.uploads.exists():  # uploads of a process killed before its job row was written
+            for folder in self.uploads.iterdir():
+                if folder.name not in pending:
+                    shutil.rmtree(folder, ignore_errors=True)
+        for job in unfinished:
             if job.attempts >= self.max_attempts:
                 self._finish_failed(job, f"interrupted {job.attempts} times; upload the file again")
             elif not (self.uploads / job.id / "file").exists():
