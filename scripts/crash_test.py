@@ -58,8 +58,12 @@ def make_pdf(rng: random.Random, tag: str) -> bytes:
 
 
 class Server:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(
+        self, data_dir: Path, extra_args: list[str] | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.data_dir = data_dir
+        self.extra_args = extra_args or []
+        self.extra_env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -74,10 +78,11 @@ class Server:
             "CARTA_INGEST_WORKERS": "2",
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
+            **self.extra_env,
         }
         started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), *self.extra_args],
             cwd=REPO,
             env=env,
             stdout=subprocess.DEVNULL,
