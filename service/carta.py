@@ -53,7 +53,13 @@ class Carta:
         )
         self.sparse = SparseEncoder()
         self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
-        self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
+        self.store = open_store(
+            settings.data_dir,
+            settings.qdrant_url,
+            settings.qdrant_api_key,
+            shards=settings.qdrant_shards,
+            replication=settings.qdrant_replication,
+        )
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
         self.gazetteer = load_gazetteer(settings) if settings.geotag else None

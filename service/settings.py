@@ -82,6 +82,12 @@ class Settings(BaseSettings):
     log_json: bool = Field(True, description="`carta serve` logs one JSON object per line.")
     trace_keep: int = Field(1000, ge=0, description="Recent /v1/ask traces kept for GET /v1/traces/{id}.")
     api_key: str | None = Field(None, description="The key the CLI sends with --server (client side).")
+    qdrant_shards: int | None = Field(
+        None, ge=1, le=1024, description="Shards of each collection Carta creates on a Qdrant cluster."
+    )
+    qdrant_replication: int | None = Field(
+        None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
+    )
 
     @property
     def registry_path(self) -> Path:
