@@ -373,7 +373,7 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="carta-eval-") as tmp:
         carta = None
         if server:
-            target: Any = HttpTarget(server)
+            target: Any = HttpTarget(server, api_key=Settings().api_key)
         else:
             carta = Carta(Settings(data_dir=data_dir or Path(tmp)))
             target = InProcessTarget(carta, carta.settings.default_tenant)

@@ -62,9 +62,12 @@ def wait_for_job(client: httpx.Client, job: dict[str, Any], timeout: float = 300
     return job
 
 
-def ingest_via_api(client: httpx.Client, name: str, data: bytes, **form: str) -> dict[str, Any]:
+def ingest_via_api(
+    client: httpx.Client, name: str, data: bytes, sidecars: list[tuple[str, bytes]] | None = None, **form: str
+) -> dict[str, Any]:
     """Upload (202), wait for the job, return the ready document."""
-    response = client.post("/v1/documents", files={"file": (name, data)}, data=form)
+    files = [("file", (name, data))] + [("sidecars", side) for side in sidecars or []]
+    response = client.post("/v1/documents", files=files, data=form)
     assert response.status_code == 202, response.text
     job = wait_for_job(client, response.json()["job"])
     assert job["status"] == "ready", job
