@@ -4,7 +4,7 @@ from Settings and shared by the HTTP API and the CLI."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,13 @@ class Carta:
         self.collections = with_visual(
             lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
         )
-        self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
+        self.store = open_store(
+            settings.data_dir,
+            settings.qdrant_url,
+            settings.qdrant_api_key,
+            shards=settings.qdrant_shards,
+            replication=settings.qdrant_replication,
+        )
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
         self.gazetteer = load_gazetteer(settings) if settings.geotag else None
@@ -97,6 +103,11 @@ class Carta:
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         self.graph = self._open_graph(settings) if settings.graph_enabled else None
         self.llm = LLMAnswerer.from_settings(settings, self.answerer, self.page_text, self.images.open)
+        # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
+        # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
+        self.erasure_hooks: list[Callable[[str, str], None]] = []
+        if self.graph is not None:
+            self.erasure_hooks.append(self.graph.delete_document)
         self._recover_interrupted()
         if stale := self.reindex_needed():
             log.warning(stale)
@@ -149,9 +160,10 @@ class Carta:
         progress: ProgressFn | None = None,
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
+        acl: list[str] | None = None,
     ) -> IngestResult:
         result = self.ingestor.ingest(
-            data, filename, tenant, title, metadata, progress, sidecars, source_path
+            data, filename, tenant, title, metadata, progress, sidecars, source_path, acl=acl
         )
         if result.created:
             self._index_graph_pages(tenant, result.document)
@@ -169,10 +181,12 @@ class Carta:
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
         geo_prior_mode: PriorMode | None = None,
+        acl: list[str] | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
-        geo prior of a place the question names (unless turned off)."""
-        q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        geo prior of a place the question names (unless turned off); `acl`: the caller's
+        ACL tokens, matched inside every engine query."""
+        q = SearchQuery(text, tenant, top_k, doc_ids, kinds, acl=acl)
         q.prior_mode = geo_prior_mode or self.settings.geo_prior_mode
         if channels:
             q.channels = channels
@@ -201,8 +215,8 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
-        if self.graph is not None:
-            self.graph.delete_document(tenant, doc_id)
+        for hook in self.erasure_hooks:
+            hook(tenant, doc_id)
 
     def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
         """The chunks of one page in reading order (payload: chunk_no, text, bbox)."""
@@ -226,7 +240,7 @@ class Carta:
             # a relational question is answered by the graph's verified pairs, not the LLM
             base = self.answerer.answer(query.text, result)
             base.timings_ms = result.timings_ms
-            graphed = with_graph(base, self.graph, self.registry, query.tenant)
+            graphed = with_graph(base, self.graph, self.registry, query.tenant, query.acl)
             if graphed.graph is not None:
                 events: Iterator[Event] = answer_events(graphed, result)
             elif self.llm:

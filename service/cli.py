@@ -7,8 +7,8 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
 from __future__ import annotations
 
 import json
-import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +25,7 @@ from models.errors import ModelUnavailable
 from models.llm_client import LLMError
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.cli_admin import audit, keys_app
 from service.cli_poi import poi_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
@@ -75,9 +76,16 @@ def open_carta() -> Carta:
     return carta
 
 
+def auth_headers() -> dict[str, str]:
+    """The API key the CLI sends with --server (CARTA_API_KEY), if any."""
+    key = Settings().api_key
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    headers = auth_headers()
     try:
-        response = httpx.request(method, server.rstrip("/") + path, timeout=600, **kwargs)
+        response = httpx.request(method, server.rstrip("/") + path, timeout=600, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
     if response.status_code >= 400:
@@ -158,7 +166,7 @@ def stream_ask(
             request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": prior, "stream": True}
             try:
                 url = server.rstrip("/") + "/v1/ask"
-                with httpx.stream("POST", url, json=request, timeout=600) as response:
+                with httpx.stream("POST", url, json=request, timeout=600, headers=auth_headers()) as response:
                     if response.status_code >= 400:
                         response.read()
                         fail(response.json().get("error", {}).get("message", response.text[:200]))
@@ -203,6 +211,18 @@ def print_citations(body: dict[str, Any]) -> None:
             markup=True,
             highlight=False,
         )
+def server_ingest(server: str, files: list, data: dict, on_progress: Any) -> dict[str, Any]:
+    """Upload to a server and follow the job until the document is ready (or failed)."""
+    body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+    job = body["job"]
+    while job["status"] not in ("ready", "failed"):
+        on_progress(job)
+        time.sleep(0.5)
+        job = server_call(server, "GET", f"/v1/jobs/{job['id']}")
+    if job["status"] == "failed":
+        raise IngestError(job["error"] or "the ingestion job failed")
+    document = body["document"] or server_call(server, "GET", f"/v1/documents/{job['document_id']}")
+    return {"document": document, "created": body["created"], "warnings": job["warnings"], "job": job}
 
 
 SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
@@ -259,7 +279,11 @@ def ingest(
                         files = [("file", (path.name, path.read_bytes()))] + [
                             ("sidecars", (side.name, side.read_bytes())) for side in sidecar_files(path)
                         ]
-                        body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+                        body = server_ingest(
+                            server, files, data, lambda j, t=task: bar.update(
+                                t, completed=j["pages_done"], total=j["pages_total"] or None
+                            )
+                        )
                     else:
                         assert carta is not None
                         result = carta.ingest(
@@ -270,7 +294,7 @@ def ingest(
                             progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
                             source_path=path,
                         )
-                        body = schemas.UploadResponse(
+                        body = schemas.IngestedOut(
                             document=schemas.document_out(result.document),
                             created=result.created,
                             warnings=result.warnings,
@@ -457,7 +481,7 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="carta-eval-") as tmp:
         carta = None
         if server:
-            target: Any = HttpTarget(server)
+            target: Any = HttpTarget(server, api_key=Settings().api_key)
         else:
             carta = Carta(Settings(data_dir=data_dir or Path(tmp)))
             target = InProcessTarget(carta, carta.settings.default_tenant)
@@ -546,8 +570,9 @@ def serve(
     import uvicorn
 
     from service.api import create_app
+    from service.observability import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(Settings().log_json)
     carta = open_carta()
     try:
         tenant = carta.settings.default_tenant
@@ -559,9 +584,13 @@ def serve(
                 except IngestError as exc:
                     console.print(f"[yellow]skipped {path.name}: {exc}")
         console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")
-        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info", log_config=None)
     finally:
         carta.close()
+
+
+app.add_typer(keys_app, name="keys")
+app.command("audit")(audit)
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -105,6 +105,7 @@ class DocumentOut(BaseModel):
     footprint: dict[str, Any] | None = Field(
         None, description="GeoJSON geometry of what the document is about."
     )
+    acl: list[str] = Field(default_factory=list, description="Groups that may see it; empty = the tenant.")
     created_at: str
     updated_at: str
 
@@ -128,10 +129,53 @@ class PageText(BaseModel):
     image_url: str
 
 
+class JobOut(BaseModel):
+    id: str
+    status: Literal["queued", "running", "ready", "failed"]
+    stage: str
+    pages_done: int
+    pages_total: int
+    document_id: str | None
+    error: str | None
+    warnings: list[str] = []
+    created_at: str
+    updated_at: str
+
+
 class UploadResponse(BaseModel):
-    document: DocumentOut
+    job: JobOut
+    document: DocumentOut | None = Field(None, description="The document when it is already indexed.")
     created: bool = Field(..., description="False when this content was already indexed (idempotent upload).")
     warnings: list[str] = []
+
+
+class IngestedOut(BaseModel):
+    """A synchronous (CLI) ingestion's result."""
+
+    document: DocumentOut
+    created: bool
+    warnings: list[str] = []
+
+
+class KeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    groups: list[str] = Field(default_factory=list, max_length=50)
+    admin: bool = False
+    label: str = Field("", max_length=200)
+
+
+class KeyOut(BaseModel):
+    id: str
+    tenant: str
+    groups: list[str]
+    admin: bool
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class KeyCreated(KeyOut):
+    secret: str = Field(..., description="The API key; shown once, only its hash is stored.")
 
 
 class ChannelOut(BaseModel):

@@ -147,6 +147,25 @@ class Settings(BaseSettings):
         False, description="Ask the LLM to grade candidate pages (relevant/partial/irrelevant) first."
     )
 
+    # Production: API keys, ingestion jobs, limits, observability
+    ingest_workers: int = Field(2, ge=1, le=64, description="Threads that process upload jobs.")
+    job_max_attempts: int = Field(
+        3, ge=1, le=20, description="A job interrupted by this many restarts fails instead of resuming."
+    )
+    rate_limit_per_second: float = Field(
+        20.0, ge=0, description="Requests per second per API key (token bucket); 0 turns it off."
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Bucket size: requests a key may send at once.")
+    log_json: bool = Field(True, description="`carta serve` logs one JSON object per line.")
+    trace_keep: int = Field(1000, ge=0, description="Recent /v1/ask traces kept for GET /v1/traces/{id}.")
+    api_key: str | None = Field(None, description="The key the CLI sends with --server (client side).")
+    qdrant_shards: int | None = Field(
+        None, ge=1, le=1024, description="Shards of each collection Carta creates on a Qdrant cluster."
+    )
+    qdrant_replication: int | None = Field(
+        None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
+    )
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"
@@ -154,3 +173,19 @@ class Settings(BaseSettings):
     @property
     def pages_dir(self) -> Path:
         return self.data_dir / "pages"
+
+    @property
+    def auth_path(self) -> Path:
+        return self.data_dir / "auth.sqlite3"
+
+    @property
+    def jobs_path(self) -> Path:
+        return self.data_dir / "jobs.sqlite3"
+
+    @property
+    def audit_path(self) -> Path:
+        return self.data_dir / "audit.sqlite3"
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
