@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from index.vector_store import StoreError
 from ingest.errors import IngestError, TooLarge
 from models.errors import ModelUnavailable
-from service import schemas
+from service import schemas, web
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
@@ -189,6 +189,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
                 schemas.PageChunk(chunk_no=ch["chunk_no"], text=ch["text"], bbox=ch["bbox"]) for ch in chunks
             ],
             image_url=schemas.image_url(doc_id, page_no),
+            **schemas.page_geo(chunks),
         )
 
     def page_image(request: Request, doc_id: str, page_no: int, thumb: bool) -> Response:
@@ -249,6 +250,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         )
         return schemas.ask_response(c.ask(q))
 
+    web.mount(app, settings)  # the browser UI at / (service/web)
     return app
 
 

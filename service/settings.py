@@ -70,6 +70,14 @@ class Settings(BaseSettings):
         0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."
     )
 
+    # Web UI
+    ui_tile_url: str | None = Field(
+        None,
+        description="Raster tile URL template for the map panel ({z}/{x}/{y}), e.g. a local tile server; "
+        "unset = offline vector drawing only.",
+    )
+    ui_tile_attribution: str = Field("", max_length=300, description="Credit line shown under tiles.")
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"
