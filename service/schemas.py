@@ -115,8 +115,12 @@ class PageText(BaseModel):
     chunks: list[PageChunk]
     image_url: str
     page_size: list[float] | None = Field(None, description="Page size in the units of chunk bboxes.")
-    locations: list[dict[str, float]] = Field(default_factory=list, description="Points the page is tagged with.")
-    geo_tags: list[dict[str, Any]] = Field(default_factory=list, description="Places and coordinates found.")
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    geo_tags: list[dict[str, Any]] = Field(
+        default_factory=list, description="Places and coordinates found on the page."
+    )
 
 
 class UploadResponse(BaseModel):

@@ -509,6 +509,7 @@ function initAsk() {
 
 function route(initial = false) {
   const hash = location.hash || "#/documents";
+  if (!hash.startsWith("#/")) return; // an in-page anchor, not a route
   const [path, query] = hash.slice(1).split("?");
   const parts = path.split("/").filter(Boolean);
   let view = "documents";
@@ -543,6 +544,10 @@ async function main() {
     api.setApiKey($("#api-key").value.trim());
     toast("API key saved in this browser.");
     loadDocs();
+  });
+  $(".skip-link").addEventListener("click", (e) => {
+    e.preventDefault(); // keep the route in the URL
+    $("#main").focus();
   });
   window.addEventListener("hashchange", () => route());
   route(true);
