@@ -90,9 +90,9 @@ def css(driver: Any, selector: str) -> WebElement:
     return driver.find_element(By.CSS_SELECTOR, selector)
 
 
-def shoot(driver: Any, name: str) -> None:
-    """Full-page screenshots of the current screen at both widths; at 375 px nothing may
-    stick out sideways (no horizontal scrolling)."""
+def shoot(driver: Any, name: str, full_page: bool = True) -> None:
+    """Screenshots of the current screen at both widths (the whole page unless a dialog is
+    open); at neither width may anything stick out sideways (no horizontal scrolling)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for width in (WIDE, NARROW):
         driver.set_window_size(width, 900)
@@ -102,12 +102,13 @@ def shoot(driver: Any, name: str) -> None:
         )
         assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px"
         height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(width, min(max(height, 700), 4000))
+        driver.set_window_size(width, min(max(height, 700), 4000) if full_page else 900)
         driver.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
     driver.set_window_size(WIDE, 1000)
 
 
 def open_ui(driver: Any, url: str, route: str = "#/documents") -> None:
+    driver.get("about:blank")  # a fresh page load, not only a hash change
     driver.get(f"{url}/{route}")
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 30, "the UI")
 
@@ -285,7 +286,7 @@ def test_upload_ask_cite_and_filter_by_area(browser: Any, server: LiveServer, sa
     css(browser, delete).click()
     dialog = css(browser, "#confirm-dialog")
     assert dialog.is_displayed() and "Northwind" in css(browser, "#confirm-text").text
-    shoot(browser, "5-delete-confirm")
+    shoot(browser, "5-delete-confirm", full_page=False)
     dialog.find_element(By.CSS_SELECTOR, "button[value=cancel]").click()
     assert not dialog.is_displayed()
     assert quarterly_id in {d["id"] for d in httpx.get(f"{url}/v1/documents").json()}

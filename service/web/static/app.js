@@ -257,7 +257,8 @@ async function uploadOne({ file, bar, status, li }) {
       loadDocs();
     }
     const again = body.created === false ? " (already indexed)" : "";
-    set(`ready · ${doc ? doc.pages : "?"} pages${again}`, 100, "ready");
+    const pages = doc ? `${doc.pages} page${doc.pages === 1 ? "" : "s"}` : "";
+    set(`ready · ${pages}${again}`, 100, "ready");
   } catch (err) {
     set(`failed: ${err.message}`, 0, "failed");
   }
