@@ -1,5 +1,7 @@
 """The web UI: static files (plain ES modules, no build step) served at / and /ui/, plus
-the two small read-only endpoints only the browser needs (its config and H3 cell outlines)."""
+the two small read-only endpoints only the browser needs: its config and H3 cell outlines.
+Both live under /ui, not /v1: they hold no tenant data, so they need no API key (the page
+must draw its map before the user has typed one), while every /v1 route does."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ def mount(app: FastAPI, settings: Settings) -> None:
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    @app.get("/v1/ui-config", tags=["ui"])
+    @app.get("/ui/config", tags=["ui"])
     def ui_config() -> dict[str, Any]:
         """What the browser UI needs to know about this server: raster tiles (only when
         configured; otherwise the map is drawn offline) and the upload limit."""
@@ -36,7 +38,7 @@ def mount(app: FastAPI, settings: Settings) -> None:
             "profile": settings.profile,
         }
 
-    @app.get("/v1/geo/h3", tags=["ui"])
+    @app.get("/ui/h3", tags=["ui"])
     def h3_cells(
         cells: Annotated[str, Query(description="Comma-separated H3 cell ids (any resolution).")],
     ) -> JSONResponse:

@@ -215,6 +215,8 @@ def test_upload_ask_cite_and_filter_by_area(browser: Any, server: LiveServer, sa
         "return [...document.querySelectorAll('#evidence img')].every(i => i.complete && i.naturalWidth > 0)"
     )
     assert thumbs_loaded
+    # the lite profile has no similarity maps: no "why this page" button
+    assert not browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
     # the evidence pages' geo tags are points on the map, each a link to its page
     assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-tags a circle")
     shoot(browser, "2-ask")
@@ -342,17 +344,17 @@ def test_ui_config_and_h3_cells_over_http(server: LiveServer) -> None:
     assert page.status_code == 200 and 'src="/ui/app.js"' in page.text
     for asset in ("app.js", "api.js", "map.js", "style.css"):
         assert httpx.get(f"{server.url}/ui/{asset}").status_code == 200
-    config = httpx.get(f"{server.url}/v1/ui-config").json()
+    config = httpx.get(f"{server.url}/ui/config").json()
     assert config["tile_url"] is None and config["max_upload_bytes"] > 0
     marco_zero = (-8.0631, -34.8711)
     ids = [h3.latlng_to_cell(*marco_zero, 7), h3.latlng_to_cell(*marco_zero, 9)]
-    cells = httpx.get(f"{server.url}/v1/geo/h3", params={"cells": ",".join(ids)}).json()
+    cells = httpx.get(f"{server.url}/ui/h3", params={"cells": ",".join(ids)}).json()
     assert [f["properties"]["h3"] for f in cells["features"]] == ids
     for feature in cells["features"]:
         ring = feature["geometry"]["coordinates"][0]
         assert len(ring) == 7 and ring[0] == ring[-1]
         assert Polygon(ring).contains(Point(marco_zero[1], marco_zero[0]))
-    bad = httpx.get(f"{server.url}/v1/geo/h3", params={"cells": "nope"})
+    bad = httpx.get(f"{server.url}/ui/h3", params={"cells": "nope"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_h3_cells"
     assert httpx.get(f"{server.url}/ui/missing.js").status_code == 404
 

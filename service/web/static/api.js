@@ -172,9 +172,10 @@ export async function ask(body, handlers) {
   return request("POST", "/v1/ask", body);
 }
 
-/** Fetch an image with the API key and return an object URL (only needed when a key is set). */
-export async function imageURL(url) {
-  if (!apiKey()) return url;
+/** Fetch an image with the API key and return an object URL (only needed when a key is set,
+ * or `always` to see the server's error message). */
+export async function imageURL(url, always = false) {
+  if (!apiKey() && !always) return url;
   const response = await fetch(url, { headers: headers() });
   if (!response.ok) throw await errorFrom(response);
   return URL.createObjectURL(await response.blob());

@@ -365,18 +365,24 @@ function answerNodes(text, citations) {
   return nodes;
 }
 
-function heatmapURL(hit) {
-  return hit.heatmap_url || hit.similarity_map_url || (hit.explain && hit.explain.heatmap_url) || null;
+/** The "why this page" heat-map: a URL the hit carries, else the visual profile's
+ * /v1/documents/{id}/pages/{n}/heatmap?query=... when that profile is on or ranked the hit. */
+function heatmapURL(hit, question) {
+  const given = hit.heatmap_url || hit.similarity_map_url;
+  if (given) return given;
+  if (state.config.profile !== "visual" && !(hit.channels && hit.channels.visual)) return null;
+  const base = `/v1/documents/${encodeURIComponent(hit.doc_id)}/pages/${hit.page_no}/heatmap`;
+  return `${base}?query=${encodeURIComponent(question)}`;
 }
 
-function renderEvidence(hits) {
+function renderEvidence(hits, question) {
   $("#evidence-box").hidden = false;
   $("#evidence").replaceChildren(
     ...(hits.length
       ? hits.map((hit, i) => {
           const img = h("img", { alt: "", loading: "lazy", width: "120" });
           setImage(img, hit.thumbnail_url);
-          const heat = heatmapURL(hit);
+          const heat = heatmapURL(hit, question);
           const chunk = hit.chunks && hit.chunks[0];
           return h(
             "li",
@@ -412,7 +418,15 @@ async function showHeatmap(hit, url) {
   const img = $("#heatmap-image");
   img.alt = `Similarity of the question to regions of ${hit.title} page ${hit.page_no}: brighter regions matched more`;
   $("#heatmap-title").textContent = `Why ${hit.title} p.${hit.page_no}`;
-  await setImage(img, url);
+  const error = $("#heatmap-error");
+  try {
+    img.src = await api.imageURL(url, true);
+    img.hidden = false;
+    error.textContent = "";
+  } catch (err) {
+    img.hidden = true;
+    error.textContent = `No heat map: ${err.message}`;
+  }
   dialog.showModal();
 }
 
@@ -441,7 +455,7 @@ async function renderGraph(graph) {
   const cells = [...new Set((graph.zones || []).map((z) => (typeof z === "string" ? z : z.h3 || z.id)).filter(Boolean))];
   if (cells.length) {
     try {
-      const fc = await api.getJSON(`/v1/geo/h3?cells=${encodeURIComponent(cells.slice(0, 500).join(","))}`);
+      const fc = await api.getJSON(`/ui/h3?cells=${encodeURIComponent(cells.slice(0, 500).join(","))}`);
       map.setLayer("h3", fc.features.map((f) => ({ ...f, properties: { label: `H3 ${f.properties.h3}`, cls: "h3" } })));
     } catch (err) {
       toast(`H3 cells: ${err.message}`);
@@ -465,7 +479,7 @@ async function runAsk(question, topK) {
   let streamed = "";
   try {
     const result = await api.ask(body, {
-      evidence: (hits) => seq === state.askSeq && renderEvidence(hits),
+      evidence: (hits) => seq === state.askSeq && renderEvidence(hits, question),
       token: (t) => {
         if (seq !== state.askSeq) return;
         answerBox.hidden = false;
@@ -479,7 +493,7 @@ async function runAsk(question, topK) {
     answerBox.dataset.refused = result.refused ? "true" : "false";
     text.replaceChildren(...answerNodes(result.answer, result.citations));
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
-    renderEvidence(result.evidence);
+    renderEvidence(result.evidence, question);
     await renderGraph(result.graph);
     const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
     status.textContent = `${result.refused ? "No grounded answer" : result.grounded ? "Grounded answer" : "Answer (not fully grounded)"} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
@@ -532,7 +546,7 @@ function route(initial = false) {
 
 async function main() {
   try {
-    state.config = await api.getJSON("/v1/ui-config");
+    state.config = await api.getJSON("/ui/config");
   } catch {
     state.config = {};
   }
