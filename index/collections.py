@@ -12,6 +12,7 @@ from index.types import CollectionSpec, DenseSpec, IndexKind
 
 PAGE_VECTOR = "late"
 CHUNK_VECTOR = "dense"
+GEO_VECTOR = "h3hash"  # the seed's hashed multi-resolution H3 vector, sparse form (located chunks only)
 
 _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("tenant", "keyword"),
@@ -23,6 +24,7 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("h3_r9", "keyword"),
     ("h3_r11", "keyword"),
     ("location", "geo"),
+    ("geo_point", "geo"),
     ("countries", "keyword"),
     ("h3_area", "keyword"),
     ("h3_area_up", "keyword"),
@@ -48,6 +50,7 @@ def lite_collections(encoder_slug: str, dim: int, sparse_names: tuple[str, ...])
         name=f"chunks__{encoder_slug}",
         dense=(DenseSpec(CHUNK_VECTOR, dim),),
         sparse=sparse_names,
+        plain_sparse=(GEO_VECTOR,),
         indexes=_COMMON_INDEXES,
     )
     return Collections(pages=pages, chunks=chunks)

@@ -16,14 +16,22 @@ import numpy as np
 
 from geo.coordinates import valid_latlon
 from geo.georef import exif_location, georeference_raster
-from index.collections import CHUNK_VECTOR, PAGE_VECTOR, Collections
+from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
 from index.page_images import PageImages
 from index.registry import Document, PageRecord, Registry
-from index.types import Filter, SparseVec, StorePoint
+from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
 from ingest.errors import BadCoordinates, IngestError, TooLarge
-from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footprint_geojson, geo_payload
+from ingest.geotagging import (
+    GeoTag,
+    GeoTagger,
+    choose_anchor,
+    coherent,
+    footprint_geojson,
+    geo_payload,
+    hashed_location,
+)
 from ingest.loaders import LoadedPage, LoadOptions, open_document
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
@@ -225,23 +233,27 @@ class Ingestor:
             "state": "indexing",
         }
         sizes = {p.page_no: [p.width, p.height] for p in pages}
-        chunk_points = [
-            StorePoint(
-                id=point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}"),
-                vectors={CHUNK_VECTOR: emb.dense.tolist(), **{k: SparseVec(*v) for k, v in sp.items()}},
-                payload={
-                    **base,
-                    "page_no": c.page_no,
-                    "chunk_no": c.index,
-                    "text": c.text,
-                    "bbox": [round(x, 2) for x in c.bbox],
-                    "page_size": sizes[c.page_no],
-                    # a chunk naming no place of its own is about where its page is
-                    **geo_payload(self._chunk_geo(c.text, tags, page_tags[c.page_no], geo)),
-                },
-            )
-            for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True)
-        ]
+        chunk_points = []
+        for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True):
+            # a chunk naming no place of its own is about where its page is
+            located = geo_payload(self._chunk_geo(c.text, tags, page_tags[c.page_no], geo))
+            vectors: dict[str, VectorValue] = {
+                CHUNK_VECTOR: emb.dense.tolist(),
+                **{k: SparseVec(*v) for k, v in sp.items()},
+            }
+            if (hashed := hashed_location(located)) is not None:
+                vectors[GEO_VECTOR] = SparseVec(*hashed)
+            payload = {
+                **base,
+                "page_no": c.page_no,
+                "chunk_no": c.index,
+                "text": c.text,
+                "bbox": [round(x, 2) for x in c.bbox],
+                "page_size": sizes[c.page_no],
+                **located,
+            }
+            chunk_id = point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}")
+            chunk_points.append(StorePoint(chunk_id, vectors, payload))
         page_points, records = [], []
         for page in pages:
             page_chunks = [

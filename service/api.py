@@ -233,6 +233,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             channels=frozenset(body.channels) if body.channels else None,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         return schemas.search_response(c.search(q))
 
@@ -247,6 +248,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             kinds=body.kinds,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         return schemas.ask_response(c.ask(q))
 

@@ -20,7 +20,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.retrieval import Retriever, SearchQuery, SearchResult
+from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -119,10 +119,12 @@ class Carta:
         channels: frozenset[str] | None = None,
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
+        geo_prior_mode: PriorMode | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
         geo prior of a place the question names (unless turned off)."""
         q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        q.prior_mode = geo_prior_mode or self.settings.geo_prior_mode
         if channels:
             q.channels = channels
         q.geo = self.resolve_geo(geo)

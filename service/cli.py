@@ -32,7 +32,9 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 out = Console()
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml"}
+SUFFIXES = {
+    ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml", ".kmz", ".osm", ".pbf"
+}  # fmt: skip
 
 ServerOpt = Annotated[
     str | None,
@@ -157,7 +159,9 @@ def iter_files(paths: list[Path]) -> Iterator[Path]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (PDF, PNG, JPEG, TIFF, WebP).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files or folders (PDF, images, GeoJSON, KML/KMZ, OSM).")
+    ],
     title: Annotated[str | None, typer.Option(help="Title (single file only).")] = None,
     server: ServerOpt = None,
     as_json: JsonOpt = False,

@@ -12,6 +12,12 @@ from service.answer import Answer
 from service.geo_query import GeoSpec
 from service.retrieval import SearchResult
 
+PriorModeIn = Literal["filter", "decay", "h3vector"]
+PRIOR_MODE_HELP = (
+    "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
+    "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."
+)
+
 
 class GeoFilterIn(BaseModel):
     """Exactly one of: lat + lon + radius_m (metres, exact on points); bbox; a GeoJSON
@@ -46,6 +52,7 @@ class SearchRequest(BaseModel):
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
     geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
 
 
 class AskRequest(BaseModel):
@@ -56,6 +63,7 @@ class AskRequest(BaseModel):
     kinds: list[str] | None = None
     geo: GeoFilterIn | None = None
     geo_prior: bool = True
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
 
 
 class ErrorBody(BaseModel):

@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     geo_prior: bool = Field(
         True, description="Boost pages near a place the question names (can be turned off per request)."
     )
+    geo_prior_mode: Literal["filter", "decay", "h3vector"] = Field(
+        "filter",
+        description="How the geo prior ranks: chunks within the place (filter), a distance-decay "
+        "boost (decay) or the hashed H3 vector (h3vector); docs/evaluation.md compares them.",
+    )
 
     # Retrieval and answers
     prefetch_limit: int = Field(50, ge=1, le=1000)
