@@ -134,6 +134,12 @@ def answered(driver: Any, before: str = "") -> str:
     return wait(driver, done, 60, "the answer")
 
 
+def delivery(url: str) -> str:
+    """How this server answers `"stream": true`: "stream" (server-sent events) or "json"."""
+    with httpx.stream("POST", f"{url}/v1/ask", json={"question": "x", "stream": True}, timeout=60) as r:
+        return "stream" if r.headers.get("content-type", "").startswith("text/event-stream") else "json"
+
+
 def evidence(driver: Any) -> list[tuple[str, int]]:
     return [
         (li.get_attribute("data-doc-id"), int(li.get_attribute("data-page-no")))
@@ -202,8 +208,10 @@ def test_upload_ask_cite_and_filter_by_area(browser: Any, server: LiveServer, sa
 
     wait(browser, reuploaded, 60, "the re-upload")
 
-    # ask: the answer, a citation chip, evidence thumbnails with per-channel scores
+    # ask: the answer (streamed when the server streams), a citation chip, evidence thumbnails
+    # with per-channel scores
     ask(browser, JAQUEIRA)
+    assert css(browser, "#answer-box").get_attribute("data-delivery") == delivery(url)
     assert "-8,0375" in css(browser, "#answer-text").text
     chips = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
     assert chips and "p.4" in chips[0].text

@@ -150,6 +150,7 @@ export async function ask(body, handlers) {
     });
     const type = response.headers.get("content-type") || "";
     if (response.ok && type.startsWith("text/event-stream")) {
+      handlers.delivery?.("stream");
       let final = null;
       let failure = null;
       await readEvents(response, (name, data) => {
@@ -164,11 +165,13 @@ export async function ask(body, handlers) {
       if (!final) throw new ApiError(502, "stream_ended", "the answer stream ended early");
       return final;
     }
+    handlers.delivery?.("json");
     if (response.ok) return response.json(); // a server that ignores `stream` answers JSON
     const err = await errorFrom(response);
     if (!(response.status === 422 && /stream/.test(err.message))) throw err;
     streamSupported = false; // this server has no streaming: plain JSON from now on
   }
+  handlers.delivery?.("json");
   return request("POST", "/v1/ask", body);
 }
 

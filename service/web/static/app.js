@@ -443,24 +443,34 @@ async function renderGraph(graph) {
     const p = pois.get(id);
     return h("span", {}, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
   };
+  $("#graph-notes").textContent = (graph.notes || []).join(" ");
   $("#graph-table tbody").replaceChildren(
     ...graph.pairs.map((pair) => h("tr", {}, h("td", {}, name(pair.a, pair.a_category)), h("td", {}, name(pair.b, pair.b_category)), h("td", { class: "num" }, fmt.metres(pair.dist_m)))),
   );
   box.hidden = false;
+  // the graph's GeoJSON: zone hexagons (kind "zone") go to the H3 layer, POIs and pair lines to the graph layer
   const features = (graph.geojson && graph.geojson.features) || [];
-  map.setLayer(
-    "graph",
-    features.map((f) => ({ ...f, properties: { ...(f.properties || {}), label: (f.properties && (f.properties.name || f.properties.label)) || "", cls: f.geometry && f.geometry.type === "LineString" ? "pair" : "graph" } })),
-  );
-  const cells = [...new Set((graph.zones || []).map((z) => (typeof z === "string" ? z : z.h3 || z.id)).filter(Boolean))];
+  const kind = (f) => (f.properties && f.properties.kind) || (f.geometry && f.geometry.type === "LineString" ? "pair" : "poi");
+  const label = (f) => {
+    const p = f.properties || {};
+    if (kind(f) === "pair") return `${(pois.get(p.a) || {}).name || p.a} – ${(pois.get(p.b) || {}).name || p.b}: ${fmt.metres(p.dist_m || 0)}`;
+    if (kind(f) === "zone") return `H3 ${p.h3}`;
+    return `${p.name || p.id || "POI"}${p.category ? ` (${p.category})` : ""}`;
+  };
+  const styled = (f, cls) => ({ ...f, properties: { ...(f.properties || {}), label: label(f), cls } });
+  map.setLayer("graph", features.filter((f) => kind(f) !== "zone").map((f) => styled(f, kind(f) === "pair" ? "pair" : "graph")));
+  const zones = features.filter((f) => kind(f) === "zone").map((f) => styled(f, "h3"));
+  const drawn = new Set(zones.map((f) => f.properties.h3));
+  const cells = [...new Set((graph.zones || []).map((z) => (typeof z === "string" ? z : z.h3 || z.id)).filter(Boolean))].filter((c) => !drawn.has(c));
   if (cells.length) {
     try {
       const fc = await api.getJSON(`/ui/h3?cells=${encodeURIComponent(cells.slice(0, 500).join(","))}`);
-      map.setLayer("h3", fc.features.map((f) => ({ ...f, properties: { label: `H3 ${f.properties.h3}`, cls: "h3" } })));
+      zones.push(...fc.features.map((f) => styled(f, "h3")));
     } catch (err) {
       toast(`H3 cells: ${err.message}`);
     }
-  } else map.setLayer("h3", []);
+  }
+  map.setLayer("h3", zones);
 }
 
 async function runAsk(question, topK) {
@@ -479,6 +489,7 @@ async function runAsk(question, topK) {
   let streamed = "";
   try {
     const result = await api.ask(body, {
+      delivery: (how) => (answerBox.dataset.delivery = how),
       evidence: (hits) => seq === state.askSeq && renderEvidence(hits, question),
       token: (t) => {
         if (seq !== state.askSeq) return;
