@@ -141,6 +141,13 @@ function locationFeatures(items) {
   return features;
 }
 
+/** The server wants an API key: open the key box and say so. */
+function askForKey(message) {
+  $(".key-box").open = true;
+  $("#key-message").textContent = message;
+  $("#api-key").focus();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Documents
 
@@ -148,7 +155,8 @@ async function loadDocs() {
   try {
     state.docs = await api.getJSON("/v1/documents");
   } catch (err) {
-    toast(`Could not list documents: ${err.message}`);
+    if (err.status === 401) askForKey(err.message);
+    else toast(`Could not list documents: ${err.message}`);
     return;
   }
   renderDocs();
@@ -514,6 +522,7 @@ async function runAsk(question, topK) {
     if (seq !== state.askSeq) return;
     status.textContent = `Error: ${err.message}`;
     status.dataset.state = "error";
+    if (err.status === 401) askForKey(err.message);
   } finally {
     if (seq === state.askSeq) $("#ask-button").disabled = false;
   }
@@ -568,6 +577,8 @@ async function main() {
   $("#key-form").addEventListener("submit", (e) => {
     e.preventDefault();
     api.setApiKey($("#api-key").value.trim());
+    $("#key-message").textContent = "";
+    $(".key-box").open = false;
     toast("API key saved in this browser.");
     loadDocs();
   });
