@@ -357,9 +357,9 @@ export class GeoMap {
     if (!len) return null;
     const px = (len / metres) * 100;
     const g = el("g", { class: "scale", "aria-hidden": "true" });
-    g.appendChild(el("rect", { x: w - px - 16, y: h - 26, width: px + 8, height: 20, class: "scale-bg" }));
-    g.appendChild(el("line", { x1: w - px - 12, y1: h - 10, x2: w - 12, y2: h - 10 }));
-    g.appendChild(el("text", { x: w - px - 12, y: h - 14 }, len >= 1000 ? `${len / 1000} km` : `${len} m`));
+    g.appendChild(el("rect", { x: w - px - 16, y: 6, width: px + 8, height: 22, class: "scale-bg" }));
+    g.appendChild(el("line", { x1: w - px - 12, y1: 23, x2: w - 12, y2: 23 }));
+    g.appendChild(el("text", { x: w - px - 12, y: 19 }, len >= 1000 ? `${len / 1000} km` : `${len} m`));
     return g;
   }
 }
