@@ -25,7 +25,7 @@ const state = {
   filter: null, // {lat, lon, radius_m} | {bbox}
   lastAsk: null, // {question, top_k}
   askSeq: 0,
-  pageView: null,
+  evidenceTags: [], // map points of the last answer's evidence pages
 };
 
 function toast(message) {
@@ -415,10 +415,10 @@ function renderEvidence(hits, question) {
         })
       : [h("li", { class: "muted" }, "No page matched.")]),
   );
-  map.setLayer(
-    "tags",
-    locationFeatures(hits.map((hit) => ({ locations: hit.locations, label: `${hit.title} p.${hit.page_no}`, href: pageHref(hit.doc_id, hit.page_no) }))),
+  state.evidenceTags = locationFeatures(
+    hits.map((hit) => ({ locations: hit.locations, label: `${hit.title} p.${hit.page_no}`, href: pageHref(hit.doc_id, hit.page_no) })),
   );
+  map.setLayer("tags", state.evidenceTags);
 }
 
 async function showHeatmap(hit, url) {
@@ -560,7 +560,9 @@ function route(initial = false) {
     else link.removeAttribute("aria-current");
   }
   document.body.dataset.view = view;
+  // the map's page points follow the screen: none on the list, the evidence's on Ask
   if (view === "documents") map.setLayer("tags", []);
+  if (view === "ask") map.setLayer("tags", state.evidenceTags || []);
   if (!initial) $(`#view-${view} h1`).focus();
 }
 
