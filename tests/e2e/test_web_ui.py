@@ -293,6 +293,15 @@ def test_upload_ask_cite_and_filter_by_area(
     answered(browser, before)
     assert evidence(browser) == [] and "No page matched" in css(browser, "#evidence").text
     assert "1.0 km around 0.0000, 0.0000" in css(browser, "#geo-chip").text
+    # H3 cells typed in: the res-7 cell of Marco Zero holds only page 4 of the Recife report;
+    # the cell's outline (from /ui/h3) is drawn as the filter
+    cell = h3.latlng_to_cell(-8.0631, -34.8711, 7)
+    before = css(browser, "#ask-status").text
+    css(browser, "#h3-form input[name=cells]").send_keys(cell + Keys.ENTER)
+    answered(browser, before)
+    assert evidence(browser) == [(recife_id, 4)]
+    assert "Area: 1 H3 cell" in css(browser, "#geo-chip").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.filter")) == 1
     # clearing the filter brings the São Paulo report back
     before = css(browser, "#ask-status").text
     css(browser, "#geo-chip-clear").click()

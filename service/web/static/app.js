@@ -86,6 +86,16 @@ function initMap() {
     const f = new FormData(e.target);
     setFilter({ bbox: [+f.get("w"), +f.get("s"), +f.get("e"), +f.get("n")] });
   });
+  $("#h3-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const cells = [...new Set(new FormData(e.target).get("cells").split(/[\s,]+/).filter(Boolean))];
+    try {
+      const fc = await api.getJSON(`/ui/h3?cells=${encodeURIComponent(cells.join(","))}`);
+      setFilter({ h3: cells }, fc.features);
+    } catch (err) {
+      toast(`H3 cells: ${err.message}`);
+    }
+  });
   $("#geo-chip-clear").addEventListener("click", () => setFilter(null));
 }
 
@@ -96,19 +106,22 @@ function fitMap() {
     if (layer && layer.visible) geoms.push(...layer.features.map((f) => f.geometry));
     if (geoms.length && name !== "footprints") break; // evidence first, else all footprints
   }
-  if (state.filter) geoms.push(filterGeometry(state.filter));
+  if (state.filter) geoms.push(filterGeometry(map.filter));
   map.fit(boundsOf(geoms));
 }
 
 function describeFilter(filter) {
   if (!filter) return "";
   if (filter.bbox) return `box ${filter.bbox.map(fmt.coord).join(", ")}`;
+  if (filter.h3) return `${filter.h3.length} H3 cell${filter.h3.length === 1 ? "" : "s"}`;
   return `${fmt.metres(filter.radius_m)} around ${fmt.coord(filter.lat)}, ${fmt.coord(filter.lon)}`;
 }
 
-function setFilter(filter) {
+/** Set (or clear) the area filter of questions; `cells` are the H3 cells' outlines to draw. */
+function setFilter(filter, cells) {
   state.filter = filter;
-  map.setFilter(filter);
+  map.setFilter(filter && filter.h3 ? { ...filter, cells } : filter);
+  if (filter && filter.h3) fitMap();
   const chip = $("#geo-chip");
   chip.hidden = !filter;
   $("#geo-chip-text").textContent = filter ? `Area: ${describeFilter(filter)}` : "";

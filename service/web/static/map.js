@@ -44,9 +44,11 @@ export function circleRing(lat, lon, radius, steps = 72) {
   return ring;
 }
 
-/** The geometry a geo filter ({lat, lon, radius_m} or {bbox}) covers, as GeoJSON. */
+/** The geometry a geo filter ({lat, lon, radius_m}, {bbox} or {h3, cells: GeoJSON features})
+ * covers, as GeoJSON. */
 export function filterGeometry(filter) {
   if (!filter) return null;
+  if (filter.h3) return { type: "GeometryCollection", geometries: (filter.cells || []).map((f) => f.geometry) };
   if (filter.bbox) {
     const [w, s, e, n] = filter.bbox;
     return { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] };
