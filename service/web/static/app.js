@@ -542,6 +542,10 @@ async function runAsk(question, topK) {
 }
 
 function initAsk() {
+  $("#to-map").addEventListener("click", () => {
+    $("#map-panel").scrollIntoView({ behavior: "smooth" });
+    $("#map svg").focus({ preventScroll: true });
+  });
   $("#ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const question = $("#question").value.trim();
