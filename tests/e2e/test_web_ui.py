@@ -5,6 +5,8 @@ go to $CARTA_UI_SCREENSHOTS (default tests/artifacts/ui/)."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import shutil
 import tempfile
@@ -76,6 +78,15 @@ def browser() -> Iterator[Any]:
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+def needs(module: str, feature: str) -> pytest.MarkDecorator:
+    """These tests exercise API parts built in parallel branches: they run as soon as the
+    module is there (after the merge) and skip, saying which, until then."""
+    return pytest.mark.skipif(
+        importlib.util.find_spec(module.split(".")[0]) is None or importlib.util.find_spec(module) is None,
+        reason=f"{feature} not merged yet: {module} is missing",
+    )
 
 
 def wait(driver: Any, condition: Callable[[Any], Any], timeout: float = 120, what: str = "") -> Any:
@@ -399,3 +410,106 @@ def test_tiles_only_when_configured(browser: Any, make_carta: Callable[..., Cart
         assert hrefs and all(h.startswith("/tiles/") and h.endswith(".png") for h in hrefs)
         assert not browser.find_elements(By.CSS_SELECTOR, "#map .graticule")
         assert css(browser, "#map-attrib").text == "Tiles: test server"
+
+
+@needs("service.auth", "API keys (issue 8)")
+def test_api_key_typed_into_the_ui(browser: Any, make_carta: Callable[..., Carta], samples_dir: Path) -> None:
+    """With API keys on, the UI asks for one (401 message), then lists, shows page images
+    (fetched with the key) and answers for that key's tenant only."""
+    from service.auth import KeyStore
+    from tests.support import ingest_via_api
+
+    carta = make_carta(rate_limit_per_second=0)
+    keys = KeyStore(carta.settings.auth_path)
+    secret = keys.create("acme", [], False, label="ui")[1]
+    other = keys.create("beta", [], False, label="other")[1]
+    keys.close()
+    with LiveServer(carta) as live:
+        beta_key = {"Authorization": f"Bearer {other}"}
+        with httpx.Client(base_url=live.url, headers=beta_key, timeout=120) as beta:
+            ingest_via_api(beta, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())
+        open_ui(browser, live.url)
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#api-key").is_displayed(), 20, "the key box")
+        assert "key" in css(browser, "#key-message").text.lower()
+        assert browser.switch_to.active_element.get_attribute("id") == "api-key"
+        css(browser, "#api-key").send_keys(secret + Keys.ENTER)
+        empty = "#doc-empty"
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, empty).is_displayed(), 20, "an empty list")
+        recife = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+        css(browser, "#file-input").send_keys(str(recife))
+        wait(browser, lambda d: upload_rows_ready(d, {recife.name}), 240, "the upload")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")
+        assert len(rows) == 1  # beta's document is not acme's
+        rows[0].find_element(By.CSS_SELECTOR, "td a").click()
+        shown = "return document.querySelector('#page-image').naturalWidth > 0"
+        wait(browser, lambda d: d.execute_script(shown), 20, "the page image fetched with the key")
+        assert css(browser, "#page-image").get_attribute("src").startswith("blob:")
+        ask(browser, JAQUEIRA)
+        assert "-8,0375" in css(browser, "#answer-text").text
+        browser.execute_script("localStorage.clear()")
+
+
+@needs("graph.evidence", "graph evidence (issue 6)")
+def test_graph_evidence_table_and_map(
+    browser: Any, make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """A relational question over a POI dataset: the pairs table with distances, POIs, pair
+    lines and H3 zone cells on the map."""
+    carta = make_carta()
+    pois = [  # two pharmacies, each a few metres from a restaurant, in Recife
+        ("Farmácia Boa Vista", "pharmacy", -8.0610, -34.8850),
+        ("Restaurante Leite", "restaurant", -8.0611, -34.8851),
+        ("Farmácia do Derby", "pharmacy", -8.0570, -34.8990),
+        ("Restaurante Derby", "restaurant", -8.0571, -34.8992),
+    ]
+    features = [
+        {
+            "type": "Feature",
+            "id": i,
+            "properties": {"name": name, "amenity": cat},
+            "geometry": {"type": "Point", "coordinates": [lon, lat]},
+        }
+        for i, (name, cat, lat, lon) in enumerate(pois)
+    ]
+    with LiveServer(carta) as live:
+        data = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+        up = httpx.post(f"{live.url}/v1/datasets", files={"file": ("recife_pois.geojson", data)}, timeout=120)
+        assert up.status_code == 201, up.text
+        open_ui(browser, live.url, "#/ask")
+        ask(browser, "Which pharmacies are within 100 m of a restaurant in Recife?")
+        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#graph-table tbody tr")]
+        assert len(rows) == 2, rows
+        assert any("Farmácia Boa Vista" in r and "Restaurante Leite" in r for r in rows)
+        assert all(r.split()[-1] == "m" for r in rows)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph path.pair")) == 2
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph circle.graph")) == 4
+        assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")
+        shoot(browser, "6-graph")
+
+
+@needs("service.visual", "the visual profile (issue 5)")
+def test_why_this_page_heatmap_in_the_visual_profile(
+    browser: Any, make_carta: Callable[..., Carta], request: pytest.FixtureRequest, samples_dir: Path
+) -> None:
+    """Visual profile (tiny random ColPali): each evidence page offers "Why this page?", whose
+    dialog shows the server's similarity heat-map PNG for the question."""
+    from tests.service.test_visual_profile import visual_settings
+
+    tiny_visual_models = request.getfixturevalue("tiny_visual_models")
+
+    carta = make_carta(**visual_settings(tiny_visual_models, "colpali"))
+    pdf = samples_dir / "quarterly_report_q3_2024.pdf"
+    carta.ingest(pdf.read_bytes(), pdf.name, "default")
+    with LiveServer(carta) as live:
+        open_ui(browser, live.url, "#/ask")
+        ask(browser, "revenue by region")
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
+        assert buttons and len(buttons) == len(evidence(browser))
+        buttons[0].click()
+        dialog = css(browser, "#heatmap-dialog")
+        wait(browser, lambda d: dialog.is_displayed(), 20, "the heat-map dialog")
+        shown = "return document.querySelector('#heatmap-image').naturalWidth > 0"
+        wait(browser, lambda d: d.execute_script(shown), 60, "the heat-map image")
+        assert css(browser, "#heatmap-error").text == ""
+        shoot(browser, "7-why-this-page", full_page=False)
+        dialog.find_element(By.CSS_SELECTOR, "button[value=close]").click()
