@@ -200,6 +200,23 @@ class ServerStore(VectorStore):
         )
         return [_hit(p) for p in response.points]
 
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        engine_filter = client_filter(flt)
+        response = self.client.query_points(
+            collection,
+            prefetch=[
+                m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)
+            ],
+            query=_vector(second.vector),
+            using=second.using,
+            query_filter=engine_filter,
+            limit=limit,
+            with_payload=True,
+        )
+        return [_hit(p) for p in response.points]
+
     def decayed_search(
         self,
         collection: str,

@@ -64,6 +64,13 @@ class VectorStore(ABC):
         engine fuses them by reciprocal rank (k=`rrf_k`)."""
 
     @abstractmethod
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        """Late interaction in two stages inside the engine: `width` candidates by the
+        `first` (pooled) multivector, then exact MaxSim on the `second` (full) one."""
+
+    @abstractmethod
     def decayed_search(
         self,
         collection: str,

@@ -24,9 +24,11 @@ from index.vector_store import StoreError
 from ingest.errors import IngestError, TooLarge
 from models.errors import ModelUnavailable
 from service import schemas, web
+from service.api_datasets import add_dataset_routes
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
+from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
 _ERRORS = {"model": schemas.ErrorResponse}
@@ -105,7 +107,9 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         c = get(request)
         return {
             "status": "ok",
-            "profile": c.settings.profile,
+            "profile": c.profile,
+            "visual_unavailable": c.visual_error,
+            "reindex_needed": c.reindex_needed(),
             "text_model": c.text.slug,
             "collections": [s.name for s in c.collections.all()],
         }
@@ -252,6 +256,8 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         )
         return schemas.ask_response(c.ask(q))
 
+    add_visual_routes(app, get, tenant, ApiError)  # query by image, heat-maps (visual profile)
+    add_dataset_routes(app, get, tenant)
     web.mount(app, settings)  # the browser UI at / (service/web)
     return app
 
