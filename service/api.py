@@ -26,7 +26,7 @@ from index.vector_store import StoreError
 from ingest.errors import IngestError
 from models.errors import ModelUnavailable
 from models.llm_client import LLMError
-from service import schemas
+from service import schemas, web
 from service.api_datasets import add_dataset_routes
 from service.api_ops import BodyLimit, add_ops_routes, request_middleware
 from service.audit import AuditLog
@@ -270,6 +270,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
                 schemas.PageChunk(chunk_no=ch["chunk_no"], text=ch["text"], bbox=ch["bbox"]) for ch in chunks
             ],
             image_url=schemas.image_url(doc_id, page_no),
+            **schemas.page_geo(chunks),
         )
 
     def page_image(request: Request, who: Principal, doc_id: str, page_no: int, thumb: bool) -> Response:
@@ -356,6 +357,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     add_visual_routes(app, get, visible, ApiError)  # query by image, heat-maps (visual profile)
     add_dataset_routes(app, get)
     add_ops_routes(app)
+    web.mount(app, settings)  # the browser UI at / (service/web)
     return app
 
 

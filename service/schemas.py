@@ -127,6 +127,13 @@ class PageText(BaseModel):
     text: str
     chunks: list[PageChunk]
     image_url: str
+    page_size: list[float] | None = Field(None, description="Page size in the units of chunk bboxes.")
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    geo_tags: list[dict[str, Any]] = Field(
+        default_factory=list, description="Places and coordinates found on the page."
+    )
 
 
 class JobOut(BaseModel):
@@ -280,6 +287,17 @@ class DatasetUploadResponse(BaseModel):
 
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
     return f"/v1/documents/{doc_id}/pages/{page_no}/{'thumbnail' if thumb else 'image'}"
+
+
+def page_geo(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Page size, tagged points and geo tags of a page, from its chunk payloads (deduplicated)."""
+    points = {(p["lat"], p["lon"]) for ch in chunks for p in ch.get("location", [])}
+    tags = {(t.get("label"), t.get("lat"), t.get("lon")): t for ch in chunks for t in ch.get("geo_tags", [])}
+    return {
+        "page_size": next((ch["page_size"] for ch in chunks if ch.get("page_size")), None),
+        "locations": [{"lat": lat, "lon": lon} for lat, lon in sorted(points)],
+        "geo_tags": list(tags.values()),
+    }
 
 
 def document_out(doc: Document) -> DocumentOut:

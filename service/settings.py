@@ -166,6 +166,14 @@ class Settings(BaseSettings):
         None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
     )
 
+    # Web UI
+    ui_tile_url: str | None = Field(
+        None,
+        description="Raster tile URL template for the map panel ({z}/{x}/{y}), e.g. a local tile server; "
+        "unset = offline vector drawing only.",
+    )
+    ui_tile_attribution: str = Field("", max_length=300, description="Credit line shown under tiles.")
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"
