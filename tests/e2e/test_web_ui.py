@@ -432,6 +432,7 @@ def test_api_key_typed_into_the_ui(browser: Any, make_carta: Callable[..., Carta
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#api-key").is_displayed(), 20, "the key box")
         assert "key" in css(browser, "#key-message").text.lower()
         assert browser.switch_to.active_element.get_attribute("id") == "api-key"
+        shoot(browser, "8-api-key", full_page=False)
         css(browser, "#api-key").send_keys(secret + Keys.ENTER)
         empty = "#doc-empty"
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, empty).is_displayed(), 20, "an empty list")
