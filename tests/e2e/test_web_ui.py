@@ -202,6 +202,10 @@ def test_upload_ask_cite_and_filter_by_area(
     progress = [int(p.get_attribute("value")) for p in bars]
     assert progress == [100, 100, 100]
     assert "ready · 5 pages" in css(browser, f'#uploads li[data-name="{recife.name}"]').text
+    # progress came from the job's event stream when the server queues uploads (202 + job)
+    queued = "/v1/jobs/{job_id}/events" in httpx.get(f"{url}/openapi.json").json()["paths"]
+    via = {li.get_attribute("data-via") for li in browser.find_elements(By.CSS_SELECTOR, "#uploads li")}
+    assert via == ({"events"} if queued else {"request"})
     docs = {d["filename"]: d for d in httpx.get(f"{url}/v1/documents").json()}
     assert set(docs) == names and all(d["status"] == "ready" for d in docs.values())
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")) == 3, 10, "list")

@@ -105,7 +105,8 @@ export async function readEvents(response, onEvent) {
   }
 }
 
-/** Follow an ingestion job to its end: the SSE stream if the server has it, else polling. */
+/** Follow an ingestion job to its end: the SSE stream if the server has it, else polling.
+ * Resolves {job, via: "events" | "polling"}. */
 export async function followJob(job, onProgress) {
   try {
     const response = await fetch(`/v1/jobs/${encodeURIComponent(job.id)}/events`, {
@@ -121,7 +122,7 @@ export async function followJob(job, onProgress) {
         }
         return name !== "done";
       });
-      if (last.status === "ready" || last.status === "failed") return last;
+      if (last.status === "ready" || last.status === "failed") return { job: last, via: "events" };
     }
   } catch {
     /* fall back to polling */
@@ -129,7 +130,7 @@ export async function followJob(job, onProgress) {
   for (;;) {
     const current = await getJSON(`/v1/jobs/${encodeURIComponent(job.id)}`);
     onProgress(current);
-    if (current.status === "ready" || current.status === "failed") return current;
+    if (current.status === "ready" || current.status === "failed") return { job: current, via: "polling" };
     await new Promise((r) => setTimeout(r, 600));
   }
 }

@@ -268,11 +268,13 @@ async function uploadOne({ file, bar, status, li }) {
       else set("indexing…", null);
     });
     let doc = body.document;
+    li.dataset.via = "request"; // indexed within the upload request itself (no job)
     if (body.job && code === 202) {
-      const job = await api.followJob(body.job, (j) => {
+      const { job, via } = await api.followJob(body.job, (j) => {
         const pct = j.pages_total ? 30 + (70 * j.pages_done) / j.pages_total : null;
         set(`${j.stage || j.status}${j.pages_total ? ` ${j.pages_done}/${j.pages_total} pages` : ""}`, pct === null ? null : Math.round(pct));
       });
+      li.dataset.via = via;
       if (job.status === "failed") throw new Error(job.error || "indexing failed");
       doc = job.document_id ? await api.getJSON(`/v1/documents/${encodeURIComponent(job.document_id)}`) : doc;
       loadDocs();
