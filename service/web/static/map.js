@@ -303,7 +303,9 @@ export class GeoMap {
     svg.replaceChildren(el("rect", { x: 0, y: 0, width: w, height: h, class: "map-bg" }));
     if (this.options.tileUrl) this.drawTiles(svg, w, h);
     else this.drawGraticule(svg, w, h);
-    for (const [name, layer] of this.layers) {
+    const order = ["footprints", "h3", "graph", "tags"]; // areas under lines under points
+    const rank = (name) => (order.includes(name) ? order.indexOf(name) : order.length);
+    for (const [name, layer] of [...this.layers].sort((a, b) => rank(a[0]) - rank(b[0]))) {
       if (!layer.visible) continue;
       const group = svg.appendChild(el("g", { class: `layer layer-${name}`, "data-layer": name }));
       for (const f of layer.features) this.drawGeometry(group, f.geometry, f.properties || {}, f.properties?.cls || name);
