@@ -231,6 +231,25 @@ class EdgeStore(VectorStore):
         )
         return [_hit(p) for p in self._shard(collection).query(request)]
 
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        engine_filter = edge_filter(flt)
+        request = E.QueryRequest(
+            limit=limit,
+            query=E.Query.Nearest(_vector(second.vector), using=second.using),
+            prefetches=[
+                E.Prefetch(
+                    limit=width,
+                    query=E.Query.Nearest(_vector(first.vector), using=first.using),
+                    filter=engine_filter,
+                )
+            ],
+            filter=engine_filter,
+            with_payload=True,
+        )
+        return [_hit(p) for p in self._shard(collection).query(request)]
+
     def decayed_search(
         self,
         collection: str,

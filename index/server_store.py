@@ -84,7 +84,11 @@ def _hit(point: Any) -> Hit:
 
 
 class ServerStore(VectorStore):
-    def __init__(self, url: str, api_key: str | None = None) -> None:
+    def __init__(
+        self, url: str, api_key: str | None = None, shards: int | None = None, replication: int | None = None
+    ) -> None:
+        # a Qdrant cluster: new collections get this many shards and copies of each
+        self.shards, self.replication = shards, replication
         if url == ":memory:":
             self.client = QdrantClient(location=":memory:")
         elif url.startswith("local:"):
@@ -120,6 +124,8 @@ class ServerStore(VectorStore):
             sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse}
             | {s: m.SparseVectorParams() for s in spec.plain_sparse}
             or None,
+            shard_number=self.shards,
+            replication_factor=self.replication,
         )
         for field_name, kind in spec.indexes:
             schema: Any = _INDEX_TYPES[kind]
@@ -194,6 +200,23 @@ class ServerStore(VectorStore):
             collection,
             prefetch=self._fused_prefetch(branches, engine_filter, prefetch_limit),
             query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
+            query_filter=engine_filter,
+            limit=limit,
+            with_payload=True,
+        )
+        return [_hit(p) for p in response.points]
+
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        engine_filter = client_filter(flt)
+        response = self.client.query_points(
+            collection,
+            prefetch=[
+                m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)
+            ],
+            query=_vector(second.vector),
+            using=second.using,
             query_filter=engine_filter,
             limit=limit,
             with_payload=True,

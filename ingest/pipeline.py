@@ -13,12 +13,13 @@ from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from geo.coordinates import valid_latlon
 from geo.georef import exif_location, georeference_raster
 from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
 from index.page_images import PageImages
-from index.registry import Document, PageRecord, Registry
+from index.registry import PUBLIC_ACL, Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
@@ -55,6 +56,8 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+# (point id, page image, payload) triples -> points of the visual collection
+VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint]]
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Ingestor:
         max_upload_bytes: int = 100 * 1024 * 1024,
         profile: str = "lite",
         geotagger: GeoTagger | None = None,
+        visual_points: VisualPointsFn | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -101,7 +105,10 @@ class Ingestor:
         self.geotagger = geotagger
         # Recorded per document: a document indexed under other collections (another
         # encoder) is indexed again when uploaded again, not skipped as a duplicate.
-        self.index_signature = f"{profile}:{collections.chunks.name}"
+        self.index_signature = ":".join(
+            [profile, collections.chunks.name] + ([collections.visual.name] if collections.visual else [])
+        )
+        self.visual_points = visual_points  # visual profile: page-image vectors
 
     def ingest(
         self,
@@ -113,9 +120,11 @@ class Ingestor:
         progress: ProgressFn | None = None,
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
+        acl: list[str] | None = None,
     ) -> IngestResult:
         """Index one file. `sidecars` (suffix -> bytes, e.g. ".pgw", ".prj") or the files
-        next to `source_path` georeference a map raster."""
+        next to `source_path` georeference a map raster; `acl`: the groups that may see it
+        (none = every key of the tenant)."""
         if len(data) > self.max_upload_bytes:
             raise TooLarge(
                 f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
@@ -149,6 +158,7 @@ class Ingestor:
             pages=opened.page_count,
             status="processing",
             metadata=metadata or {},
+            acl=sorted(set(acl or [])),
         )
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
@@ -230,6 +240,7 @@ class Ingestor:
             "kind": _point_kind(doc, geo),
             "title": doc.title,
             "filename": doc.filename,
+            "acl": doc.acl or [PUBLIC_ACL],
             "state": "indexing",
         }
         sizes = {p.page_no: [p.width, p.height] for p in pages}
@@ -254,7 +265,7 @@ class Ingestor:
             }
             chunk_id = point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}")
             chunk_points.append(StorePoint(chunk_id, vectors, payload))
-        page_points, records = [], []
+        page_points, records, visual_inputs = [], [], []
         for page in pages:
             page_chunks = [
                 (c, e) for c, e in zip(chunks, embeddings, strict=True) if c.page_no == page.page_no
@@ -273,25 +284,24 @@ class Ingestor:
                 )
             )
             geo.all_tags.extend(page_tags[page.page_no])
+            payload = {
+                **base,
+                "page_no": page.page_no,
+                "text": text[:EXCERPT_CHARS],
+                "page_size": [page.width, page.height],
+                "text_source": page.text_source,
+                **geo_payload(page_tags[page.page_no]),
+            }
+            page_id = point_id(doc.tenant, doc.id, f"p{page.page_no}")
+            visual_inputs.append((page_id, page.image, payload))
             if not page_chunks:
                 continue  # nothing for the text-token multivector to say about this page
             tokens = np.concatenate([e.tokens for _, e in page_chunks])[: self.page_max_tokens]
-            page_points.append(
-                StorePoint(
-                    id=point_id(doc.tenant, doc.id, f"p{page.page_no}"),
-                    vectors={PAGE_VECTOR: tokens.tolist()},
-                    payload={
-                        **base,
-                        "page_no": page.page_no,
-                        "text": text[:EXCERPT_CHARS],
-                        "page_size": [page.width, page.height],
-                        "text_source": page.text_source,
-                        **geo_payload(page_tags[page.page_no]),
-                    },
-                )
-            )
+            page_points.append(StorePoint(page_id, {PAGE_VECTOR: tokens.tolist()}, payload))
         self.store.upsert(self.collections.chunks.name, chunk_points)
         self.store.upsert(self.collections.pages.name, page_points)
+        if self.visual_points and self.collections.visual:
+            self.store.upsert(self.collections.visual.name, self.visual_points(visual_inputs))
         self.registry.put_pages(records)
 
     @staticmethod

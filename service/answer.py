@@ -155,6 +155,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     geo_filter: dict | None = None
     geo_prior: dict | None = None
+    graph: dict | None = None  # relational evidence (graph.evidence.graph_block)
     answerer: str = "extractive"  # or "llm"
     invalid_citations: list[InvalidCitation] = field(default_factory=list)
     usage: dict | None = None  # LLM path: budgets, what was sent, tokens used

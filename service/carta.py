@@ -4,11 +4,12 @@ from Settings and shared by the HTTP API and the CLI."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from geo.gazetteer import Gazetteer
+from graph.channel import GraphChannel
 from index.collections import lite_collections
 from index.page_images import PageImages
 from index.registry import Document, Registry
@@ -21,9 +22,11 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.llm_answer import Event, LLMAnswerer, extractive_events
+from service.graph_answer import with_graph
+from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events
 from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
+from service.visual import load_visual, reindex_message, with_visual
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +56,18 @@ class Carta:
             settings.text_model, settings.device, settings.embed_batch_size
         )
         self.sparse = SparseEncoder()
-        self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
-        self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
+        # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
+        self.visual, self.visual_error = load_visual(settings)
+        self.collections = with_visual(
+            lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
+        )
+        self.store = open_store(
+            settings.data_dir,
+            settings.qdrant_url,
+            settings.qdrant_api_key,
+            shards=settings.qdrant_shards,
+            replication=settings.qdrant_replication,
+        )
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
         self.gazetteer = load_gazetteer(settings) if settings.geotag else None
@@ -80,15 +93,54 @@ class Carta:
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,
             max_upload_bytes=settings.max_upload_bytes,
-            profile=settings.profile,
+            profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
+            visual_points=self.visual.points if self.visual else None,
         )
         self.retriever = Retriever(
-            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
+            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
+        self.graph = self._open_graph(settings) if settings.graph_enabled else None
         self.llm = LLMAnswerer.from_settings(settings, self.answerer, self.page_text, self.images.open)
+        # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
+        # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
+        self.erasure_hooks: list[Callable[[str, str], None]] = []
+        if self.graph is not None:
+            self.erasure_hooks.append(self.graph.delete_document)
         self._recover_interrupted()
+        if stale := self.reindex_needed():
+            log.warning(stale)
+
+    @property
+    def profile(self) -> str:
+        """The profile actually served (lite after a visual fallback)."""
+        return "visual" if self.visual else "lite"
+
+    def reindex_needed(self) -> str | None:
+        """A message telling the user to re-index, if documents were indexed otherwise."""
+        stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
+        return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
+
+    def _open_graph(self, settings: Settings) -> GraphChannel:
+        return GraphChannel(
+            settings.graph_path,
+            self.gazetteer,
+            settings.graph_resolution,
+            settings.graph_near_radius_m,
+            settings.graph_near_max,
+            settings.graph_area_radius_m,
+            settings.graph_max_pairs,
+            embed=self.text.embed,
+        )
+
+    def _index_graph_pages(self, tenant: str, doc: Document) -> None:
+        """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
+        if self.graph is None or doc.status != "ready":
+            return
+        flt = Filter({"tenant": tenant, "doc_id": doc.id})
+        pages = [h.payload for h in self.store.scroll(self.collections.pages.name, flt)]
+        self.graph.index_document(tenant, doc.id, doc.title, pages)
 
     def _recover_interrupted(self) -> None:
         """Documents left 'processing' by a crash are purged and marked failed, so no
@@ -108,8 +160,14 @@ class Carta:
         progress: ProgressFn | None = None,
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
+        acl: list[str] | None = None,
     ) -> IngestResult:
-        return self.ingestor.ingest(data, filename, tenant, title, metadata, progress, sidecars, source_path)
+        result = self.ingestor.ingest(
+            data, filename, tenant, title, metadata, progress, sidecars, source_path, acl=acl
+        )
+        if result.created:
+            self._index_graph_pages(tenant, result.document)
+        return result
 
     def query(
         self,
@@ -123,10 +181,12 @@ class Carta:
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
         geo_prior_mode: PriorMode | None = None,
+        acl: list[str] | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
-        geo prior of a place the question names (unless turned off)."""
-        q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        geo prior of a place the question names (unless turned off); `acl`: the caller's
+        ACL tokens, matched inside every engine query."""
+        q = SearchQuery(text, tenant, top_k, doc_ids, kinds, acl=acl)
         q.prior_mode = geo_prior_mode or self.settings.geo_prior_mode
         if channels:
             q.channels = channels
@@ -155,6 +215,8 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
+        for hook in self.erasure_hooks:
+            hook(tenant, doc_id)
 
     def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
         """The chunks of one page in reading order (payload: chunk_no, text, bbox)."""
@@ -174,7 +236,18 @@ class Carta:
     def ask_events(self, query: SearchQuery, stream: bool = True) -> Iterator[Event]:
         """evidence, token..., citations, done: by the LLM when one is configured, else extractive."""
         result = self.retriever.search(query)
-        if self.llm:
+        if self.graph is not None:
+            # a relational question is answered by the graph's verified pairs, not the LLM
+            base = self.answerer.answer(query.text, result)
+            base.timings_ms = result.timings_ms
+            graphed = with_graph(base, self.graph, self.registry, query.tenant, query.acl)
+            if graphed.graph is not None:
+                events: Iterator[Event] = answer_events(graphed, result)
+            elif self.llm:
+                events = self.llm.events(query.text, result, query.tenant, stream=stream)
+            else:
+                events = answer_events(base, result)
+        elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:
             events = extractive_events(self.answerer, query.text, result)
@@ -186,3 +259,5 @@ class Carta:
     def close(self) -> None:
         self.store.close()
         self.registry.close()
+        if self.graph is not None:
+            self.graph.close()

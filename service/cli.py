@@ -1,4 +1,4 @@
-"""The `carta` command line: ingest, search, ask, list, delete, serve.
+"""The `carta` command line: ingest, search, ask, list, delete, reindex, serve.
 
 Commands work on the local data dir by default. The embedded store allows one process
 at a time, so while `carta serve` runs, send commands to it with `--server URL`.
@@ -7,8 +7,8 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
 from __future__ import annotations
 
 import json
-import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +25,8 @@ from models.errors import ModelUnavailable
 from models.llm_client import LLMError
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.cli_admin import audit, keys_app
+from service.cli_poi import poi_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
 
@@ -32,6 +34,7 @@ app = typer.Typer(
     help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True, pretty_exceptions_enable=False
 )
 console = Console(stderr=True)
+app.add_typer(poi_app, name="poi")
 out = Console()
 SUFFIXES = {
     ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml", ".kmz", ".osm", ".pbf"
@@ -64,15 +67,25 @@ def fail(message: str, code: int = 1) -> None:
 
 def open_carta() -> Carta:
     try:
-        return Carta(Settings())
+        carta = Carta(Settings())
     except (StoreError, ModelUnavailable) as exc:
         fail(str(exc))
         raise  # unreachable, keeps type checkers happy
+    if message := carta.reindex_needed():
+        console.print(f"[yellow]warning:[/yellow] {message}")
+    return carta
+
+
+def auth_headers() -> dict[str, str]:
+    """The API key the CLI sends with --server (CARTA_API_KEY), if any."""
+    key = Settings().api_key
+    return {"Authorization": f"Bearer {key}"} if key else {}
 
 
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    headers = auth_headers()
     try:
-        response = httpx.request(method, server.rstrip("/") + path, timeout=600, **kwargs)
+        response = httpx.request(method, server.rstrip("/") + path, timeout=600, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
     if response.status_code >= 400:
@@ -153,7 +166,7 @@ def stream_ask(
             request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": prior, "stream": True}
             try:
                 url = server.rstrip("/") + "/v1/ask"
-                with httpx.stream("POST", url, json=request, timeout=600) as response:
+                with httpx.stream("POST", url, json=request, timeout=600, headers=auth_headers()) as response:
                     if response.status_code >= 400:
                         response.read()
                         fail(response.json().get("error", {}).get("message", response.text[:200]))
@@ -198,6 +211,18 @@ def print_citations(body: dict[str, Any]) -> None:
             markup=True,
             highlight=False,
         )
+def server_ingest(server: str, files: list, data: dict, on_progress: Any) -> dict[str, Any]:
+    """Upload to a server and follow the job until the document is ready (or failed)."""
+    body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+    job = body["job"]
+    while job["status"] not in ("ready", "failed"):
+        on_progress(job)
+        time.sleep(0.5)
+        job = server_call(server, "GET", f"/v1/jobs/{job['id']}")
+    if job["status"] == "failed":
+        raise IngestError(job["error"] or "the ingestion job failed")
+    document = body["document"] or server_call(server, "GET", f"/v1/documents/{job['document_id']}")
+    return {"document": document, "created": body["created"], "warnings": job["warnings"], "job": job}
 
 
 SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
@@ -254,7 +279,11 @@ def ingest(
                         files = [("file", (path.name, path.read_bytes()))] + [
                             ("sidecars", (side.name, side.read_bytes())) for side in sidecar_files(path)
                         ]
-                        body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+                        body = server_ingest(
+                            server, files, data, lambda j, t=task: bar.update(
+                                t, completed=j["pages_done"], total=j["pages_total"] or None
+                            )
+                        )
                     else:
                         assert carta is not None
                         result = carta.ingest(
@@ -265,7 +294,7 @@ def ingest(
                             progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
                             source_path=path,
                         )
-                        body = schemas.UploadResponse(
+                        body = schemas.IngestedOut(
                             document=schemas.document_out(result.document),
                             created=result.created,
                             warnings=result.warnings,
@@ -333,15 +362,18 @@ def ask(
     geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
+    map_png: Annotated[
+        Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
+    ] = None,
     stream: Annotated[
         bool | None,
         typer.Option("--stream/--no-stream", help="Print the answer as it is written (default on a TTY)."),
     ] = None,
 ) -> None:
-    """Answer a question from the indexed documents, with citations."""
+    """Answer a question from the indexed documents (and POI datasets), with citations."""
     geo = geo_body(near, radius, bbox, place, h3)
     if stream is None:
-        stream = sys.stdout.isatty() and not as_json
+        stream = sys.stdout.isatty() and not as_json and map_png is None
     if stream and not as_json:
         print_citations(stream_ask(question, top_k, geo, geo_prior, server))
         return
@@ -351,6 +383,11 @@ def ask(
         return
     out.print(body["answer"], markup=False, highlight=False)
     print_citations(body)
+    if body.get("graph") and map_png:
+        from graph.mapping import render_png
+
+        map_png.write_bytes(render_png(body["graph"]["geojson"], question))
+        console.print(f"map: {map_png}")
 
 
 @app.command("list")
@@ -394,6 +431,23 @@ def delete(
     console.print(f"deleted {doc_id}")
 
 
+@app.command()
+def reindex() -> None:
+    """Bring documents indexed under another profile (lite/visual) up to the configured one,
+    from the stored page images; documents indexed with another text model are listed."""
+    from service.reindex import reindex as run_reindex
+
+    carta = open_carta()
+    try:
+        report = run_reindex(carta, lambda doc, done, total: console.print(f"{doc}: {done}/{total} pages"))
+    finally:
+        carta.close()
+    console.print(f"re-indexed {len(report.reindexed)} document(s) for profile {carta.profile}")
+    if report.needs_upload:
+        fail(f"{len(report.needs_upload)} document(s) use another text model; upload them again: "
+             + ", ".join(report.needs_upload))
+
+
 @app.command("eval")
 def evaluate(
     questions: Annotated[
@@ -427,7 +481,7 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="carta-eval-") as tmp:
         carta = None
         if server:
-            target: Any = HttpTarget(server)
+            target: Any = HttpTarget(server, api_key=Settings().api_key)
         else:
             carta = Carta(Settings(data_dir=data_dir or Path(tmp)))
             target = InProcessTarget(carta, carta.settings.default_tenant)
@@ -516,8 +570,9 @@ def serve(
     import uvicorn
 
     from service.api import create_app
+    from service.observability import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(Settings().log_json)
     carta = open_carta()
     try:
         tenant = carta.settings.default_tenant
@@ -529,9 +584,13 @@ def serve(
                 except IngestError as exc:
                     console.print(f"[yellow]skipped {path.name}: {exc}")
         console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")
-        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info", log_config=None)
     finally:
         carta.close()
+
+
+app.add_typer(keys_app, name="keys")
+app.command("audit")(audit)
 
 
 def main() -> None:  # pragma: no cover - console entry

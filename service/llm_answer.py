@@ -43,10 +43,15 @@ class Event:
 
 def extractive_events(answerer: ExtractiveAnswerer, question: str, result: SearchResult) -> Iterator[Event]:
     """The extractive answer as events (one token: it is composed at once)."""
-    yield Event("evidence", result.pages)
     t = time.perf_counter()
     answer = answerer.answer(question, result)
     answer.timings_ms = {**result.timings_ms, "answer": (time.perf_counter() - t) * 1e3}
+    yield from answer_events(answer, result)
+
+
+def answer_events(answer: Answer, result: SearchResult) -> Iterator[Event]:
+    """An answer composed at once (extractive, or the graph's pairs) as the stream's events."""
+    yield Event("evidence", result.pages)
     yield Event("token", answer.answer)
     yield Event("citations", cites.CitationCheck(answer.citations))
     yield Event("done", answer)

@@ -28,8 +28,9 @@ from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.geo_query import ResolvedGeo
+from service.visual import VisualProfile
 
-CHANNELS = frozenset({"dense", "bm25", "pages"})
+CHANNELS = frozenset({"dense", "bm25", "pages", "visual", "clip"})  # visual, clip: visual profile
 PriorMode = Literal["filter", "decay", "h3vector"]
 PRIOR_MODES: tuple[PriorMode, ...] = ("filter", "decay", "h3vector")
 
@@ -47,6 +48,7 @@ class SearchQuery:
     geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
     prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
     prior_mode: PriorMode = "filter"
+    acl: list[str] | None = None  # the caller's ACL tokens (None: every document of the tenant)
 
 
 @dataclass
@@ -93,6 +95,8 @@ class SearchResult:
 
 def engine_filter(q: SearchQuery) -> Filter:
     match: dict = {"tenant": q.tenant, "state": "ready"}
+    if q.acl is not None:
+        match["acl"] = list(q.acl)
     if q.doc_ids:
         match["doc_id"] = list(q.doc_ids)
     if q.kinds:
@@ -108,7 +112,9 @@ class Retriever:
         text: TextEncoder,
         sparse: SparseEncoder,
         prefetch_limit: int = 50,
+        visual: VisualProfile | None = None,
     ) -> None:
+        self.visual = visual
         self.store = store
         self.collections = collections
         self.text = text
@@ -142,6 +148,9 @@ class Retriever:
                 flt,
                 q.top_k * 2,
             )
+        if self.visual:
+            calls = self.visual.channel_calls(self.store, q.text, flt, q.top_k * 2, q.channels)
+            futures.update({name: self._pool.submit(call) for name, call in calls.items()})
         if q.prior and branches:  # near the place the question names: one engine-fused list
             futures["geo"] = self._pool.submit(self._prior_list, q, branches, flt, chunk_limit)
         lists = {name: future.result() for name, future in futures.items()}
@@ -202,7 +211,7 @@ def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[
             if name not in page.channels:
                 page_rank += 1
                 page.channels[name] = ChannelScore(page_rank, hit.score)
-            if name == "pages":
+            if name == "pages" or ("chunk_no" not in hit.payload and not page.excerpt):
                 page.excerpt = hit.payload.get("text", "")[:400]
             elif "chunk_no" in hit.payload:
                 ckey = (*key, int(hit.payload["chunk_no"]))

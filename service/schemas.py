@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,7 +48,7 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50)
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
-    channels: list[Literal["dense", "bm25", "pages"]] | None = Field(
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
@@ -104,6 +105,7 @@ class DocumentOut(BaseModel):
     footprint: dict[str, Any] | None = Field(
         None, description="GeoJSON geometry of what the document is about."
     )
+    acl: list[str] = Field(default_factory=list, description="Groups that may see it; empty = the tenant.")
     created_at: str
     updated_at: str
 
@@ -125,12 +127,62 @@ class PageText(BaseModel):
     text: str
     chunks: list[PageChunk]
     image_url: str
+    page_size: list[float] | None = Field(None, description="Page size in the units of chunk bboxes.")
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    geo_tags: list[dict[str, Any]] = Field(
+        default_factory=list, description="Places and coordinates found on the page."
+    )
+
+
+class JobOut(BaseModel):
+    id: str
+    status: Literal["queued", "running", "ready", "failed"]
+    stage: str
+    pages_done: int
+    pages_total: int
+    document_id: str | None
+    error: str | None
+    warnings: list[str] = []
+    created_at: str
+    updated_at: str
 
 
 class UploadResponse(BaseModel):
-    document: DocumentOut
+    job: JobOut
+    document: DocumentOut | None = Field(None, description="The document when it is already indexed.")
     created: bool = Field(..., description="False when this content was already indexed (idempotent upload).")
     warnings: list[str] = []
+
+
+class IngestedOut(BaseModel):
+    """A synchronous (CLI) ingestion's result."""
+
+    document: DocumentOut
+    created: bool
+    warnings: list[str] = []
+
+
+class KeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    groups: list[str] = Field(default_factory=list, max_length=50)
+    admin: bool = False
+    label: str = Field("", max_length=200)
+
+
+class KeyOut(BaseModel):
+    id: str
+    tenant: str
+    groups: list[str]
+    admin: bool
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class KeyCreated(KeyOut):
+    secret: str = Field(..., description="The API key; shown once, only its hash is stored.")
 
 
 class ChannelOut(BaseModel):
@@ -162,6 +214,9 @@ class PageHit(BaseModel):
     )
     image_url: str
     thumbnail_url: str
+    heatmap_url: str | None = Field(
+        None, description="Visual profile: PNG of the page patches that matched the query (late interaction)."
+    )
 
 
 class SearchResponse(BaseModel):
@@ -201,6 +256,9 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     geo_filter: dict[str, Any] | None = None
     geo_prior: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = Field(
+        None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
     answerer: Literal["extractive", "llm"] = "extractive"
     invalid_citations: list[InvalidCitationOut] = Field(
         default_factory=list, description="Citations pointing outside the evidence sent (not grounded)."
@@ -210,8 +268,36 @@ class AskResponse(BaseModel):
     )
 
 
+class DatasetOut(BaseModel):
+    id: str
+    name: str
+    filename: str
+    kind: str
+    pois: int
+    roads: int
+    duplicates: int
+    skipped: int
+    created_at: str
+
+
+class DatasetUploadResponse(BaseModel):
+    dataset: DatasetOut
+    created: bool
+
+
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
     return f"/v1/documents/{doc_id}/pages/{page_no}/{'thumbnail' if thumb else 'image'}"
+
+
+def page_geo(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Page size, tagged points and geo tags of a page, from its chunk payloads (deduplicated)."""
+    points = {(p["lat"], p["lon"]) for ch in chunks for p in ch.get("location", [])}
+    tags = {(t.get("label"), t.get("lat"), t.get("lon")): t for ch in chunks for t in ch.get("geo_tags", [])}
+    return {
+        "page_size": next((ch["page_size"] for ch in chunks if ch.get("page_size")), None),
+        "locations": [{"lat": lat, "lon": lon} for lat, lon in sorted(points)],
+        "geo_tags": list(tags.values()),
+    }
 
 
 def document_out(doc: Document) -> DocumentOut:
@@ -232,7 +318,11 @@ def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
     return DocumentDetail(**document_out(doc).model_dump(), page_list=page_list)
 
 
-def _page_hits(pages: list) -> list[PageHit]:
+def heatmap_url(doc_id: str, page_no: int, query: str) -> str:
+    return f"/v1/documents/{doc_id}/pages/{page_no}/heatmap?{urlencode({'query': query})}"
+
+
+def _page_hits(pages: list, query: str = "") -> list[PageHit]:
     return [
         PageHit(
             doc_id=p.doc_id,
@@ -247,6 +337,7 @@ def _page_hits(pages: list) -> list[PageHit]:
             locations=p.locations,
             image_url=image_url(p.doc_id, p.page_no),
             thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
+            heatmap_url=heatmap_url(p.doc_id, p.page_no, query) if query and "visual" in p.channels else None,
         )
         for p in pages
     ]
@@ -255,7 +346,7 @@ def _page_hits(pages: list) -> list[PageHit]:
 def search_response(result: SearchResult) -> SearchResponse:
     return SearchResponse(
         query=result.query,
-        results=_page_hits(result.pages),
+        results=_page_hits(result.pages, result.query),
         timings_ms=result.timings_ms,
         geo_filter=result.geo_filter,
         geo_prior=result.geo_prior,
@@ -289,10 +380,11 @@ def ask_response(answer: Answer) -> AskResponse:
         refused=answer.refused,
         relevance=answer.relevance,
         citations=citations_out(answer.citations),
-        evidence=_page_hits(answer.evidence),
+        evidence=_page_hits(answer.evidence, answer.question),
         timings_ms=answer.timings_ms,
         geo_filter=answer.geo_filter,
         geo_prior=answer.geo_prior,
+        graph=answer.graph,
         answerer=answer.answerer,
         invalid_citations=[
             InvalidCitationOut(doc_id=c.doc_id, page_no=c.page_no, reason=c.reason)
