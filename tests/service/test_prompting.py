@@ -68,10 +68,14 @@ def test_text_only_models_get_the_page_text_and_no_images() -> None:
 
 def test_context_token_budget_cuts_text_and_drops_pages() -> None:
     long_pages = [page("doc1", i, "word " * 400) for i in range(1, 6)]  # 2000 chars each
-    prompt = build_prompt("q", "en", long_pages, Budget(vision=True, context_tokens=700), texts, images)
-    assert [p.page_no for p in prompt.sent] == [1, 2]  # 2800 chars: one page and a cut one
-    assert len(prompt.sent[1].text) == 700 * 4 - 2000
-    assert prompt.context_tokens < 700 + 200  # headers and rules of the context add a little
+    for vision in (True, False):
+        budget = Budget(vision=vision, context_tokens=800)
+        prompt = build_prompt("q", "en", long_pages, budget, lambda d, n: "word " * 400, images)
+        assert [p.page_no for p in prompt.sent] == [1, 2]  # 3200 chars: one page and a cut one
+        assert len(prompt.sent[0].text) == 2000 and 0 < len(prompt.sent[1].text) < 2000
+        assert 790 <= prompt.context_tokens <= 800  # the whole user message's text fits the budget
+    tiny = build_prompt("q", "en", long_pages, Budget(context_tokens=256), texts, images)
+    assert [p.page_no for p in tiny.sent] == [1] and tiny.context_tokens <= 256  # the best page, cut
 
 
 def test_retrieved_text_cannot_close_its_block_or_speak_as_the_system() -> None:
