@@ -28,6 +28,7 @@ from service.api_datasets import add_dataset_routes
 from service.carta import Carta, DocumentNotFound
 from service.geo_query import GeoFilterError
 from service.settings import Settings
+from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
 _ERRORS = {"model": schemas.ErrorResponse}
@@ -106,7 +107,9 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         c = get(request)
         return {
             "status": "ok",
-            "profile": c.settings.profile,
+            "profile": c.profile,
+            "visual_unavailable": c.visual_error,
+            "reindex_needed": c.reindex_needed(),
             "text_model": c.text.slug,
             "collections": [s.name for s in c.collections.all()],
         }
@@ -233,6 +236,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             channels=frozenset(body.channels) if body.channels else None,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         return schemas.search_response(c.search(q))
 
@@ -247,9 +251,11 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             kinds=body.kinds,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
         )
         return schemas.ask_response(c.ask(q))
 
+    add_visual_routes(app, get, tenant, ApiError)  # query by image, heat-maps (visual profile)
     add_dataset_routes(app, get, tenant)
     return app
 

@@ -22,8 +22,9 @@ from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.graph_answer import with_graph
-from service.retrieval import Retriever, SearchQuery, SearchResult
+from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
+from service.visual import load_visual, reindex_message, with_visual
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,11 @@ class Carta:
             settings.text_model, settings.device, settings.embed_batch_size
         )
         self.sparse = SparseEncoder()
-        self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
+        # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
+        self.visual, self.visual_error = load_visual(settings)
+        self.collections = with_visual(
+            lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
+        )
         self.store = open_store(settings.data_dir, settings.qdrant_url, settings.qdrant_api_key)
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
@@ -80,15 +85,28 @@ class Carta:
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,
             max_upload_bytes=settings.max_upload_bytes,
-            profile=settings.profile,
+            profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
+            visual_points=self.visual.points if self.visual else None,
         )
         self.retriever = Retriever(
-            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
+            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         self.graph = self._open_graph(settings) if settings.graph_enabled else None
         self._recover_interrupted()
+        if stale := self.reindex_needed():
+            log.warning(stale)
+
+    @property
+    def profile(self) -> str:
+        """The profile actually served (lite after a visual fallback)."""
+        return "visual" if self.visual else "lite"
+
+    def reindex_needed(self) -> str | None:
+        """A message telling the user to re-index, if documents were indexed otherwise."""
+        stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
+        return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
 
     def _open_graph(self, settings: Settings) -> GraphChannel:
         return GraphChannel(
@@ -147,10 +165,12 @@ class Carta:
         channels: frozenset[str] | None = None,
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
+        geo_prior_mode: PriorMode | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
         geo prior of a place the question names (unless turned off)."""
         q = SearchQuery(text, tenant, top_k, doc_ids, kinds)
+        q.prior_mode = geo_prior_mode or self.settings.geo_prior_mode
         if channels:
             q.channels = channels
         q.geo = self.resolve_geo(geo)

@@ -1,4 +1,4 @@
-"""The `carta` command line: ingest, search, ask, list, delete, serve.
+"""The `carta` command line: ingest, search, ask, list, delete, reindex, serve.
 
 Commands work on the local data dir by default. The embedded store allows one process
 at a time, so while `carta serve` runs, send commands to it with `--server URL`.
@@ -34,7 +34,9 @@ app = typer.Typer(
 console = Console(stderr=True)
 app.add_typer(poi_app, name="poi")
 out = Console()
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml"}
+SUFFIXES = {
+    ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml", ".kmz", ".osm", ".pbf"
+}  # fmt: skip
 
 ServerOpt = Annotated[
     str | None,
@@ -63,10 +65,13 @@ def fail(message: str, code: int = 1) -> None:
 
 def open_carta() -> Carta:
     try:
-        return Carta(Settings())
+        carta = Carta(Settings())
     except (StoreError, ModelUnavailable) as exc:
         fail(str(exc))
         raise  # unreachable, keeps type checkers happy
+    if message := carta.reindex_needed():
+        console.print(f"[yellow]warning:[/yellow] {message}")
+    return carta
 
 
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
@@ -159,7 +164,9 @@ def iter_files(paths: list[Path]) -> Iterator[Path]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (PDF, PNG, JPEG, TIFF, WebP).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files or folders (PDF, images, GeoJSON, KML/KMZ, OSM).")
+    ],
     title: Annotated[str | None, typer.Option(help="Title (single file only).")] = None,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
@@ -327,6 +334,23 @@ def delete(
         finally:
             carta.close()
     console.print(f"deleted {doc_id}")
+
+
+@app.command()
+def reindex() -> None:
+    """Bring documents indexed under another profile (lite/visual) up to the configured one,
+    from the stored page images; documents indexed with another text model are listed."""
+    from service.reindex import reindex as run_reindex
+
+    carta = open_carta()
+    try:
+        report = run_reindex(carta, lambda doc, done, total: console.print(f"{doc}: {done}/{total} pages"))
+    finally:
+        carta.close()
+    console.print(f"re-indexed {len(report.reindexed)} document(s) for profile {carta.profile}")
+    if report.needs_upload:
+        fail(f"{len(report.needs_upload)} document(s) use another text model; upload them again: "
+             + ", ".join(report.needs_upload))
 
 
 @app.command("eval")
