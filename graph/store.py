@@ -617,7 +617,7 @@ class GraphStore:
             )
         self._db.executemany(
             "INSERT INTO edges VALUES (?,?,?,'NEAR',?,?)",
-            [(tenant, src, dst, round(d, 2), sources[src]) for src, lst in lists.items() for dst, d in lst],
+            [(tenant, src, dst, float(d), sources[src]) for src, lst in lists.items() for dst, d in lst],
         )
 
     def _poi_rows(self, tenant: str, ids: Sequence[str]) -> list[tuple[str, str, float, float, str]]:
