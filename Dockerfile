@@ -1,6 +1,7 @@
 # Carta, CPU image. Untested: the machine this was written on has no Docker engine (see README).
 #   docker build -t carta .
 #   docker run --rm -p 8000:8000 -v carta-data:/data carta
+#   (with a Qdrant server and volumes for both: docker-compose.yml)
 FROM python:3.11-slim
 
 ENV PYTHONUNBUFFERED=1 \
@@ -10,7 +11,8 @@ ENV PYTHONUNBUFFERED=1 \
     TRANSFORMERS_OFFLINE=1 \
     VENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
-    CARTA_DATA_DIR=/data
+    CARTA_DATA_DIR=/data \
+    CARTA_LOG_JSON=true
 
 # OCR: tesseract with Portuguese and English data (scripts/install.sh then skips its own apt step).
 RUN apt-get update \
@@ -27,7 +29,7 @@ RUN python3 -m venv $VENV \
 WORKDIR /app
 COPY . /app
 # The project itself (editable, from /app), its dependencies and colpali-engine (--no-deps).
-RUN bash scripts/install.sh \
+RUN CARTA_SKIP_BROWSER=1 bash scripts/install.sh \
     && python scripts/make_samples.py --out /app/samples
 
 RUN useradd --create-home --uid 1000 carta \
@@ -37,7 +39,8 @@ USER carta
 VOLUME ["/data"]
 EXPOSE 8000
 
+# /readyz checks the store, the registry, the text model and the job table.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=180s --retries=3 \
-    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=4)"
 
 CMD ["carta", "serve", "--host", "0.0.0.0", "--port", "8000", "--ingest-samples", "/app/samples"]

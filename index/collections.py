@@ -22,6 +22,7 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("doc_id", "keyword"),
     ("kind", "keyword"),
     ("state", "keyword"),
+    ("acl", "keyword"),
     ("page_no", "integer"),
     ("h3_r7", "keyword"),
     ("h3_r9", "keyword"),

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["queued", "processing", "ready", "failed"]
+# The ACL token of a document shared with no group: every key of its tenant sees it.
+PUBLIC_ACL = "_public"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -31,6 +33,7 @@ CREATE TABLE IF NOT EXISTS documents (
     profile    TEXT NOT NULL,
     metadata   TEXT NOT NULL DEFAULT '{}',
     footprint  TEXT,
+    acl        TEXT NOT NULL DEFAULT '[]',
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
     PRIMARY KEY (tenant, id)
@@ -68,6 +71,7 @@ class Document:
     error: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     footprint: str | None = None  # GeoJSON geometry (lon, lat) of everything the document is about
+    acl: list[str] = field(default_factory=list)  # groups allowed to see it; empty = the whole tenant
     created_at: str = field(default_factory=_now)
     updated_at: str = field(default_factory=_now)
 
@@ -100,6 +104,8 @@ class Registry:
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(documents)")}
         if "footprint" not in columns:  # registries written before the geospatial layer
             self._conn.execute("ALTER TABLE documents ADD COLUMN footprint TEXT")
+        if "acl" not in columns:  # registries written before ACL groups
+            self._conn.execute("ALTER TABLE documents ADD COLUMN acl TEXT NOT NULL DEFAULT '[]'")
         self._lock = threading.Lock()
 
     def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
@@ -110,6 +116,7 @@ class Registry:
         doc.updated_at = _now()
         row = doc.to_dict()
         row["metadata"] = json.dumps(doc.metadata, ensure_ascii=False)
+        row["acl"] = json.dumps(doc.acl)
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         self._query(f"INSERT OR REPLACE INTO documents ({cols}) VALUES ({marks})", *row.values())
@@ -196,4 +203,5 @@ class Registry:
     def _doc(row: sqlite3.Row) -> Document:
         data = dict(row)
         data["metadata"] = json.loads(data["metadata"] or "{}")
+        data["acl"] = json.loads(data.get("acl") or "[]")
         return Document(**data)

@@ -84,7 +84,11 @@ def _hit(point: Any) -> Hit:
 
 
 class ServerStore(VectorStore):
-    def __init__(self, url: str, api_key: str | None = None) -> None:
+    def __init__(
+        self, url: str, api_key: str | None = None, shards: int | None = None, replication: int | None = None
+    ) -> None:
+        # a Qdrant cluster: new collections get this many shards and copies of each
+        self.shards, self.replication = shards, replication
         if url == ":memory:":
             self.client = QdrantClient(location=":memory:")
         elif url.startswith("local:"):
@@ -120,6 +124,8 @@ class ServerStore(VectorStore):
             sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse}
             | {s: m.SparseVectorParams() for s in spec.plain_sparse}
             or None,
+            shard_number=self.shards,
+            replication_factor=self.replication,
         )
         for field_name, kind in spec.indexes:
             schema: Any = _INDEX_TYPES[kind]

@@ -89,13 +89,20 @@ class VectorStore(ABC):
     def close(self) -> None: ...
 
 
-def open_store(data_dir: Path, qdrant_url: str | None = None, api_key: str | None = None) -> VectorStore:
+def open_store(
+    data_dir: Path,
+    qdrant_url: str | None = None,
+    api_key: str | None = None,
+    shards: int | None = None,
+    replication: int | None = None,
+) -> VectorStore:
     """The embedded Edge engine under `data_dir/qdrant`, or a Qdrant server when a URL
-    is configured. `qdrant_url="local:<path>"` selects qdrant-client's local mode."""
+    is configured (`shards`/`replication` for collections it creates on a cluster).
+    `qdrant_url="local:<path>"` selects qdrant-client's local mode."""
     if qdrant_url:
         from index.server_store import ServerStore
 
-        return ServerStore(qdrant_url, api_key=api_key)
+        return ServerStore(qdrant_url, api_key=api_key, shards=shards, replication=replication)
     from index.edge_store import EdgeStore
 
     return EdgeStore(data_dir / "qdrant")

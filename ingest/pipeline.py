@@ -19,7 +19,7 @@ from geo.coordinates import valid_latlon
 from geo.georef import exif_location, georeference_raster
 from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
 from index.page_images import PageImages
-from index.registry import Document, PageRecord, Registry
+from index.registry import PUBLIC_ACL, Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
@@ -120,9 +120,11 @@ class Ingestor:
         progress: ProgressFn | None = None,
         sidecars: dict[str, bytes] | None = None,
         source_path: Path | None = None,
+        acl: list[str] | None = None,
     ) -> IngestResult:
         """Index one file. `sidecars` (suffix -> bytes, e.g. ".pgw", ".prj") or the files
-        next to `source_path` georeference a map raster."""
+        next to `source_path` georeference a map raster; `acl`: the groups that may see it
+        (none = every key of the tenant)."""
         if len(data) > self.max_upload_bytes:
             raise TooLarge(
                 f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
@@ -156,6 +158,7 @@ class Ingestor:
             pages=opened.page_count,
             status="processing",
             metadata=metadata or {},
+            acl=sorted(set(acl or [])),
         )
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
@@ -237,6 +240,7 @@ class Ingestor:
             "kind": _point_kind(doc, geo),
             "title": doc.title,
             "filename": doc.filename,
+            "acl": doc.acl or [PUBLIC_ACL],
             "state": "indexing",
         }
         sizes = {p.page_no: [p.width, p.height] for p in pages}

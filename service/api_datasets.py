@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from graph.channel import DatasetNotFound, EmptyDataset, GraphChannel, PoiFormatError
 from ingest.errors import TooLarge
 from service import schemas
+from service.auth import Caller
 from service.carta import Carta
 
 _ERRORS = {"model": schemas.ErrorResponse}
@@ -25,7 +26,8 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Callable[[], str]) -> None:
+def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta]) -> None:
+    """POI datasets of the caller's tenant (the key's tenant, or the single user's)."""
     @app.exception_handler(PoiFormatError)
     async def poi_format(_: Request, exc: PoiFormatError) -> JSONResponse:
         return _error(415, "unsupported_poi_file", str(exc))
@@ -59,6 +61,7 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
     )
     async def upload_dataset(
         request: Request,
+        who: Caller,
         file: Annotated[
             UploadFile, File(description="OSM PBF/XML, Overpass JSON, GeoJSON or CSV with lat/lon")
         ],
@@ -72,14 +75,14 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
         if len(data) > limit:
             raise TooLarge(f"the upload exceeds {limit:,} bytes (CARTA_MAX_UPLOAD_BYTES)")
         info, created = await run_in_threadpool(
-            channel.add_dataset, data, file.filename or "dataset", tenant(), category
+            channel.add_dataset, data, file.filename or "dataset", who.tenant, category
         )
         body = schemas.DatasetUploadResponse(dataset=schemas.DatasetOut(**info.to_dict()), created=created)
         return JSONResponse(body.model_dump(), status_code=201 if created else 200)
 
     @app.get("/v1/datasets", response_model=list[schemas.DatasetOut], tags=["datasets"])
-    def list_datasets(request: Request) -> Any:
-        return [schemas.DatasetOut(**d.to_dict()) for d in graph(request).datasets(tenant())]
+    def list_datasets(request: Request, who: Caller) -> Any:
+        return [schemas.DatasetOut(**d.to_dict()) for d in graph(request).datasets(who.tenant)]
 
     @app.get(
         "/v1/datasets/{dataset_id}",
@@ -87,10 +90,10 @@ def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta], tenant: Ca
         tags=["datasets"],
         responses={404: _ERRORS},
     )
-    def get_dataset(request: Request, dataset_id: str) -> Any:
-        return schemas.DatasetOut(**graph(request).dataset(tenant(), dataset_id).to_dict())
+    def get_dataset(request: Request, who: Caller, dataset_id: str) -> Any:
+        return schemas.DatasetOut(**graph(request).dataset(who.tenant, dataset_id).to_dict())
 
     @app.delete("/v1/datasets/{dataset_id}", tags=["datasets"], responses={404: _ERRORS})
-    def delete_dataset(request: Request, dataset_id: str) -> dict[str, str]:
-        graph(request).delete_dataset(tenant(), dataset_id)
+    def delete_dataset(request: Request, who: Caller, dataset_id: str) -> dict[str, str]:
+        graph(request).delete_dataset(who.tenant, dataset_id)
         return {"deleted": dataset_id}

@@ -7,8 +7,8 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
 from __future__ import annotations
 
 import json
-import logging
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,8 +22,10 @@ from rich.table import Table
 from index.vector_store import StoreError
 from ingest.errors import IngestError
 from models.errors import ModelUnavailable
+from models.llm_client import LLMError
 from service import schemas
 from service.carta import Carta, DocumentNotFound
+from service.cli_admin import audit, keys_app
 from service.cli_poi import poi_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
@@ -74,9 +76,16 @@ def open_carta() -> Carta:
     return carta
 
 
+def auth_headers() -> dict[str, str]:
+    """The API key the CLI sends with --server (CARTA_API_KEY), if any."""
+    key = Settings().api_key
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    headers = auth_headers()
     try:
-        response = httpx.request(method, server.rstrip("/") + path, timeout=600, **kwargs)
+        response = httpx.request(method, server.rstrip("/") + path, timeout=600, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
         fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
     if response.status_code >= 400:
@@ -139,8 +148,81 @@ def run_query(
     except GeoFilterError as exc:
         fail(str(exc), code=2)
         raise
+    except LLMError as exc:
+        fail(exc.message)
+        raise
     finally:
         carta.close()
+
+
+def stream_ask(
+    question: str, top_k: int, geo: dict[str, Any] | None, prior: bool, server: str | None
+) -> dict[str, Any]:
+    """Print the answer's tokens as they come; return the final response (HTTP API shape)."""
+    from service.streaming import error_body, event_data, parse_sse
+
+    def events() -> Iterator[tuple[str, Any]]:
+        if server:
+            request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": prior, "stream": True}
+            try:
+                url = server.rstrip("/") + "/v1/ask"
+                with httpx.stream("POST", url, json=request, timeout=600, headers=auth_headers()) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        fail(response.json().get("error", {}).get("message", response.text[:200]))
+                    yield from parse_sse(response.iter_lines())
+            except httpx.HTTPError as exc:
+                fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
+            return
+        carta = open_carta()
+        try:
+            spec = GeoSpec(**geo) if geo else None
+            q = carta.query(question, carta.settings.default_tenant, top_k=top_k, geo=spec, geo_prior=prior)
+            try:
+                for event in carta.ask_events(q):
+                    yield event.kind, event_data(event)
+            except Exception as exc:  # noqa: BLE001 - shown as the server would send it
+                yield "error", error_body(exc)[1]
+        except GeoFilterError as exc:
+            fail(str(exc), code=2)
+        finally:
+            carta.close()
+
+    final: dict[str, Any] = {}
+    for kind, data in events():
+        if kind == "token":
+            sys.stdout.write(data["text"])
+            sys.stdout.flush()
+        elif kind == "error":
+            sys.stdout.write("\n")
+            fail(data["error"]["message"])
+        elif kind == "done":
+            final = data
+    sys.stdout.write("\n")
+    return final
+
+
+def print_citations(body: dict[str, Any]) -> None:
+    for c in body["citations"]:
+        out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    for c in body.get("invalid_citations") or []:
+        console.print(
+            f"  [yellow]not in the evidence:[/yellow] [{c['doc_id']} p.{c['page_no']}] ({c['reason']})",
+            markup=True,
+            highlight=False,
+        )
+def server_ingest(server: str, files: list, data: dict, on_progress: Any) -> dict[str, Any]:
+    """Upload to a server and follow the job until the document is ready (or failed)."""
+    body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+    job = body["job"]
+    while job["status"] not in ("ready", "failed"):
+        on_progress(job)
+        time.sleep(0.5)
+        job = server_call(server, "GET", f"/v1/jobs/{job['id']}")
+    if job["status"] == "failed":
+        raise IngestError(job["error"] or "the ingestion job failed")
+    document = body["document"] or server_call(server, "GET", f"/v1/documents/{job['document_id']}")
+    return {"document": document, "created": body["created"], "warnings": job["warnings"], "job": job}
 
 
 SIDECAR_SUFFIXES = (".pgw", ".jgw", ".tfw", ".wld", ".pngw", ".jpgw", ".tifw", ".prj")
@@ -197,7 +279,11 @@ def ingest(
                         files = [("file", (path.name, path.read_bytes()))] + [
                             ("sidecars", (side.name, side.read_bytes())) for side in sidecar_files(path)
                         ]
-                        body = server_call(server, "POST", "/v1/documents", files=files, data=data)
+                        body = server_ingest(
+                            server, files, data, lambda j, t=task: bar.update(
+                                t, completed=j["pages_done"], total=j["pages_total"] or None
+                            )
+                        )
                     else:
                         assert carta is not None
                         result = carta.ingest(
@@ -208,7 +294,7 @@ def ingest(
                             progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
                             source_path=path,
                         )
-                        body = schemas.UploadResponse(
+                        body = schemas.IngestedOut(
                             document=schemas.document_out(result.document),
                             created=result.created,
                             warnings=result.warnings,
@@ -279,15 +365,24 @@ def ask(
     map_png: Annotated[
         Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
     ] = None,
+    stream: Annotated[
+        bool | None,
+        typer.Option("--stream/--no-stream", help="Print the answer as it is written (default on a TTY)."),
+    ] = None,
 ) -> None:
     """Answer a question from the indexed documents (and POI datasets), with citations."""
-    body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
+    geo = geo_body(near, radius, bbox, place, h3)
+    if stream is None:
+        stream = sys.stdout.isatty() and not as_json and map_png is None
+    if stream and not as_json:
+        print_citations(stream_ask(question, top_k, geo, geo_prior, server))
+        return
+    body = run_query("ask", question, top_k, geo, geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
         return
     out.print(body["answer"], markup=False, highlight=False)
-    for c in body["citations"]:
-        out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    print_citations(body)
     if body.get("graph") and map_png:
         from graph.mapping import render_png
 
@@ -386,7 +481,7 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="carta-eval-") as tmp:
         carta = None
         if server:
-            target: Any = HttpTarget(server)
+            target: Any = HttpTarget(server, api_key=Settings().api_key)
         else:
             carta = Carta(Settings(data_dir=data_dir or Path(tmp)))
             target = InProcessTarget(carta, carta.settings.default_tenant)
@@ -475,8 +570,9 @@ def serve(
     import uvicorn
 
     from service.api import create_app
+    from service.observability import configure_logging
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(Settings().log_json)
     carta = open_carta()
     try:
         tenant = carta.settings.default_tenant
@@ -488,9 +584,13 @@ def serve(
                 except IngestError as exc:
                     console.print(f"[yellow]skipped {path.name}: {exc}")
         console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")
-        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info")
+        uvicorn.run(create_app(carta=carta), host=host, port=port, log_level="info", log_config=None)
     finally:
         carta.close()
+
+
+app.add_typer(keys_app, name="keys")
+app.command("audit")(audit)
 
 
 def main() -> None:  # pragma: no cover - console entry

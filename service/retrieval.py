@@ -48,6 +48,7 @@ class SearchQuery:
     geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
     prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
     prior_mode: PriorMode = "filter"
+    acl: list[str] | None = None  # the caller's ACL tokens (None: every document of the tenant)
 
 
 @dataclass
@@ -94,6 +95,8 @@ class SearchResult:
 
 def engine_filter(q: SearchQuery) -> Filter:
     match: dict = {"tenant": q.tenant, "state": "ready"}
+    if q.acl is not None:
+        match["acl"] = list(q.acl)
     if q.doc_ids:
         match["doc_id"] = list(q.doc_ids)
     if q.kinds:

@@ -165,7 +165,13 @@ def load_visual(settings) -> tuple[VisualProfile | None, str | None]:  # noqa: A
         return None, str(exc)
 
 
-def search_by_image(carta, image: Image.Image, tenant: str, top_k: int = 5):  # noqa: ANN001, ANN201
+def search_by_image(  # noqa: ANN201
+    carta,  # noqa: ANN001
+    image: Image.Image,
+    tenant: str,
+    top_k: int = 5,
+    acl: list[str] | None = None,
+):
     """Query by image: CLIP neighbours of `image` among pages and images, as a SearchResult."""
     import time
 
@@ -177,7 +183,8 @@ def search_by_image(carta, image: Image.Image, tenant: str, top_k: int = 5):  # 
             f"CARTA_CLIP_MODEL{' (' + carta.visual_error + ')' if carta.visual_error else ''}"
         )
     t0 = time.perf_counter()
-    hits = carta.visual.image_hits(carta.store, image, engine_filter(SearchQuery("", tenant)), top_k * 2)
+    flt = engine_filter(SearchQuery("", tenant, acl=acl))
+    hits = carta.visual.image_hits(carta.store, image, flt, top_k * 2)
     pages = fuse_pages({"clip": hits}, top_k)
     timings = {"channels": round((time.perf_counter() - t0) * 1e3, 2)}
     return SearchResult("(image)", pages, np.zeros(0, dtype=np.float32), timings)

@@ -10,12 +10,17 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from service import schemas
+from service.auth import Caller, Principal
 from service.visual import decode_image, page_heatmap, search_by_image
 
 
 def add_visual_routes(
-    app: FastAPI, get: Callable[[Request], Any], tenant: Callable[[], str], api_error: type[Exception]
+    app: FastAPI,
+    get: Callable[[Request], Any],
+    visible: Callable[[Any, Principal, str], Any],
+    api_error: type[Exception],
 ) -> None:
+    """`visible(carta, caller, doc_id)` raises when the caller may not see the document."""
     errors = {"model": schemas.ErrorResponse}
 
     @app.post(
@@ -26,6 +31,7 @@ def add_visual_routes(
     )
     async def search_image(
         request: Request,
+        who: Caller,
         file: Annotated[
             UploadFile, File(description="PNG, JPEG, WebP, TIFF: pages and images that look like it")
         ],
@@ -39,7 +45,7 @@ def add_visual_routes(
             image = decode_image(data, c.settings.max_image_pixels)
         except ValueError as exc:
             raise api_error(400, "bad_image", str(exc)) from exc
-        result = await run_in_threadpool(search_by_image, c, image, tenant(), top_k)
+        result = await run_in_threadpool(search_by_image, c, image, who.tenant, top_k, who.acl())
         return schemas.search_response(result)
 
     @app.get(
@@ -50,14 +56,15 @@ def add_visual_routes(
     )
     def heatmap(
         request: Request,
+        who: Caller,
         doc_id: str,
         page_no: int,
         query: Annotated[str, Query(min_length=1, max_length=2000)],
     ) -> Response:
         c = get(request)
-        c.document(tenant(), doc_id)
+        visible(c, who, doc_id)
         try:
-            png = page_heatmap(c, tenant(), doc_id, page_no, query)
+            png = page_heatmap(c, who.tenant, doc_id, page_no, query)
         except (FileNotFoundError, ValueError) as exc:
             raise api_error(404, "not_found", str(exc)) from exc
         return Response(png, media_type="image/png")

@@ -84,8 +84,9 @@ class InProcessTarget:
 class HttpTarget:
     supports_geo = True
 
-    def __init__(self, url: str, timeout: float = 120) -> None:
-        self.client = httpx.Client(base_url=url.rstrip("/"), timeout=timeout)
+    def __init__(self, url: str, timeout: float = 120, api_key: str | None = None) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.client = httpx.Client(base_url=url.rstrip("/"), timeout=timeout, headers=headers)
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self.client.request(method, path, **kwargs)

@@ -14,11 +14,15 @@ import httpx
 import pytest
 
 from tests.conftest import CORPUS
-from tests.support import free_port
+from tests.support import free_port, ingest_via_api
 
 
-def carta(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+def carta(
+    *args: str, data_dir: Path, check: bool = True, api_key: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CARTA_DATA_DIR": str(data_dir)}
+    if api_key:
+        env["CARTA_API_KEY"] = api_key
     run = subprocess.run(
         [sys.executable, "-m", "service.cli", *args], env=env, capture_output=True, text=True, timeout=600
     )
@@ -121,7 +125,7 @@ def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
     proc.wait(timeout=30)
 
 
-def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path]) -> None:
+def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path], samples_dir: Path) -> None:
     url, data = served
     docs = httpx.get(f"{url}/v1/documents").json()
     assert {d["filename"] for d in docs} == {
@@ -133,10 +137,8 @@ def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path]) -
     pdf = CORPUS / "pdf" / "br_ibama_autuacoes_amazonas_2010_p2.pdf"
     if not pdf.exists():
         pytest.skip(f"shared corpus not found at {pdf.parent}")
-    with pdf.open("rb") as fh:
-        up = httpx.post(f"{url}/v1/documents", files={"file": (pdf.name, fh)}, timeout=300)
-    assert up.status_code == 201, up.text
-    doc_id = up.json()["document"]["id"]
+    with httpx.Client(base_url=url, timeout=300) as client:
+        doc_id = ingest_via_api(client, pdf.name, pdf.read_bytes())["id"]
     answer = httpx.post(
         f"{url}/v1/ask", json={"question": "Qual o valor da multa do auto de infração 679199?"}, timeout=60
     ).json()
@@ -148,3 +150,22 @@ def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path]) -
     assert held.returncode == 1 and "--server" in held.stderr
     via_server = json.loads(carta("list", "--json", "--server", url, data_dir=data).stdout)
     assert doc_id in {d["id"] for d in via_server}
+
+    # the first key turns single-user mode off; the CLI's --server ingest follows the job
+    created = carta("keys", "create", "--tenant", "acme", "--label", "e2e", "--json", data_dir=data)
+    key = json.loads(created.stdout)
+    assert httpx.get(f"{url}/v1/documents").status_code == 401
+    png = samples_dir / "grafico_chuvas_2024.png"
+    ingested = json.loads(
+        carta("ingest", str(png), "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout
+    )
+    assert ingested[0]["document"]["status"] == "ready" and ingested[0]["job"]["status"] == "ready"
+    acme = json.loads(carta("list", "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout)
+    assert [d["filename"] for d in acme] == ["grafico_chuvas_2024.png"]  # not the default tenant's
+    listed = json.loads(carta("keys", "list", "--json", data_dir=data).stdout)
+    assert [k["id"] for k in listed] == [key["id"]] and "secret" not in listed[0]
+    events = json.loads(carta("audit", "--json", "--tenant", "acme", data_dir=data).stdout)
+    assert [e["action"] for e in events] == ["upload"] and events[0]["key_id"] == key["id"]
+    carta("keys", "revoke", key["id"], data_dir=data)
+    denied = carta("list", "--server", url, data_dir=data, api_key=key["secret"], check=False)
+    assert denied.returncode == 1 and "revoked" in denied.stderr

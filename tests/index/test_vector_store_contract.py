@@ -215,3 +215,19 @@ def test_edge_second_process_gets_clear_error(tmp_path: Path) -> None:
             EdgeStore(tmp_path).ensure_collection(SPEC)
     finally:
         s.close()
+
+
+
+def test_server_store_asks_the_cluster_for_shards_and_replicas(tmp_path: Path) -> None:
+    """Local mode has no cluster, so the request to create the collection is what is checked."""
+    from index.collections import lite_collections
+
+    store = ServerStore(f"local:{tmp_path / 'sharded'}", shards=2, replication=3)
+    sent: dict = {}
+    create = store.client.create_collection
+    store.client.create_collection = lambda name, **kw: sent.update(kw) or create(name, **kw)  # type: ignore[method-assign]
+    spec = lite_collections("tiny", 8, ("bm25_pt",)).chunks
+    store.ensure_collection(spec)
+    assert sent["shard_number"] == 2 and sent["replication_factor"] == 3
+    assert store.client.collection_exists(spec.name)
+    store.close()

@@ -13,7 +13,7 @@ from PIL import Image
 
 from index.types import Filter
 from service.carta import Carta
-from tests.support import LiveServer
+from tests.support import LiveServer, ingest_via_api, wait_for_job
 
 
 @pytest.fixture
@@ -60,15 +60,17 @@ def png(width: int, height: int) -> bytes:
 def test_upload_list_get_images_search_ask(client: httpx.Client, samples_dir: Path) -> None:
     pdf = (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes()
     r = upload(client, "quarterly.pdf", pdf, metadata='{"source": "test", "região": "Nordeste"}')
-    assert r.status_code == 201, r.text
-    doc = r.json()["document"]
-    assert r.json()["created"] is True
+    assert r.status_code == 202, r.text
+    assert r.json()["created"] is True and r.json()["document"] is None
+    job = wait_for_job(client, r.json()["job"])
+    assert job["status"] == "ready" and job["pages_done"] == job["pages_total"] == 4
+    doc = client.get(f"/v1/documents/{job['document_id']}").json()
     assert doc["status"] == "ready" and doc["pages"] == 4 and doc["kind"] == "pdf"
     assert doc["metadata"] == {"source": "test", "região": "Nordeste"}
 
     again = upload(client, "renamed.pdf", pdf)
-    assert again.status_code == 200 and again.json()["created"] is False
-    assert again.json()["document"]["id"] == doc["id"]
+    assert again.status_code == 202 and again.json()["created"] is False
+    assert again.json()["document"]["id"] == doc["id"] and again.json()["job"]["status"] == "ready"
 
     listed = client.get("/v1/documents").json()
     assert [d["id"] for d in listed] == [doc["id"]]
@@ -100,7 +102,7 @@ def test_unknown_ids_and_pages_are_404_json(client: httpx.Client) -> None:
         r = client.get(path)
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
     assert client.delete("/v1/documents/nope").status_code == 404
-    doc = upload(client, "p.png", png(200, 100)).json()["document"]
+    doc = ingest_via_api(client, "p.png", png(200, 100))
     r = client.get(f"/v1/documents/{doc['id']}/pages/2/image")
     assert r.status_code == 404 and "no page 2" in r.json()["error"]["message"]
     assert client.get(f"/v1/documents/{doc['id']}/pages/..%2F..%2Fx/image").status_code in {404, 422}
@@ -127,7 +129,7 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(
     status: int,
     code: str,
 ) -> None:
-    upload(client, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())
+    ingest_via_api(client, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())
     before = state(server.carta)
     payload = (
         payload
@@ -156,18 +158,19 @@ def test_invalid_requests_are_422_or_400_json(client: httpx.Client) -> None:
     assert r.status_code == 422
     r = client.post("/v1/documents", files={"file": ("a.png", png(10, 10))}, data={"metadata": "[1, 2]"})
     assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_metadata"
+    r = client.post(
+        "/v1/documents",
+        files=[("file", ("map.png", png(10, 10))), ("sidecars", ("../../etc/passwd", b"x"))],
+    )
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_sidecar"
 
 
 def test_delete_removes_points_files_and_rows(
     client: httpx.Client, server: LiveServer, samples_dir: Path
 ) -> None:
     carta = server.carta
-    keep = upload(client, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes()).json()[
-        "document"
-    ]
-    gone = upload(client, "r.pdf", (samples_dir / "relatorio_ambiental_recife_2024.pdf").read_bytes()).json()[
-        "document"
-    ]
+    keep = ingest_via_api(client, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())
+    gone = ingest_via_api(client, "r.pdf", (samples_dir / "relatorio_ambiental_recife_2024.pdf").read_bytes())
     mine = Filter({"tenant": "default", "doc_id": gone["id"]})
     assert carta.store.count(carta.collections.chunks.name, mine) > 0
     question = {"query": "pontos de alagamento por bairro", "top_k": 10}

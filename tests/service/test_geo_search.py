@@ -13,7 +13,7 @@ import pytest
 from geo.h3tags import haversine_m
 from service.carta import Carta
 from tests.conftest import corpus_path
-from tests.support import LiveServer
+from tests.support import LiveServer, ingest_via_api
 
 MARCO_ZERO = (-8.0631, -34.8711)
 
@@ -27,24 +27,15 @@ def geo_server(
     carta = Carta(settings_for(tmp_path_factory.mktemp("geo-data")), text_encoder=text_encoder)  # type: ignore[arg-type]
     with LiveServer(carta) as live, httpx.Client(base_url=live.url, timeout=120) as client:
         for name in ["relatorio_ambiental_recife_2024.pdf", "quarterly_report_q3_2024.pdf"]:
-            assert (
-                client.post(
-                    "/v1/documents", files={"file": (name, (samples_dir / name).read_bytes())}
-                ).status_code
-                == 201
-            )
+            ingest_via_api(client, name, (samples_dir / name).read_bytes())
         salvador = corpus_path("pdf", "br_balneabilidade_salvador_26-2010.pdf")
-        assert (
-            client.post("/v1/documents", files={"file": (salvador.name, salvador.read_bytes())}).status_code
-            == 201
-        )
+        ingest_via_api(client, salvador.name, salvador.read_bytes())
         raster = corpus_path("raster", "olinda_L7_truecolor.png")
-        files = [("file", (raster.name, raster.read_bytes()))] + [
-            ("sidecars", (raster.with_suffix(s).name, raster.with_suffix(s).read_bytes()))
+        sidecars = [
+            (raster.with_suffix(s).name, raster.with_suffix(s).read_bytes())
             for s in (".pgw", ".prj")
         ]
-        up = client.post("/v1/documents", files=files)
-        assert up.status_code == 201, up.text
+        ingest_via_api(client, raster.name, raster.read_bytes(), sidecars)
         yield live.url
     carta.close()
 
@@ -172,16 +163,17 @@ def test_bad_coordinates_on_upload_store_nothing(
         assert meta.status_code == 400 and "outside" in meta.json()["error"]["message"]
         assert client.get("/v1/documents").json() == []
         assert carta.store.count(carta.collections.chunks.name) == 0
-        ok = client.post(
-            "/v1/documents",
-            files={"file": ("q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())},
-            data={"metadata": '{"lat": -23.55, "lon": -46.63}'},
+        ok = ingest_via_api(
+            client,
+            "q.pdf",
+            (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(),
+            metadata='{"lat": -23.55, "lon": -46.63}',
         )
-        assert ok.status_code == 201
+        assert ok["status"] == "ready"
         hits = client.post(
             "/v1/search", json={"query": "revenue", "geo": {"lat": -23.55, "lon": -46.63, "radius_m": 100}}
         ).json()
-        assert hits["results"] and all(h["doc_id"] == ok.json()["document"]["id"] for h in hits["results"])
+        assert hits["results"] and all(h["doc_id"] == ok["id"] for h in hits["results"])
 
 
 def _pdf(text: str) -> bytes:

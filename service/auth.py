@@ -1,0 +1,222 @@
+"""API keys and who is calling: keys are stored hashed (SHA-256 of a 192-bit random
+secret) in `<data_dir>/auth.sqlite3`, each mapping to one tenant, ACL groups and an
+admin flag. The server derives the tenant from the key on every request; clients never
+name a tenant.
+
+Single-user mode (every request acts on the default tenant as admin) holds only while no
+key was ever created: revoking the last key does not reopen the service.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from index.registry import PUBLIC_ACL
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    id         TEXT PRIMARY KEY,
+    hash       TEXT NOT NULL UNIQUE,
+    tenant     TEXT NOT NULL,
+    groups     TEXT NOT NULL DEFAULT '[]',
+    admin      INTEGER NOT NULL DEFAULT 0,
+    label      TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+"""
+
+
+class AuthError(Exception):
+    """No usable credential (401) or not allowed (403)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code = status, code
+
+
+def check_name(value: str, what: str) -> str:
+    if not _NAME.match(value):
+        raise ValueError(f"{what} {value!r} must be 1-64 letters, digits, '_' or '-'")
+    return value
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller: a key (or the single user), its tenant, groups and admin flag."""
+
+    key_id: str  # "local" in single-user mode
+    tenant: str
+    groups: tuple[str, ...] = ()
+    admin: bool = False
+
+    def acl(self) -> list[str] | None:
+        """ACL tokens a document must carry one of to be visible (None = all of the tenant)."""
+        return None if self.admin else [PUBLIC_ACL, *self.groups]
+
+    def can_see(self, doc_acl: list[str]) -> bool:
+        return self.admin or not doc_acl or bool(set(doc_acl) & set(self.groups))
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    tenant: str
+    groups: list[str]
+    admin: bool
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class KeyStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def create(
+        self, tenant: str, groups: list[str] | None = None, admin: bool = False, label: str = ""
+    ) -> tuple[ApiKey, str]:
+        """A new key; the secret is returned once and only its hash is stored."""
+        check_name(tenant, "tenant")
+        groups = sorted({check_name(g, "group") for g in groups or []})
+        key_id = secrets.token_hex(6)
+        secret = f"carta_{key_id}_{secrets.token_urlsafe(24)}"
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        self._query(
+            "INSERT INTO api_keys (id, hash, tenant, groups, admin, label, created_at) "
+            "VALUES (?,?,?,?,?,?,?)",
+            key_id,
+            _hash(secret),
+            tenant,
+            json.dumps(groups),
+            int(admin),
+            label[:200],
+            now,
+        )
+        return ApiKey(key_id, tenant, groups, admin, label[:200], now, None), secret
+
+    def list(self) -> list[ApiKey]:
+        return [self._key(r) for r in self._query("SELECT * FROM api_keys ORDER BY created_at, id")]
+
+    def revoke(self, key_id: str) -> bool:
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        rows = self._query(
+            "UPDATE api_keys SET revoked_at=? WHERE id=? AND revoked_at IS NULL RETURNING id", now, key_id
+        )
+        return bool(rows)
+
+    def any_keys(self) -> bool:
+        """True once any key was created (revoked ones count): single-user mode is then off."""
+        return bool(self._query("SELECT 1 FROM api_keys LIMIT 1"))
+
+    def authenticate(self, secret: str) -> Principal | None:
+        digest = _hash(secret)
+        rows = self._query("SELECT * FROM api_keys WHERE hash=? AND revoked_at IS NULL", digest)
+        if not rows or not hmac.compare_digest(rows[0]["hash"], digest):
+            return None
+        key = self._key(rows[0])
+        return Principal(key.id, key.tenant, tuple(key.groups), key.admin)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @staticmethod
+    def _key(row: sqlite3.Row) -> ApiKey:
+        return ApiKey(
+            row["id"],
+            row["tenant"],
+            json.loads(row["groups"]),
+            bool(row["admin"]),
+            row["label"],
+            row["created_at"],
+            row["revoked_at"],
+        )
+
+
+class RateLimiter:
+    """A token bucket per key: `rate` requests per second on average, bursts of `burst`."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        if self.rate <= 0:
+            return True
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.get(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+            if tokens < 1.0:
+                self._buckets[key] = (tokens, now)
+                return False
+            self._buckets[key] = (tokens - 1.0, now)
+            return True
+
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from `carta keys create`.")
+_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same key, as a header.")
+
+
+def principal(
+    request: Request,
+    creds: HTTPAuthorizationCredentials | None = Security(_bearer),  # noqa: B008
+    api_key: str | None = Security(_header),  # noqa: B008
+) -> Principal:
+    """A FastAPI dependency: the caller from `Authorization: Bearer` or `X-API-Key`, rate
+    limited per key. Without any key ever created: the single user (default tenant, admin)."""
+    state = request.app.state
+    secret = api_key or (creds.credentials if creds else None)
+    if secret is None and not state.keys.any_keys():
+        who = Principal("local", state.default_tenant, admin=True)
+    elif secret is None:
+        state.metrics.auth_failures.inc()
+        raise AuthError(
+            401, "unauthorized", "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'"
+        )
+    else:
+        found = state.keys.authenticate(secret)
+        if found is None:
+            state.metrics.auth_failures.inc()
+            raise AuthError(401, "invalid_key", "the API key is unknown or revoked")
+        who = found
+    if not state.limiter.allow(who.key_id):
+        state.metrics.rate_limited.inc()
+        raise AuthError(429, "rate_limited", "too many requests for this API key; retry in a second")
+    request.state.who = who
+    return who
+
+
+Caller = Annotated[Principal, Depends(principal)]

@@ -1,0 +1,159 @@
+"""Durable ingestion jobs: 202 + progress over SSE, the job table and uploads survive a
+restart (queued jobs resume, jobs interrupted too often fail cleanly), one job per
+content in flight, documents invisible until ready."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pymupdf
+
+from index.registry import Document
+from service.auth import Principal
+from service.carta import Carta
+from service.jobs import Job, JobRunner, JobStore
+from tests.support import LiveServer
+
+LOCAL = Principal("local", "default", admin=True)
+
+
+def pdf(pages: int, word: str = "relatório") -> bytes:
+    doc = pymupdf.open()
+    for i in range(pages):
+        doc.new_page().insert_text((72, 72), f"{word} página {i + 1}: chuvas e drenagem no bairro {i}")
+    return doc.tobytes()
+
+
+def sse(client: httpx.Client, path: str) -> list[tuple[str, dict]]:
+    events: list[tuple[str, dict]] = []
+    with client.stream("GET", path) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        name = ""
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line[6:])))
+    return events
+
+
+def test_upload_is_a_job_with_progress_events(make_carta: Callable[..., Carta]) -> None:
+    server = LiveServer(make_carta(ingest_workers=1))
+    with server, httpx.Client(base_url=server.url, timeout=120) as client:
+        r = client.post("/v1/documents", files={"file": ("long.pdf", pdf(20))})
+        assert r.status_code == 202
+        job = r.json()["job"]
+        assert set(job) >= {"id", "status", "stage", "pages_done", "pages_total", "document_id", "error"}
+        events = sse(client, f"/v1/jobs/{job['id']}/events")
+        names = [n for n, _ in events]
+        assert names[-1] == "done" and set(names[:-1]) <= {"progress"}
+        final = events[-1][1]
+        assert final["status"] == "ready" and final["pages_done"] == final["pages_total"] == 20
+        dones = [e["pages_done"] for n, e in events if n == "progress"]
+        assert dones == sorted(dones)
+        doc = client.get(f"/v1/documents/{final['document_id']}").json()
+        assert doc["status"] == "ready" and doc["pages"] == 20
+        # the finished job's stream is one `done` event
+        assert [n for n, _ in sse(client, f"/v1/jobs/{job['id']}/events")] == ["done"]
+        assert client.get("/v1/jobs/nope").status_code == 404
+        # erasure takes the finished jobs along
+        assert client.delete(f"/v1/documents/{doc['id']}").status_code == 200
+        assert client.get(f"/v1/jobs/{job['id']}").status_code == 404
+
+
+def test_queued_jobs_survive_a_restart_and_resume(make_carta: Callable[..., Carta], tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    carta = make_carta(data_dir)
+    store = JobStore(carta.settings.jobs_path)
+    runner = JobRunner(carta, store, workers=1, max_attempts=3)  # never started: the process "dies"
+    content = pdf(3)
+    first = runner.submit(LOCAL, content, "a.pdf", "A", {"source": "t"}, [])
+    again = runner.submit(LOCAL, content, "a-copy.pdf", None, {}, [])
+    assert again.job.id == first.job.id and not again.created  # one job per content in flight
+    assert carta.registry.get("default", first.job.document_id) is None
+    store.close()
+    carta.close()
+
+    carta = make_carta(data_dir)
+    store = JobStore(carta.settings.jobs_path)
+    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    runner.start()
+    try:
+        job = _wait(store, first.job.id)
+        assert job.status == "ready" and job.attempts == 1
+        doc = carta.registry.get("default", job.document_id)
+        assert doc is not None and doc.status == "ready" and doc.title == "A" and doc.pages == 3
+        assert not (carta.settings.uploads_dir / job.id).exists()  # the upload copy is gone
+    finally:
+        runner.stop()
+        store.close()
+
+
+def test_jobs_interrupted_too_often_or_without_their_file_fail_cleanly(
+    make_carta: Callable[..., Carta],
+) -> None:
+    carta = make_carta()
+    store = JobStore(carta.settings.jobs_path)
+    upload = carta.settings.uploads_dir
+    worn = Job("j1", "default", "local", "x.pdf", status="running", attempts=3, document_id="d1")
+    (upload / "j1").mkdir(parents=True)
+    (upload / "j1" / "file").write_bytes(pdf(1))
+    lost = Job("j2", "default", "local", "y.pdf", status="queued", document_id="d2")
+    store.add(worn)
+    store.add(lost)
+    carta.registry.put(
+        Document("default", "d1", "x", "x.pdf", "application/pdf", "pdf", 1, "lite", status="processing")
+    )
+    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    runner.start()
+    try:
+        assert store.get("j1").status == "failed" and "interrupted 3 times" in store.get("j1").error
+        assert store.get("j2").status == "failed" and "lost" in store.get("j2").error
+        assert not (upload / "j1").exists()
+    finally:
+        runner.stop()
+        store.close()
+
+
+def test_documents_being_indexed_are_invisible(make_carta: Callable[..., Carta]) -> None:
+    carta = make_carta()
+    carta.registry.put(
+        Document("default", "half", "h", "h.pdf", "application/pdf", "pdf", 1, "lite", status="processing")
+    )
+    server = LiveServer(carta)
+    with server, httpx.Client(base_url=server.url, timeout=60) as client:
+        assert client.get("/v1/documents").json() == []
+        assert client.get("/v1/documents/half").status_code == 404
+        assert client.delete("/v1/documents/half").status_code == 404
+
+
+def test_a_failing_job_reports_its_error(make_carta: Callable[..., Carta]) -> None:
+    carta = make_carta()
+    store = JobStore(carta.settings.jobs_path)
+    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    submitted = runner.submit(LOCAL, pdf(2), "a.pdf", None, {}, [])
+    (carta.settings.uploads_dir / submitted.job.id / "file").write_bytes(b"%PDF-1.4 broken on disk")
+    runner.start()
+    try:
+        job = _wait(store, submitted.job.id)
+        assert job.status == "failed" and job.error
+        assert carta.registry.get("default", submitted.job.document_id) is None
+    finally:
+        runner.stop()
+        store.close()
+
+
+def _wait(store: JobStore, job_id: str, timeout: float = 120) -> Job:
+    import time
+
+    deadline = time.time() + timeout
+    while True:
+        job = store.get(job_id)
+        assert job is not None
+        if job.status in ("ready", "failed") or time.time() > deadline:
+            return job
+        time.sleep(0.1)
