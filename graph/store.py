@@ -26,7 +26,7 @@ import numpy as np
 
 from geo.gazetteer import fold
 from graph.sources import Parsed, Poi, Road
-from graph.spatial import nearest_within, pairs_within, ring_k
+from graph.spatial import cells_of, join_resolution, nearest_within, pairs_within, ring_k
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -550,22 +550,21 @@ class GraphStore:
         """NEAR lists of new POIs from scratch; an existing POI's list is merged with the new
         POIs within the radius of it, and rewritten only when it changes."""
         k = ring_k(self.resolution, self.near_radius_m)
-        ids, index, lats, lons, cells, sources = self._load_around(tenant, added, k)
+        ids, index, lats, lons, _, sources = self._load_around(tenant, added, k)
+        jres = join_resolution(self.near_radius_m)  # finer cells than zones for the distance join
         new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
         if not len(new):
             return
         lists: dict[str, list[tuple[str, float]]] = {
             ids[i]: [(ids[j], d) for j, d in lst]
             for i, lst in nearest_within(
-                lats, lons, cells, self.near_radius_m, self.near_max, self.resolution, new
+                lats, lons, cells_of(lats, lons, jres), self.near_radius_m, self.near_max, jres, new
             ).items()
         }
         old = np.setdiff1d(np.arange(len(ids)), new)
         gained: dict[str, list[tuple[str, float]]] = {}
         if len(old):
-            pairs = pairs_within(
-                lats[new], lons[new], lats[old], lons[old], self.near_radius_m, self.resolution
-            )
+            pairs = pairs_within(lats[new], lons[new], lats[old], lons[old], self.near_radius_m, jres)
             for i, j, d in pairs:
                 gained.setdefault(ids[int(old[j])], []).append((ids[int(new[i])], d))
         current = self._near_lists(tenant, sorted(gained))
@@ -581,11 +580,13 @@ class GraphStore:
     def _recompute_near(self, tenant: str, nodes: Sequence[str]) -> None:
         """NEAR lists of `nodes` recomputed from every POI around them."""
         k = ring_k(self.resolution, self.near_radius_m)
-        ids, index, lats, lons, cells, sources = self._load_around(tenant, nodes, k)
+        ids, index, lats, lons, _, sources = self._load_around(tenant, nodes, k)
+        jres = join_resolution(self.near_radius_m)
         query = np.array(sorted(index[n] for n in nodes if n in index), dtype=np.int64)
         if not len(query):
             return
-        result = nearest_within(lats, lons, cells, self.near_radius_m, self.near_max, self.resolution, query)
+        jcells = cells_of(lats, lons, jres)
+        result = nearest_within(lats, lons, jcells, self.near_radius_m, self.near_max, jres, query)
         self._write_near(
             tenant, {ids[i]: [(ids[j], d) for j, d in lst] for i, lst in result.items()}, sources
         )

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from graph.sources import Parsed, Poi  # noqa: E402
-from graph.spatial import cells_of, nearest_within  # noqa: E402
+from graph.spatial import cells_of, join_resolution, nearest_within  # noqa: E402
 from graph.store import GraphStore  # noqa: E402
 
 CENTRE = (-30.0328, -51.2302)  # Porto Alegre
@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     lon = np.array([p.lon for p in base])
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
-        near, t_near = timed(lambda: nearest_within(lat, lon, cells_of(lat, lon, 7), 500.0, 10, 7))
+        jres = join_resolution(500.0)
+        near, t_near = timed(lambda: nearest_within(lat, lon, cells_of(lat, lon, jres), 500.0, 10, jres))
         edges = sum(len(v) for v in near.values())
         rows.append(
             {
