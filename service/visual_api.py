@@ -23,11 +23,25 @@ def add_visual_routes(
     """`visible(carta, caller, doc_id)` raises when the caller may not see the document."""
     errors = {"model": schemas.ErrorResponse}
 
+    def require_visual(c: Any, what: str) -> None:
+        """A lite server answers 409 (it works, it is configured without the visual profile);
+        a visual server whose models did not load (lite fallback) answers 503 with why."""
+        if c.visual is not None:
+            return
+        if c.settings.profile == "visual":
+            raise api_error(503, "model_unavailable", f"{what} is unavailable: {c.visual_error}")
+        raise api_error(
+            409,
+            "visual_profile_off",
+            f"{what} needs the visual profile: set CARTA_PROFILE=visual with CARTA_VISUAL_MODEL and "
+            "CARTA_CLIP_MODEL",
+        )
+
     @app.post(
         "/v1/search/image",
         response_model=schemas.SearchResponse,
         tags=["query"],
-        responses={400: errors, 413: errors, 503: errors},
+        responses={400: errors, 409: errors, 413: errors, 503: errors},
     )
     async def search_image(
         request: Request,
@@ -38,6 +52,7 @@ def add_visual_routes(
         top_k: Annotated[int, Form(ge=1, le=100)] = 5,
     ) -> Any:
         c = get(request)
+        require_visual(c, "query by image")
         data = await file.read(c.settings.max_upload_bytes + 1)
         if len(data) > c.settings.max_upload_bytes:
             raise api_error(413, "too_large", f"the image is over {c.settings.max_upload_bytes:,} bytes")
@@ -52,7 +67,7 @@ def add_visual_routes(
         "/v1/documents/{doc_id}/pages/{page_no}/heatmap",
         tags=["documents"],
         response_class=Response,
-        responses={404: errors, 503: errors, 200: {"content": {"image/png": {}}}},
+        responses={404: errors, 409: errors, 503: errors, 200: {"content": {"image/png": {}}}},
     )
     def heatmap(
         request: Request,
@@ -63,6 +78,7 @@ def add_visual_routes(
     ) -> Response:
         c = get(request)
         visible(c, who, doc_id)
+        require_visual(c, "a heat-map")
         try:
             png = page_heatmap(c, who.tenant, doc_id, page_no, query)
         except (FileNotFoundError, ValueError) as exc:
