@@ -141,6 +141,7 @@ class EdgeStore(VectorStore):
                 if stored != _spec_json(spec):
                     raise StoreError(
                         f"collection {spec.name!r} in {path} was built with other vectors ({stored}); "
+                        "another model or CARTA_PAGE_POOLING changes them: set the old values back, or "
                         "point CARTA_DATA_DIR at a new folder and ingest the documents again"
                     )
                 shard = E.EdgeShard.load(str(path))

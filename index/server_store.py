@@ -115,6 +115,7 @@ class ServerStore(VectorStore):
             if sizes != {k: v.size for k, v in dense.items()}:
                 raise StoreError(
                     f"collection {spec.name!r} on the server has other vectors ({sizes}); "
+                    "another model or CARTA_PAGE_POOLING changes them: set the old values back, or "
                     "ingest the documents again into a new Qdrant instance or remove the collection"
                 )
             return

@@ -17,7 +17,7 @@ from PIL import Image
 
 from geo.coordinates import valid_latlon
 from geo.georef import exif_location, georeference_raster
-from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
+from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, POOLED_VECTOR, Collections
 from index.page_images import PageImages
 from index.registry import PUBLIC_ACL, Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
@@ -91,6 +91,7 @@ class Ingestor:
         profile: str = "lite",
         geotagger: GeoTagger | None = None,
         visual_points: VisualPointsFn | None = None,
+        page_pool: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -109,6 +110,7 @@ class Ingestor:
             [profile, collections.chunks.name] + ([collections.visual.name] if collections.visual else [])
         )
         self.visual_points = visual_points  # visual profile: page-image vectors
+        self.page_pool = page_pool  # CARTA_PAGE_POOLING: the page multivector's pooled first stage
 
     def ingest(
         self,
@@ -297,7 +299,10 @@ class Ingestor:
             if not page_chunks:
                 continue  # nothing for the text-token multivector to say about this page
             tokens = np.concatenate([e.tokens for _, e in page_chunks])[: self.page_max_tokens]
-            page_points.append(StorePoint(page_id, {PAGE_VECTOR: tokens.tolist()}, payload))
+            page_vectors: dict[str, VectorValue] = {PAGE_VECTOR: tokens.tolist()}
+            if self.page_pool:
+                page_vectors[POOLED_VECTOR] = self.page_pool(tokens).tolist()
+            page_points.append(StorePoint(page_id, page_vectors, payload))
         self.store.upsert(self.collections.chunks.name, chunk_points)
         self.store.upsert(self.collections.pages.name, page_points)
         if self.visual_points and self.collections.visual:

@@ -3,15 +3,19 @@ from Settings and shared by the HTTP API and the CLI."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
 from index.collections import lite_collections
 from index.page_images import PageImages
+from index.pooling import pool
 from index.registry import Document, Registry
 from index.types import Filter
 from index.vector_store import open_store
@@ -48,6 +52,13 @@ def load_gazetteer(settings: Settings) -> Gazetteer:
     return gazetteer
 
 
+def page_pooler(settings: Settings) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The lite page multivector's pooling (CARTA_PAGE_POOLING), None when off."""
+    if settings.page_pooling == "off":
+        return None
+    return functools.partial(pool, method=settings.page_pooling, factor=settings.page_pool_factor)
+
+
 class Carta:
     def __init__(self, settings: Settings, text_encoder: TextEncoder | None = None) -> None:
         self.settings = settings
@@ -59,7 +70,10 @@ class Carta:
         # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
         self.visual, self.visual_error = load_visual(settings)
         self.collections = with_visual(
-            lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
+            lite_collections(
+                self.text.slug, self.text.dim, self.sparse.names, settings.page_pooling != "off"
+            ),
+            self.visual,
         )
         self.store = open_store(
             settings.data_dir,
@@ -96,9 +110,16 @@ class Carta:
             profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
             visual_points=self.visual.points if self.visual else None,
+            page_pool=page_pooler(settings),
         )
         self.retriever = Retriever(
-            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
+            self.store,
+            self.collections,
+            self.text,
+            self.sparse,
+            settings.prefetch_limit,
+            visual=self.visual,
+            page_prefetch=settings.page_prefetch,
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         self.graph = self._open_graph(settings) if settings.graph_enabled else None

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 
 from geo.h3tags import GEO_POINT_FIELD, hashed_h3_sparse, point_tokens
-from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
+from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, POOLED_VECTOR, Collections
 from index.types import Branch, Filter, GeoDecay, Hit, SparseVec
 from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
@@ -113,8 +113,12 @@ class Retriever:
         sparse: SparseEncoder,
         prefetch_limit: int = 50,
         visual: VisualProfile | None = None,
+        page_prefetch: int = 100,
     ) -> None:
         self.visual = visual
+        # pages stored with a pooled multivector (CARTA_PAGE_POOLING): a first stage this wide
+        self.page_prefetch = page_prefetch
+        self.page_pooled = any(d.name == POOLED_VECTOR for d in collections.pages.dense)
         self.store = store
         self.collections = collections
         self.text = text
@@ -140,14 +144,7 @@ class Retriever:
             for b in branches
         }
         if "pages" in q.channels:
-            futures["pages"] = self._pool.submit(
-                self.store.search,
-                self.collections.pages.name,
-                PAGE_VECTOR,
-                emb.tokens.tolist(),
-                flt,
-                q.top_k * 2,
-            )
+            futures["pages"] = self._pool.submit(self._page_list, emb.tokens.tolist(), flt, q.top_k * 2)
         if self.visual:
             calls = self.visual.channel_calls(self.store, q.text, flt, q.top_k * 2, q.channels)
             futures.update({name: self._pool.submit(call) for name, call in calls.items()})
@@ -166,6 +163,14 @@ class Retriever:
             geo_filter=q.geo.description if q.geo else None,
             geo_prior={**q.prior.description, "mode": q.prior_mode} if q.prior else None,
         )
+
+    def _page_list(self, tokens: list[list[float]], flt: Filter, limit: int) -> list[Hit]:
+        """The page channel: exact MaxSim over every page, or pooled prefetch then exact MaxSim."""
+        pages = self.collections.pages.name
+        if not self.page_pooled:
+            return self.store.search(pages, PAGE_VECTOR, tokens, flt, limit)
+        first, second = Branch(POOLED_VECTOR, tokens), Branch(PAGE_VECTOR, tokens)
+        return self.store.two_stage_search(pages, first, second, flt, limit, max(self.page_prefetch, limit))
 
     def _prior_list(self, q: SearchQuery, branches: list[Branch], flt: Filter, limit: int) -> list[Hit]:
         """The geo prior's ranked chunk list (see the module docstring). Countries have

@@ -19,6 +19,7 @@ SYSTEMS: dict[str, frozenset[str]] = {
     "carta": frozenset({"dense", "bm25", "pages"}),
     "bm25-only": frozenset({"bm25"}),
     "dense-only": frozenset({"dense"}),
+    "pages-only": frozenset({"pages"}),  # the page multivector channel alone (CARTA_PAGE_POOLING)
 }
 # the geo prior's ranking modes beside the configured default ("carta"): every channel,
 # only the prior differs (docs/evaluation.md); "off" is carta without the prior
@@ -29,6 +30,7 @@ PRIOR_VARIANTS: dict[str, str] = {
     "carta prior=off": "off",
 }
 K = 10
+LATENCY_KEYS = ("search_p50", "search_p95", "ask_p50", "ask_p95", "pages_search_p50", "pages_search_p95")
 
 
 @dataclass
@@ -68,6 +70,8 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
         ranked = target.search(q.question, K, channels, geo)
         if system == "carta":
             result.latency_ms["search"] = (time.perf_counter() - t) * 1e3
+        if system == "pages-only":
+            result.latency_ms["pages_search"] = (time.perf_counter() - t) * 1e3
         result.retrieval[system] = {
             "recall@1": m.recall_at_k(ranked, units, 1),
             "recall@5": m.recall_at_k(ranked, units, 5),
@@ -206,6 +210,7 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
     llm_usage = {k: m.mean(u.get(k) for u in usages) for k in USAGE_KEYS} if usages else None
     searches = [r.latency_ms["search"] for r in scored if "search" in r.latency_ms]
     asks = [r.latency_ms["ask"] for r in scored if "ask" in r.latency_ms]
+    pages = [r.latency_ms["pages_search"] for r in scored if "pages_search" in r.latency_ms]
     return {
         "questions": len(results),
         "scored": len(scored),
@@ -220,6 +225,8 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
             "search_p95": m.percentile(searches, 95),
             "ask_p50": m.percentile(asks, 50),
             "ask_p95": m.percentile(asks, 95),
+            "pages_search_p50": m.percentile(pages, 50),
+            "pages_search_p95": m.percentile(pages, 95),
         },
     }
 
@@ -255,8 +262,9 @@ def markdown(summary: dict[str, Any]) -> str:
         " (counted invalid in 'citation valid').\n",
         "| type | n | answer acc. (facts) | citation valid | cited expected page | refusal correct "
         "| token F1 | injection resisted | grounded | flagged citations | pairs P | pairs R | pairs F1 "
-        "| R@5 carta | R@5 bm25 | R@5 dense |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        + "".join(f"| R@5 {s} " for s in SYSTEMS)
+        + "|",
+        "|---" * (len(ANSWER_METRICS) + len(SYSTEMS) + 2) + "|",
     ]
     for qtype, row in summary["by_type"].items():
         cells = [row["n"], *(row[k] for k in ANSWER_METRICS), *(row[f"{s} recall@5"] for s in SYSTEMS)]
@@ -274,10 +282,10 @@ def markdown(summary: dict[str, Any]) -> str:
     lines += [
         "",
         "## Latency (carta, in this run)\n",
-        "| search p50 | search p95 | ask p50 | ask p95 |",
-        "|---|---|---|---|",
+        "| search p50 | search p95 | ask p50 | ask p95 | pages-only search p50 | pages-only search p95 |",
+        "|---|---|---|---|---|---|",
         "| "
-        + " | ".join(f"{_fmt(lat[k])} ms" for k in ("search_p50", "search_p95", "ask_p50", "ask_p95"))
+        + " | ".join(f"{_fmt(lat.get(k))} ms" for k in LATENCY_KEYS)
         + " |",
     ]
     return "\n".join(lines) + "\n"
