@@ -104,19 +104,21 @@ class ConstraintParser(Protocol):
     def parse(self, question: str, known: Iterable[str] = ()) -> Constraints: ...
 
 
-def constraints_schema() -> dict[str, Any]:
-    """The strict JSON schema an LLM parser must answer with (seed 000)."""
+def constraints_schema(extra: Iterable[str] = ()) -> dict[str, Any]:
+    """The strict JSON schema an LLM parser must answer with (seed 000). `extra`: category
+    keys the tenant's datasets brought beyond the synonym table."""
+    names = sorted(set(SYNONYMS) | set(extra))
     return {
         "type": "object",
         "additionalProperties": False,
         "required": ["categories", "pairs", "radius_m", "place", "zones"],
         "properties": {
-            "categories": {"type": "array", "items": {"type": "string", "enum": sorted(SYNONYMS)}},
+            "categories": {"type": "array", "items": {"type": "string", "enum": names}},
             "pairs": {
                 "type": "array",
                 "items": {
                     "type": "array",
-                    "items": {"type": "string", "enum": sorted(SYNONYMS)},
+                    "items": {"type": "string", "enum": names},
                     "minItems": 2,
                     "maxItems": 2,
                 },
