@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -86,6 +87,15 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert body["answer"].startswith("62 par(es)") and not body["refused"]
     assert doc_id in {c["doc_id"] for c in body["citations"]}  # the report mentions Recife
     assert f"[{doc_id} p.1]" in body["answer"]
+
+    # a corpus-wide question: zones ranked by the count of schools (GraphRAG global search)
+    overview = client.post("/v1/ask", json={"question": "Quais zonas têm mais escolas?"}).json()
+    cells = Counter(r.h3 for r in live.carta.graph.store.pois("default", ["school"]))
+    zones = overview["graph"]["zones"]
+    assert overview["graph"]["kind"] == "global" and overview["graph"]["pairs"] == []
+    assert [(z["h3"], z["score"]) for z in zones][0] == cells.most_common(1)[0]
+    assert [z["score"] for z in zones] == sorted(cells.values(), reverse=True)[: len(zones)]
+    assert overview["answer"].startswith("Zonas com mais school") and not overview["refused"]
 
     # a question that is not relational keeps the document answer path
     plain = client.post("/v1/ask", json={"question": "O que alagou em 2024?"}).json()
