@@ -714,9 +714,20 @@ class GraphStore:
         cached in it, so a cached summary never outlives the counts it was written from."""
         from graph.communities import extractive_summary
 
-        for parent in sorted(set(parents)):
+        parents = sorted(set(parents))
+        if not parents:
+            return
+        # the zones of these parents, found from the tenant's zone cells (a parent can have
+        # 7^k children, far more than the zones that exist)
+        wanted = set(parents)
+        by_parent: dict[str, list[str]] = {}
+        for (cell,) in self._db.execute("SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)):
+            parent = h3.cell_to_parent(cell, self.community_resolution)
+            if parent in wanted:
+                by_parent.setdefault(parent, []).append(cell)
+        for parent in parents:
             node = f"community:{parent}"
-            children = h3.cell_to_children(parent, self.resolution)
+            children = by_parent.get(parent, [])
             zones: dict[str, dict[str, Any]] = {}
             for start in range(0, len(children), 500):
                 part = children[start : start + 500]
