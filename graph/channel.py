@@ -113,14 +113,16 @@ class GraphChannel:
         """Relational evidence when the question asks for pairs of categories the tenant
         has POIs of; None otherwise (the question is not relational here)."""
         held = self.store.categories(tenant)
+        if not held:
+            return None  # no POI dataset: nothing to relate (and no LLM call to parse)
         constraints = self.parser.parse(question, held)
         if not constraints.relational:
             return None
         if not any(c in held for pair in constraints.pairs for c in pair):
             return None
         match = None
-        if constraints.place:  # the parser's place name first (an LLM's), else the question's
-            match = self.rule_parser.place_hint(constraints.place) or self.rule_parser.place_hint(question)
+        if constraints.place:  # resolved in the question; else the parser's (an LLM's) place name alone
+            match = self.rule_parser.place_hint(question) or self.rule_parser.place_hint(constraints.place)
         place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
         return self.retriever.retrieve(tenant, constraints, place, question)
 

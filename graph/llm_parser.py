@@ -17,8 +17,9 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from geo.gazetteer import fold
 from graph.categories import SYNONYMS
-from graph.parser import Constraints, RuleParser, constraints_schema
+from graph.parser import _RELATION_RE, Constraints, RuleParser, constraints_schema, find_categories
 from models.llm_client import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,11 @@ class LLMConstraintParser:
         self.fallback = fallback
 
     def parse(self, question: str, known: Iterable[str] = ()) -> Constraints:
+        """The LLM is asked only when the question names a category or a relation (the rules'
+        cheap test), so a plain document question costs no extra LLM call."""
         known = sorted(set(known))
+        if not find_categories(question, known) and not _RELATION_RE.search(fold(question)):
+            return self.fallback.parse(question, known)
         try:
             return self._ask(question, known)
         except (LLMError, ValueError, ValidationError) as exc:

@@ -73,6 +73,13 @@ def test_an_unusable_reply_falls_back_to_the_rules(
     assert len(llm_server.requests) == 1
 
 
+def test_a_question_naming_no_place_kind_costs_no_llm_call(
+    parser: LLMConstraintParser, llm_server: OpenAIProtocolServer
+) -> None:
+    got = parser.parse("What did the 2024 budget report say about taxes?")
+    assert llm_server.requests == [] and not got.relational
+
+
 def test_llm_values_are_clamped_like_the_rules(
     parser: LLMConstraintParser, llm_server: OpenAIProtocolServer
 ) -> None:
