@@ -62,7 +62,7 @@ class GraphChannel:
             LLMConstraintParser(llm, self.rule_parser) if llm is not None else self.rule_parser
         )
         self.retriever = RelationalRetriever(self.store, area_radius_m, max_pairs, embed)
-        self.global_search = GlobalSearch(self.store, llm, llm_summaries)
+        self.global_search = GlobalSearch(self.store, llm, llm_summaries, gazetteer)
 
     def close(self) -> None:
         self.store.close()

@@ -24,7 +24,7 @@ from typing import Any
 import h3
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from geo.gazetteer import fold
+from geo.gazetteer import Gazetteer, fold
 from graph.parser import find_categories
 from graph.store import GraphStore
 from models.llm_client import LLMClient, LLMError
@@ -109,8 +109,15 @@ class GlobalSearch:
     """Map-reduce over community summaries. `llm`: optional client for the LLM map/reduce;
     `llm_summaries`: also have the LLM write each mapped community's summary (cached)."""
 
-    def __init__(self, store: GraphStore, llm: LLMClient | None = None, llm_summaries: bool = False) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        llm: LLMClient | None = None,
+        llm_summaries: bool = False,
+        gazetteer: Gazetteer | None = None,
+    ) -> None:
         self.store = store
+        self.gazetteer = gazetteer
         self.llm = llm
         self.llm_summaries = llm_summaries
 
@@ -134,6 +141,7 @@ class GlobalSearch:
             result.zones.append(
                 {
                     "h3": cell,
+                    "place": self._place(cell),
                     "score": score,
                     "community": h3.cell_to_parent(cell, res),
                     "total": p.get("total", 0),
@@ -169,6 +177,13 @@ class GlobalSearch:
                 result.notes.append("LLM map-reduce unusable: counted answer used")
         return result
 
+    def _place(self, cell: str) -> str | None:
+        """The zone's name: a user polygon covering its centre, else the nearest city."""
+        if self.gazetteer is None:
+            return None
+        place = self.gazetteer.place_at(*h3.cell_to_latlng(cell))
+        return place.name if place else None
+
     def _summary(self, tenant: str, community: dict[str, Any]) -> str:
         """The community's extractive summary, or its cached/generated LLM summary."""
         text = community["summary"]
@@ -202,7 +217,7 @@ class GlobalSearch:
                 "area": community["h3"],
                 "summary": self._summary(tenant, community),
                 "asked_categories_count": community["score"],
-                "top_zones": [{"h3": z["h3"], "count": z["score"]} for z in zones],
+                "top_zones": [{"h3": z["h3"], "place": z["place"], "count": z["score"]} for z in zones],
             }
             reply = self.llm.chat(  # type: ignore[union-attr]
                 [
@@ -249,7 +264,8 @@ def answer_text(result: GlobalResult, language: str) -> str:
             return f"Nenhuma zona com {cats} nos conjuntos de dados carregados."
         return f"No zone has {cats} in the loaded datasets."
     lines = [
-        f"{i}. {z['h3']}: {z['score']} {cats}" + (f" ({len(z['documents'])} doc.)" if z["documents"] else "")
+        f"{i}. {z['h3']}" + (f" ({z['place']})" if z.get("place") else "") + f": {z['score']} {cats}"
+        + (f" ({len(z['documents'])} doc.)" if z["documents"] else "")
         for i, z in enumerate(result.zones, 1)
     ]
     if language == "pt":

@@ -12,6 +12,7 @@ import h3
 import numpy as np
 import pytest
 
+from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
 from graph.communities import global_query
 from graph.sources import Parsed, Poi
@@ -126,7 +127,7 @@ def test_other_questions_are_not_global(question: str) -> None:
 
 
 def test_the_zone_with_the_most_pois_of_a_category_ranks_first(tmp_path: Path) -> None:
-    channel = GraphChannel(tmp_path / "g.sqlite3")
+    channel = GraphChannel(tmp_path / "g.sqlite3", Gazetteer.from_geonames(15000))
     try:
         items = scatter(1500, 4, "a", ("school", "park", "pharmacy"))
         # a dense cluster of pharmacies in one zone, away from the centre
@@ -142,6 +143,8 @@ def test_the_zone_with_the_most_pois_of_a_category_ranks_first(tmp_path: Path) -
         assert [s for _, s in ranked] == sorted(counts.values(), reverse=True)[: len(ranked)]
         assert len(ranked) == 5 and "Zonas com mais pharmacy" in result.text
         assert ranked[0][0] in result.text.splitlines()[1]
+        assert {z["place"] for z in result.zones} <= {"Porto Alegre", "Canoas", "Alvorada", "Viamão",
+                                                      "Gravataí", "Cachoeirinha", "Guaíba", "Esteio"}
         comm = {h3.cell_to_parent(c, 5) for c in counts.elements()}
         assert result.communities[0]["score"] == max(
             sum(n for c, n in counts.items() if h3.cell_to_parent(c, 5) == p) for p in comm

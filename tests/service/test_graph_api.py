@@ -96,6 +96,8 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert [(z["h3"], z["score"]) for z in zones][0] == cells.most_common(1)[0]
     assert [z["score"] for z in zones] == sorted(cells.values(), reverse=True)[: len(zones)]
     assert overview["answer"].startswith("Zonas com mais school") and not overview["refused"]
+    # zones are named by the gazetteer: here a Recife bairro polygon covering the zone's centre
+    assert isinstance(zones[0]["place"], str) and f"({zones[0]['place']})" in overview["answer"]
 
     # a question that is not relational keeps the document answer path
     plain = client.post("/v1/ask", json={"question": "O que alagou em 2024?"}).json()
