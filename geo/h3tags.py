@@ -17,6 +17,8 @@ import h3
 RESOLUTIONS = (7, 9, 11)
 RING_RESOLUTION = 9
 MAX_AREA_CELLS = 400
+HASH_DIM = 1024  # the seed's hashed H3 vector size
+GEO_POINT_FIELD = "geo_point"  # one point per unit, for distance-decay ranking
 
 
 def field_name(resolution: int) -> str:
@@ -106,14 +108,26 @@ def tokens_for_cells(cells: Iterable[str]) -> list[str]:
     return sorted(out)
 
 
-def hashed_h3_vector(tokens: dict[str, list[str]], dim: int = 1024) -> list[float]:
-    """Seed 001: each token hashed (md5 mod dim) into a count vector, L2-normalised."""
-    vec = [0.0] * dim
+def hashed_h3_sparse(tokens: dict[str, list[str]], dim: int = HASH_DIM) -> tuple[list[int], list[float]]:
+    """Seed 001: each token hashed (md5 mod dim) into a count vector, L2-normalised; kept
+    as its non-zero (index, value) pairs, which gives the same dot products as the dense
+    1024-d vector at a fraction of the storage."""
+    counts: dict[int, float] = {}
     for name, cells in tokens.items():
         for cell in cells:
-            vec[int(hashlib.md5(f"{name}:{cell}".encode()).hexdigest(), 16) % dim] += 1.0
-    norm = math.sqrt(sum(v * v for v in vec))
-    return [v / norm for v in vec] if norm else vec
+            slot = int(hashlib.md5(f"{name}:{cell}".encode()).hexdigest(), 16) % dim
+            counts[slot] = counts.get(slot, 0.0) + 1.0
+    norm = math.sqrt(sum(v * v for v in counts.values()))
+    indices = sorted(counts)
+    return indices, [counts[i] / norm for i in indices] if norm else []
+
+
+def hashed_h3_vector(tokens: dict[str, list[str]], dim: int = HASH_DIM) -> list[float]:
+    """The seed's dense form of `hashed_h3_sparse`."""
+    vec = [0.0] * dim
+    for i, v in zip(*hashed_h3_sparse(tokens, dim), strict=True):
+        vec[i] = v
+    return vec
 
 
 def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:

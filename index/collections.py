@@ -12,6 +12,10 @@ from index.types import CollectionSpec, DenseSpec, IndexKind
 
 PAGE_VECTOR = "late"
 CHUNK_VECTOR = "dense"
+VISUAL_VECTOR = "late"  # full ColPali-family multivector (visual collection), exact MaxSim, no HNSW
+POOLED_VECTOR = "late_pooled"  # its pooled multivector, the first stage
+CLIP_VECTOR = "clip"
+GEO_VECTOR = "h3hash"  # the seed's hashed multi-resolution H3 vector, sparse form (located chunks only)
 
 _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("tenant", "keyword"),
@@ -24,6 +28,7 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
     ("h3_r9", "keyword"),
     ("h3_r11", "keyword"),
     ("location", "geo"),
+    ("geo_point", "geo"),
     ("countries", "keyword"),
     ("h3_area", "keyword"),
     ("h3_area_up", "keyword"),
@@ -34,9 +39,25 @@ _COMMON_INDEXES: tuple[tuple[str, IndexKind], ...] = (
 class Collections:
     pages: CollectionSpec
     chunks: CollectionSpec
+    visual: CollectionSpec | None = None  # visual profile: page-image vectors
 
     def all(self) -> tuple[CollectionSpec, ...]:
-        return (self.pages, self.chunks)
+        return (self.pages, self.chunks) + ((self.visual,) if self.visual else ())
+
+
+def visual_collection(encoder_slug: str, dim: int, clip_slug: str, clip_dim: int) -> CollectionSpec:
+    """Page-image vectors of the visual profile: the full multivector (fp16, no HNSW,
+    reranking only), the pooled one for the first stage (small, exact scan too), the
+    CLIP vector (HNSW). Named after both encoders."""
+    return CollectionSpec(
+        name=f"visual__{encoder_slug}__{clip_slug}",
+        dense=(
+            DenseSpec(VISUAL_VECTOR, dim, multivector=True, hnsw=False, float16=True),
+            DenseSpec(POOLED_VECTOR, dim, multivector=True, hnsw=False, float16=True),
+            DenseSpec(CLIP_VECTOR, clip_dim),
+        ),
+        indexes=_COMMON_INDEXES,
+    )
 
 
 def lite_collections(encoder_slug: str, dim: int, sparse_names: tuple[str, ...]) -> Collections:
@@ -49,6 +70,7 @@ def lite_collections(encoder_slug: str, dim: int, sparse_names: tuple[str, ...])
         name=f"chunks__{encoder_slug}",
         dense=(DenseSpec(CHUNK_VECTOR, dim),),
         sparse=sparse_names,
+        plain_sparse=(GEO_VECTOR,),
         indexes=_COMMON_INDEXES,
     )
     return Collections(pages=pages, chunks=chunks)

@@ -21,6 +21,7 @@ from index.types import (
     Filter,
     GeoBox,
     GeoCondition,
+    GeoDecay,
     GeoRadius,
     Hit,
     SparseVec,
@@ -30,6 +31,9 @@ from index.types import (
 from index.vector_store import RRF_K, StoreError, VectorStore
 
 _SPEC_FILE = "carta-collection.json"
+# the default location of points without one in decay formulas: the engine needs a value,
+# and a pole is thousands of kilometres from any place a question names (the decay is ~0)
+_FAR_AWAY = {"lat": 90.0, "lon": 0.0}
 _INDEX_TYPES = {
     "keyword": E.PayloadSchemaType.Keyword,
     "integer": E.PayloadSchemaType.Integer,
@@ -42,6 +46,7 @@ def _spec_json(spec: CollectionSpec) -> dict[str, Any]:
     return {
         "dense": [[d.name, d.size, d.multivector, d.hnsw, d.float16] for d in spec.dense],
         "sparse": list(spec.sparse),
+        **({"plain_sparse": list(spec.plain_sparse)} if spec.plain_sparse else {}),
     }
 
 
@@ -59,6 +64,7 @@ def _edge_config(spec: CollectionSpec) -> E.EdgeConfig:
             datatype=E.VectorStorageDatatype.Float16 if d.float16 else None,
         )
     sparse = {name: E.EdgeSparseVectorParams(modifier=E.Modifier.Idf) for name in spec.sparse}
+    sparse |= {name: E.EdgeSparseVectorParams() for name in spec.plain_sparse}
     return E.EdgeConfig(vectors=vectors, sparse_vectors=sparse or None)
 
 
@@ -194,6 +200,18 @@ class EdgeStore(VectorStore):
         )
         return [_hit(p) for p in self._shard(collection).query(request)]
 
+    def _branch_prefetches(
+        self, branches: Sequence[Branch], engine_filter: E.Filter | None, prefetch_limit: int
+    ) -> list[E.Prefetch]:
+        return [
+            E.Prefetch(
+                limit=prefetch_limit,
+                query=E.Query.Nearest(_vector(b.vector), using=b.using),
+                filter=engine_filter,
+            )
+            for b in branches
+        ]
+
     def fused_search(
         self,
         collection: str,
@@ -204,21 +222,59 @@ class EdgeStore(VectorStore):
         rrf_k: int = RRF_K,
     ) -> list[Hit]:
         engine_filter = edge_filter(flt)
-        prefetches = [
-            E.Prefetch(
-                limit=prefetch_limit,
-                query=E.Query.Nearest(_vector(b.vector), using=b.using),
-                filter=engine_filter,
-            )
-            for b in branches
-        ]
         request = E.QueryRequest(
             limit=limit,
             query=E.Fusion.Rrf(k=rrf_k),
-            prefetches=prefetches,
+            prefetches=self._branch_prefetches(branches, engine_filter, prefetch_limit),
             filter=engine_filter,
             with_payload=True,
         )
+        return [_hit(p) for p in self._shard(collection).query(request)]
+
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        engine_filter = edge_filter(flt)
+        request = E.QueryRequest(
+            limit=limit,
+            query=E.Query.Nearest(_vector(second.vector), using=second.using),
+            prefetches=[
+                E.Prefetch(
+                    limit=width,
+                    query=E.Query.Nearest(_vector(first.vector), using=first.using),
+                    filter=engine_filter,
+                )
+            ],
+            filter=engine_filter,
+            with_payload=True,
+        )
+        return [_hit(p) for p in self._shard(collection).query(request)]
+
+    def decayed_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        decay: GeoDecay,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        engine_filter = edge_filter(flt)
+        fused = E.Prefetch(
+            limit=prefetch_limit,
+            query=E.Fusion.Rrf(k=rrf_k),
+            prefetches=self._branch_prefetches(branches, engine_filter, prefetch_limit),
+            filter=engine_filter,
+        )
+        X = E.Expression
+        distance = X.GeoDistance(E.GeoPoint(lon=decay.lon, lat=decay.lat), decay.key)
+        boost = X.Decay(E.DecayKind.Exp, distance, None, None, float(decay.scale_m))
+        formula = E.Formula(
+            X.Mult([X.Variable("$score"), X.Sum([X.Constant(1.0), boost])]),
+            defaults={decay.key: _FAR_AWAY},
+        )
+        request = E.QueryRequest(limit=limit, query=formula, prefetches=[fused], with_payload=True)
         return [_hit(p) for p in self._shard(collection).query(request)]
 
     def close(self) -> None:

@@ -139,6 +139,14 @@ class Registry:
             for r in self._query("SELECT tenant, id FROM documents WHERE status=?", status)
         ]
 
+    def indexed_otherwise(self, profile: str) -> list[tuple[str, str]]:
+        """Ready documents indexed under another profile signature than `profile`."""
+        rows = self._query(
+            "SELECT tenant, id FROM documents WHERE status='ready' AND profile<>? ORDER BY tenant, id",
+            profile,
+        )
+        return [(r["tenant"], r["id"]) for r in rows]
+
     def set_status(
         self,
         tenant: str,

@@ -18,6 +18,7 @@ from index.types import (
     Filter,
     GeoBox,
     GeoCondition,
+    GeoDecay,
     GeoRadius,
     Hit,
     SparseVec,
@@ -121,6 +122,7 @@ class ServerStore(VectorStore):
             spec.name,
             vectors_config=dense,
             sparse_vectors_config={s: m.SparseVectorParams(modifier=m.Modifier.IDF) for s in spec.sparse}
+            | {s: m.SparseVectorParams() for s in spec.plain_sparse}
             or None,
             shard_number=self.shards,
             replication_factor=self.replication,
@@ -176,6 +178,14 @@ class ServerStore(VectorStore):
             raise StoreError(str(exc)) from exc
         return [_hit(p) for p in response.points]
 
+    def _fused_prefetch(
+        self, branches: Sequence[Branch], engine_filter: m.Filter | None, prefetch_limit: int
+    ) -> list[m.Prefetch]:
+        return [
+            m.Prefetch(query=_vector(b.vector), using=b.using, limit=prefetch_limit, filter=engine_filter)
+            for b in branches
+        ]
+
     def fused_search(
         self,
         collection: str,
@@ -186,17 +196,60 @@ class ServerStore(VectorStore):
         rrf_k: int = RRF_K,
     ) -> list[Hit]:
         engine_filter = client_filter(flt)
-        prefetch = [
-            m.Prefetch(query=_vector(b.vector), using=b.using, limit=prefetch_limit, filter=engine_filter)
-            for b in branches
-        ]
         response = self.client.query_points(
             collection,
-            prefetch=prefetch,
+            prefetch=self._fused_prefetch(branches, engine_filter, prefetch_limit),
             query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
             query_filter=engine_filter,
             limit=limit,
             with_payload=True,
+        )
+        return [_hit(p) for p in response.points]
+
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        engine_filter = client_filter(flt)
+        response = self.client.query_points(
+            collection,
+            prefetch=[
+                m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)
+            ],
+            query=_vector(second.vector),
+            using=second.using,
+            query_filter=engine_filter,
+            limit=limit,
+            with_payload=True,
+        )
+        return [_hit(p) for p in response.points]
+
+    def decayed_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        decay: GeoDecay,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        engine_filter = client_filter(flt)
+        fused = m.Prefetch(
+            prefetch=self._fused_prefetch(branches, engine_filter, prefetch_limit),
+            query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
+            filter=engine_filter,
+            limit=prefetch_limit,
+        )
+        distance = m.GeoDistance(
+            geo_distance=m.GeoDistanceParams(origin=m.GeoPoint(lat=decay.lat, lon=decay.lon), to=decay.key)
+        )
+        boost = m.ExpDecayExpression(exp_decay=m.DecayParamsExpression(x=distance, scale=decay.scale_m))
+        formula = m.FormulaQuery(
+            formula=m.MultExpression(mult=["$score", m.SumExpression(sum=[1.0, boost])]),
+            defaults={decay.key: {"lat": 90.0, "lon": 0.0}},  # no location: far from any place
+        )
+        response = self.client.query_points(
+            collection, prefetch=[fused], query=formula, limit=limit, with_payload=True
         )
         return [_hit(p) for p in response.points]
 

@@ -44,7 +44,8 @@ class CollectionSpec:
 
     name: str
     dense: tuple[DenseSpec, ...]
-    sparse: tuple[str, ...] = ()
+    sparse: tuple[str, ...] = ()  # sparse vectors scored with IDF (BM25 terms)
+    plain_sparse: tuple[str, ...] = ()  # sparse vectors scored by plain dot product (hashed H3 tokens)
     indexes: tuple[tuple[str, IndexKind], ...] = ()
     tenant_field: str = "tenant"
 
@@ -115,3 +116,15 @@ class Branch:
 
     using: str
     vector: VectorValue
+
+
+@dataclass(frozen=True)
+class GeoDecay:
+    """A distance-decay boost for a fused query: each candidate's fused score is
+    multiplied by 1 + exp-decay(distance from (lat, lon) to its `key` point), the decay
+    being 0.5 at `scale_m` metres (1 at the point, towards 0 far away; 0 without a point)."""
+
+    key: str
+    lat: float
+    lon: float
+    scale_m: float

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 
-from index.types import Branch, CollectionSpec, Filter, Hit, StorePoint, VectorValue
+from index.types import Branch, CollectionSpec, Filter, GeoDecay, Hit, StorePoint, VectorValue
 
 RRF_K = 60
 
@@ -62,6 +62,28 @@ class VectorStore(ABC):
     ) -> list[Hit]:
         """Each branch prefetches `prefetch_limit` candidates (filtered), then the
         engine fuses them by reciprocal rank (k=`rrf_k`)."""
+
+    @abstractmethod
+    def two_stage_search(
+        self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
+    ) -> list[Hit]:
+        """Late interaction in two stages inside the engine: `width` candidates by the
+        `first` (pooled) multivector, then exact MaxSim on the `second` (full) one."""
+
+    @abstractmethod
+    def decayed_search(
+        self,
+        collection: str,
+        branches: Sequence[Branch],
+        flt: Filter | None,
+        limit: int,
+        prefetch_limit: int,
+        decay: GeoDecay,
+        rrf_k: int = RRF_K,
+    ) -> list[Hit]:
+        """`fused_search` re-scored inside the engine by a distance-decay formula: the
+        fused score times 1 + decay (see GeoDecay), so text-relevant points near a place
+        rise and points elsewhere keep their text score."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -12,7 +12,17 @@ from typing import Any
 
 from geo.coordinates import find_coordinates
 from geo.gazetteer import Gazetteer, fold
-from geo.h3tags import area_cells, area_tokens, haversine_m, merge_tokens, point_tokens
+from geo.h3tags import (
+    GEO_POINT_FIELD,
+    RESOLUTIONS,
+    area_cells,
+    area_tokens,
+    field_name,
+    hashed_h3_sparse,
+    haversine_m,
+    merge_tokens,
+    point_tokens,
+)
 from geo.shapes import outer_ring
 
 MAX_TAGS_PER_UNIT = 20
@@ -167,11 +177,21 @@ def geo_payload(tags: list[GeoTag]) -> dict[str, Any]:
         payload["countries"] = countries
     if local:
         payload["location"] = [{"lat": t.lat, "lon": t.lon} for t in local]
+        # one point for distance-decay ranking (the engine's formulas need a single value)
+        best = max(local, key=lambda t: t.confidence)
+        payload[GEO_POINT_FIELD] = {"lat": best.lat, "lon": best.lon}
         payload.update(merge_tokens(point_tokens(t.lat, t.lon) for t in local))
     cells = [cell for t in local if t.ring for cell in area_cells(t.ring)]
     if cells:
         payload.update(area_tokens(cells))
     return payload
+
+
+def hashed_location(payload: dict[str, Any]) -> tuple[list[int], list[float]] | None:
+    """The seed's hashed H3 vector of a unit's point tokens (sparse form), or None when
+    the unit has no location."""
+    tokens = {field_name(r): payload[field_name(r)] for r in RESOLUTIONS if payload.get(field_name(r))}
+    return hashed_h3_sparse(tokens) if tokens else None
 
 
 def footprint_geojson(tags: list[GeoTag]) -> str | None:

@@ -94,7 +94,7 @@ class OpenedDocument:
 def open_document(data: bytes, ftype: FileType, options: LoadOptions) -> OpenedDocument:
     if ftype.kind == "pdf":
         return _open_pdf(data, options)
-    if ftype.kind in ("geojson", "kml"):
+    if ftype.kind in ("geojson", "kml", "kmz", "osm", "osm-pbf"):
         from ingest.vector_geodata import open_vector_document  # it builds on this module's types
 
         return open_vector_document(data, ftype.kind, options)

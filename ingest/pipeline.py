@@ -13,17 +13,26 @@ from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from geo.coordinates import valid_latlon
 from geo.georef import exif_location, georeference_raster
-from index.collections import CHUNK_VECTOR, PAGE_VECTOR, Collections
+from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
 from index.page_images import PageImages
 from index.registry import PUBLIC_ACL, Document, PageRecord, Registry
-from index.types import Filter, SparseVec, StorePoint
+from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
 from ingest.errors import BadCoordinates, IngestError, TooLarge
-from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footprint_geojson, geo_payload
+from ingest.geotagging import (
+    GeoTag,
+    GeoTagger,
+    choose_anchor,
+    coherent,
+    footprint_geojson,
+    geo_payload,
+    hashed_location,
+)
 from ingest.loaders import LoadedPage, LoadOptions, open_document
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.sniff import sniff
@@ -47,6 +56,8 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+# (point id, page image, payload) triples -> points of the visual collection
+VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint]]
 
 
 @dataclass
@@ -79,6 +90,7 @@ class Ingestor:
         max_upload_bytes: int = 100 * 1024 * 1024,
         profile: str = "lite",
         geotagger: GeoTagger | None = None,
+        visual_points: VisualPointsFn | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -93,7 +105,10 @@ class Ingestor:
         self.geotagger = geotagger
         # Recorded per document: a document indexed under other collections (another
         # encoder) is indexed again when uploaded again, not skipped as a duplicate.
-        self.index_signature = f"{profile}:{collections.chunks.name}"
+        self.index_signature = ":".join(
+            [profile, collections.chunks.name] + ([collections.visual.name] if collections.visual else [])
+        )
+        self.visual_points = visual_points  # visual profile: page-image vectors
 
     def ingest(
         self,
@@ -229,24 +244,28 @@ class Ingestor:
             "state": "indexing",
         }
         sizes = {p.page_no: [p.width, p.height] for p in pages}
-        chunk_points = [
-            StorePoint(
-                id=point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}"),
-                vectors={CHUNK_VECTOR: emb.dense.tolist(), **{k: SparseVec(*v) for k, v in sp.items()}},
-                payload={
-                    **base,
-                    "page_no": c.page_no,
-                    "chunk_no": c.index,
-                    "text": c.text,
-                    "bbox": [round(x, 2) for x in c.bbox],
-                    "page_size": sizes[c.page_no],
-                    # a chunk naming no place of its own is about where its page is
-                    **geo_payload(self._chunk_geo(c.text, tags, page_tags[c.page_no], geo)),
-                },
-            )
-            for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True)
-        ]
-        page_points, records = [], []
+        chunk_points = []
+        for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True):
+            # a chunk naming no place of its own is about where its page is
+            located = geo_payload(self._chunk_geo(c.text, tags, page_tags[c.page_no], geo))
+            vectors: dict[str, VectorValue] = {
+                CHUNK_VECTOR: emb.dense.tolist(),
+                **{k: SparseVec(*v) for k, v in sp.items()},
+            }
+            if (hashed := hashed_location(located)) is not None:
+                vectors[GEO_VECTOR] = SparseVec(*hashed)
+            payload = {
+                **base,
+                "page_no": c.page_no,
+                "chunk_no": c.index,
+                "text": c.text,
+                "bbox": [round(x, 2) for x in c.bbox],
+                "page_size": sizes[c.page_no],
+                **located,
+            }
+            chunk_id = point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}")
+            chunk_points.append(StorePoint(chunk_id, vectors, payload))
+        page_points, records, visual_inputs = [], [], []
         for page in pages:
             page_chunks = [
                 (c, e) for c, e in zip(chunks, embeddings, strict=True) if c.page_no == page.page_no
@@ -265,25 +284,24 @@ class Ingestor:
                 )
             )
             geo.all_tags.extend(page_tags[page.page_no])
+            payload = {
+                **base,
+                "page_no": page.page_no,
+                "text": text[:EXCERPT_CHARS],
+                "page_size": [page.width, page.height],
+                "text_source": page.text_source,
+                **geo_payload(page_tags[page.page_no]),
+            }
+            page_id = point_id(doc.tenant, doc.id, f"p{page.page_no}")
+            visual_inputs.append((page_id, page.image, payload))
             if not page_chunks:
                 continue  # nothing for the text-token multivector to say about this page
             tokens = np.concatenate([e.tokens for _, e in page_chunks])[: self.page_max_tokens]
-            page_points.append(
-                StorePoint(
-                    id=point_id(doc.tenant, doc.id, f"p{page.page_no}"),
-                    vectors={PAGE_VECTOR: tokens.tolist()},
-                    payload={
-                        **base,
-                        "page_no": page.page_no,
-                        "text": text[:EXCERPT_CHARS],
-                        "page_size": [page.width, page.height],
-                        "text_source": page.text_source,
-                        **geo_payload(page_tags[page.page_no]),
-                    },
-                )
-            )
+            page_points.append(StorePoint(page_id, {PAGE_VECTOR: tokens.tolist()}, payload))
         self.store.upsert(self.collections.chunks.name, chunk_points)
         self.store.upsert(self.collections.pages.name, page_points)
+        if self.visual_points and self.collections.visual:
+            self.store.upsert(self.collections.visual.name, self.visual_points(visual_inputs))
         self.registry.put_pages(records)
 
     @staticmethod

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
 from dataclasses import dataclass
 
 from ingest.errors import EmptyFile, UnsupportedType
@@ -12,7 +14,7 @@ from ingest.errors import EmptyFile, UnsupportedType
 @dataclass(frozen=True)
 class FileType:
     mime: str
-    kind: str  # "pdf", "image", "geojson" or "kml"
+    kind: str  # "pdf", "image", "geojson", "kml", "kmz", "osm" or "osm-pbf"
 
 
 _SIGNATURES: list[tuple[bytes, FileType]] = [
@@ -24,6 +26,9 @@ _SIGNATURES: list[tuple[bytes, FileType]] = [
 ]
 GEOJSON = FileType("application/geo+json", "geojson")
 KML = FileType("application/vnd.google-earth.kml+xml", "kml")
+KMZ = FileType("application/vnd.google-earth.kmz", "kmz")
+OSM_XML = FileType("application/vnd.openstreetmap.data+xml", "osm")
+OSM_PBF = FileType("application/x-osm-pbf", "osm-pbf")
 GEOJSON_TYPES = frozenset(
     {
         "FeatureCollection",
@@ -42,11 +47,15 @@ GEOJSON_TYPES = frozenset(
 _KML_ROOT = re.compile(
     rb"(?:\xef\xbb\xbf)?(?:\s|<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*<(?:[\w.-]+:)?kml[\s/>]", re.S
 )
+_OSM_ROOT = re.compile(rb"(?:\xef\xbb\xbf)?(?:\s|<\?.*?\?>|<!--.*?-->)*<osm[\s>]", re.S)
+# An OSM PBF starts with a 4-byte length, then a BlobHeader whose first field is the
+# string "OSMHeader".
+_OSM_PBF_HEAD = b"\x0a\x09OSMHeader"
 _JSON_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?\s*\{")
 # A file that says it is GeoJSON but does not parse is a broken GeoJSON, not another type.
 _GEOJSON_HINT = re.compile(rb'"type"\s*:\s*"(?:FeatureCollection|Feature)"')
 
-SUPPORTED = "PDF, PNG, JPEG, TIFF, WebP, GeoJSON or KML"
+SUPPORTED = "PDF, PNG, JPEG, TIFF, WebP, GeoJSON, KML/KMZ or OpenStreetMap (.osm, .osm.pbf)"
 
 
 def sniff(data: bytes) -> FileType:
@@ -63,9 +72,24 @@ def sniff(data: bytes) -> FileType:
             return ftype
     if _KML_ROOT.match(data[:4096]):
         return KML
+    if _OSM_ROOT.match(data[:4096]):
+        return OSM_XML
+    if head[4:15] == _OSM_PBF_HEAD:
+        return OSM_PBF
+    if head.startswith(b"PK\x03\x04") and _is_kmz(data):
+        return KMZ
     if _JSON_OBJECT.match(head) and _is_geojson(data):
         return GEOJSON
     raise UnsupportedType(f"unsupported file type; Carta accepts {SUPPORTED}")
+
+
+def _is_kmz(data: bytes) -> bool:
+    """A ZIP archive with a .kml file in it (Google Earth's KMZ)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return any(name.lower().endswith(".kml") for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
 
 
 def _is_geojson(data: bytes) -> bool:

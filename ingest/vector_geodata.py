@@ -1,4 +1,4 @@
-"""GeoJSON and KML files as documents.
+"""GeoJSON, KML/KMZ and OpenStreetMap files as documents.
 
 A vector file becomes one page: a rendered map of its features (the page picture) and
 one text block per feature ("name — key: value; ..."), boxed where the feature is drawn,
@@ -13,10 +13,12 @@ writes them); anything outside -180..180 / -90..90 is refused with `BadCoordinat
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 import re
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +31,8 @@ from ingest.geotagging import GeoTag
 from ingest.loaders import BBox, LoadedPage, LoadOptions, OpenedDocument, TextBlock
 from ingest.sniff import GEOJSON_TYPES
 
-GEODATA_KINDS = frozenset({"geojson", "kml"})
+GEODATA_KINDS = frozenset({"geojson", "kml", "kmz", "osm", "osm-pbf"})
+MAX_KMZ_KML_BYTES = 50 * 1024 * 1024  # the .kml inside a KMZ, uncompressed (zip bombs)
 MAX_FEATURES = 20_000
 MAX_VERTICES = 2_000_000
 MAX_TAGS = 200  # document tags: the first features with a geometry
@@ -80,7 +83,7 @@ class Feature:
 
 @dataclass
 class VectorLayer:
-    kind: str  # "geojson" or "kml"
+    kind: str  # one of GEODATA_KINDS
     title: str | None
     features: list[Feature]
 
@@ -89,10 +92,20 @@ class VectorLayer:
 
 
 def parse_geodata(data: bytes, kind: str) -> VectorLayer:
-    """Features of a GeoJSON or KML file, validated (structure, coordinate ranges, size)."""
-    layer = _parse_kml(data) if kind == "kml" else _parse_geojson(data)
+    """Features of a GeoJSON, KML/KMZ or OSM file, validated (structure, coordinate
+    ranges, size)."""
+    if kind == "kml":
+        layer = _parse_kml(data)
+    elif kind == "kmz":
+        layer = _parse_kml(_kml_in_kmz(data))
+    elif kind in ("osm", "osm-pbf"):
+        layer = _parse_osm(data, kind)
+    else:
+        layer = _parse_geojson(data)
     if not layer.features:
-        what = "Placemarks" if kind == "kml" else "features"
+        what = {"kml": "Placemarks", "kmz": "Placemarks", "osm": "named or tagged places"}.get(
+            kind.removesuffix("-pbf"), "features"
+        )
         raise CorruptDocument(f"the {kind.upper()} file has no {what}")
     vertices = 0
     for index, feature in enumerate(layer.features):
@@ -255,6 +268,35 @@ def _parse_kml(data: bytes) -> VectorLayer:
         name = _child_text(placemark, "name")
         features.append(Feature(name or f"feature {index + 1}", props, geometry))
     return VectorLayer("kml", title or None, features)
+
+
+def _kml_in_kmz(data: bytes) -> bytes:
+    """The main .kml of a KMZ archive (doc.kml by convention, else the first .kml)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = [i for i in archive.infolist() if i.filename.lower().endswith(".kml")]
+            if not entries:
+                raise CorruptDocument("the KMZ archive has no .kml file")
+            main = next((i for i in entries if i.filename.lower() == "doc.kml"), entries[0])
+            if main.file_size > MAX_KMZ_KML_BYTES:
+                raise TooLarge(
+                    f"the KML inside the KMZ is {main.file_size:,} bytes uncompressed; the limit is "
+                    f"{MAX_KMZ_KML_BYTES:,}"
+                )
+            with archive.open(main) as handle:
+                kml = handle.read(MAX_KMZ_KML_BYTES + 1)
+    except (zipfile.BadZipFile, OSError, RuntimeError) as exc:  # RuntimeError: encrypted entries
+        raise CorruptDocument(f"the KMZ archive cannot be read ({exc})") from exc
+    if len(kml) > MAX_KMZ_KML_BYTES:  # the header lied about the size
+        raise TooLarge(f"the KML inside the KMZ is larger than {MAX_KMZ_KML_BYTES:,} bytes")
+    return kml
+
+
+def _parse_osm(data: bytes, kind: str) -> VectorLayer:
+    from ingest.osm_reader import read_osm  # pyosmium loads only for OSM uploads
+
+    items = read_osm(data, pbf=kind == "osm-pbf", limit=MAX_FEATURES)
+    return VectorLayer(kind, None, [Feature(name, props, geometry) for name, props, geometry in items])
 
 
 def _kml_coordinates(element: ET.Element | None, index: int) -> list[list[float]]:

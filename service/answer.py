@@ -146,6 +146,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     geo_filter: dict | None = None
     geo_prior: dict | None = None
+    graph: dict | None = None  # relational evidence (graph.evidence.graph_block)
 
 
 @dataclass

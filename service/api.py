@@ -26,6 +26,7 @@ from index.vector_store import StoreError
 from ingest.errors import IngestError
 from models.errors import ModelUnavailable
 from service import schemas
+from service.api_datasets import add_dataset_routes
 from service.api_ops import BodyLimit, add_ops_routes, request_middleware
 from service.audit import AuditLog
 from service.auth import AuthError, Caller, KeyStore, Principal, RateLimiter, check_name
@@ -34,6 +35,7 @@ from service.geo_query import GeoFilterError
 from service.jobs import SIDECAR_SUFFIXES, JobRunner, JobStore
 from service.observability import Metrics, TraceStore, ask_trace
 from service.settings import Settings
+from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
 _ERRORS = {"model": schemas.ErrorResponse}
@@ -153,7 +155,9 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         c = get(request)
         return {
             "status": "ok",
-            "profile": c.settings.profile,
+            "profile": c.profile,
+            "visual_unavailable": c.visual_error,
+            "reindex_needed": c.reindex_needed(),
             "text_model": c.text.slug,
             "collections": [s.name for s in c.collections.all()],
         }
@@ -303,6 +307,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             channels=frozenset(body.channels) if body.channels else None,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
             acl=who.acl(),
         )
         result = c.search(q)
@@ -321,6 +326,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             kinds=body.kinds,
             geo=body.geo.spec() if body.geo else None,
             geo_prior=body.geo_prior,
+            geo_prior_mode=body.geo_prior_mode,
             acl=who.acl(),
         )
         answer = c.ask(q)
@@ -329,6 +335,8 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         request.app.state.traces.put(request_id, who.tenant, ask_trace(request_id, answer, started))
         return schemas.ask_response(answer)
 
+    add_visual_routes(app, get, ApiError)  # query by image, heat-maps (visual profile)
+    add_dataset_routes(app, get)
     add_ops_routes(app)
     return app
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from geo.gazetteer import Gazetteer
+from graph.channel import GraphChannel
 from index.collections import lite_collections
 from index.page_images import PageImages
 from index.registry import Document, Registry
@@ -21,8 +22,10 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.retrieval import Retriever, SearchQuery, SearchResult
+from service.graph_answer import with_graph
+from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
+from service.visual import load_visual, reindex_message, with_visual
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +55,11 @@ class Carta:
             settings.text_model, settings.device, settings.embed_batch_size
         )
         self.sparse = SparseEncoder()
-        self.collections = lite_collections(self.text.slug, self.text.dim, self.sparse.names)
+        # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
+        self.visual, self.visual_error = load_visual(settings)
+        self.collections = with_visual(
+            lite_collections(self.text.slug, self.text.dim, self.sparse.names), self.visual
+        )
         self.store = open_store(
             settings.data_dir,
             settings.qdrant_url,
@@ -85,17 +92,51 @@ class Carta:
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,
             max_upload_bytes=settings.max_upload_bytes,
-            profile=settings.profile,
+            profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
+            visual_points=self.visual.points if self.visual else None,
         )
         self.retriever = Retriever(
-            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit
+            self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
         # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
         # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
         self.erasure_hooks: list[Callable[[str, str], None]] = []
+        self.graph = self._open_graph(settings) if settings.graph_enabled else None
         self._recover_interrupted()
+        if stale := self.reindex_needed():
+            log.warning(stale)
+
+    @property
+    def profile(self) -> str:
+        """The profile actually served (lite after a visual fallback)."""
+        return "visual" if self.visual else "lite"
+
+    def reindex_needed(self) -> str | None:
+        """A message telling the user to re-index, if documents were indexed otherwise."""
+        stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
+        return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
+
+    def _open_graph(self, settings: Settings) -> GraphChannel:
+        return GraphChannel(
+            settings.graph_path,
+            self.gazetteer,
+            settings.graph_resolution,
+            settings.graph_near_radius_m,
+            settings.graph_near_max,
+            settings.graph_area_radius_m,
+            settings.graph_max_pairs,
+            embed=self.text.embed,
+        )
+
+    def _index_graph_pages(self, tenant: str, doc: Document) -> None:
+        """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
+        if self.graph is None or doc.status != "ready":
+            return
+        flt = Filter({"tenant": tenant, "doc_id": doc.id})
+        pages = [h.payload for h in self.store.scroll(self.collections.pages.name, flt)]
+        self.graph.index_document(tenant, doc.id, doc.title, pages)
 
     def _recover_interrupted(self) -> None:
         """Documents left 'processing' by a crash are purged and marked failed, so no
@@ -117,9 +158,12 @@ class Carta:
         source_path: Path | None = None,
         acl: list[str] | None = None,
     ) -> IngestResult:
-        return self.ingestor.ingest(
+        result = self.ingestor.ingest(
             data, filename, tenant, title, metadata, progress, sidecars, source_path, acl=acl
         )
+        if result.created:
+            self._index_graph_pages(tenant, result.document)
+        return result
 
     def query(
         self,
@@ -132,12 +176,14 @@ class Carta:
         channels: frozenset[str] | None = None,
         geo: GeoSpec | None = None,
         geo_prior: bool = True,
+        geo_prior_mode: PriorMode | None = None,
         acl: list[str] | None = None,
     ) -> SearchQuery:
         """A search query with its geo filter resolved and, when no filter is given, the
         geo prior of a place the question names (unless turned off); `acl`: the caller's
         ACL tokens, matched inside every engine query."""
         q = SearchQuery(text, tenant, top_k, doc_ids, kinds, acl=acl)
+        q.prior_mode = geo_prior_mode or self.settings.geo_prior_mode
         if channels:
             q.channels = channels
         q.geo = self.resolve_geo(geo)
@@ -165,6 +211,8 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
+        if self.graph is not None:
+            self.graph.delete_document(tenant, doc_id)
         for hook in self.erasure_hooks:
             hook(tenant, doc_id)
 
@@ -182,8 +230,12 @@ class Carta:
         answer = self.answerer.answer(query.text, result)
         answer.timings_ms = result.timings_ms
         answer.geo_filter, answer.geo_prior = result.geo_filter, result.geo_prior
+        if self.graph is not None:
+            answer = with_graph(answer, self.graph, self.registry, query.tenant)
         return answer
 
     def close(self) -> None:
         self.store.close()
         self.registry.close()
+        if self.graph is not None:
+            self.graph.close()

@@ -1,4 +1,4 @@
-"""The `carta` command line: ingest, search, ask, list, delete, serve.
+"""The `carta` command line: ingest, search, ask, list, delete, reindex, serve.
 
 Commands work on the local data dir by default. The embedded store allows one process
 at a time, so while `carta serve` runs, send commands to it with `--server URL`.
@@ -25,6 +25,7 @@ from models.errors import ModelUnavailable
 from service import schemas
 from service.carta import Carta, DocumentNotFound
 from service.cli_admin import audit, keys_app
+from service.cli_poi import poi_app
 from service.geo_query import GeoFilterError, GeoSpec
 from service.settings import Settings
 
@@ -32,8 +33,11 @@ app = typer.Typer(
     help="Carta: multimodal, geospatial document RAG.", no_args_is_help=True, pretty_exceptions_enable=False
 )
 console = Console(stderr=True)
+app.add_typer(poi_app, name="poi")
 out = Console()
-SUFFIXES = {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml"}
+SUFFIXES = {
+    ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".geojson", ".kml", ".kmz", ".osm", ".pbf"
+}  # fmt: skip
 
 ServerOpt = Annotated[
     str | None,
@@ -62,10 +66,13 @@ def fail(message: str, code: int = 1) -> None:
 
 def open_carta() -> Carta:
     try:
-        return Carta(Settings())
+        carta = Carta(Settings())
     except (StoreError, ModelUnavailable) as exc:
         fail(str(exc))
         raise  # unreachable, keeps type checkers happy
+    if message := carta.reindex_needed():
+        console.print(f"[yellow]warning:[/yellow] {message}")
+    return carta
 
 
 def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
@@ -174,7 +181,9 @@ def iter_files(paths: list[Path]) -> Iterator[Path]:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (PDF, PNG, JPEG, TIFF, WebP).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files or folders (PDF, images, GeoJSON, KML/KMZ, OSM).")
+    ],
     title: Annotated[str | None, typer.Option(help="Title (single file only).")] = None,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
@@ -288,8 +297,11 @@ def ask(
     geo_prior: PriorOpt = True,
     server: ServerOpt = None,
     as_json: JsonOpt = False,
+    map_png: Annotated[
+        Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
+    ] = None,
 ) -> None:
-    """Answer a question from the indexed documents, with citations."""
+    """Answer a question from the indexed documents (and POI datasets), with citations."""
     body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
@@ -297,6 +309,11 @@ def ask(
     out.print(body["answer"], markup=False, highlight=False)
     for c in body["citations"]:
         out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    if body.get("graph") and map_png:
+        from graph.mapping import render_png
+
+        map_png.write_bytes(render_png(body["graph"]["geojson"], question))
+        console.print(f"map: {map_png}")
 
 
 @app.command("list")
@@ -338,6 +355,23 @@ def delete(
         finally:
             carta.close()
     console.print(f"deleted {doc_id}")
+
+
+@app.command()
+def reindex() -> None:
+    """Bring documents indexed under another profile (lite/visual) up to the configured one,
+    from the stored page images; documents indexed with another text model are listed."""
+    from service.reindex import reindex as run_reindex
+
+    carta = open_carta()
+    try:
+        report = run_reindex(carta, lambda doc, done, total: console.print(f"{doc}: {done}/{total} pages"))
+    finally:
+        carta.close()
+    console.print(f"re-indexed {len(report.reindexed)} document(s) for profile {carta.profile}")
+    if report.needs_upload:
+        fail(f"{len(report.needs_upload)} document(s) use another text model; upload them again: "
+             + ", ".join(report.needs_upload))
 
 
 @app.command("eval")

@@ -7,6 +7,7 @@ footprint meets the searched circle is found even when its centre lies outside.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,15 @@ import h3
 
 from geo.coordinates import valid_latlon
 from geo.gazetteer import Gazetteer, PlaceMatch
-from geo.h3tags import AREA_FIELD, AREA_UP_FIELD, area_cells, area_query, circle_cells, tokens_for_cells
+from geo.h3tags import (
+    AREA_FIELD,
+    AREA_UP_FIELD,
+    area_cells,
+    area_query,
+    circle_cells,
+    polygon_area_km2,
+    tokens_for_cells,
+)
 from geo.shapes import outer_ring
 from index.types import Filter, GeoBox, GeoCondition, GeoPolygon, GeoRadius
 
@@ -46,6 +55,10 @@ class ResolvedGeo:
     kind: str  # "radius", "bbox", "polygon", "h3", "place"
     conditions: list[GeoCondition | Filter]
     description: dict[str, Any]
+    # where a place is and how far it reaches, for the ranking priors (decay, hashed H3);
+    # None for countries, which are matched by code only
+    center: tuple[float, float] | None = None  # lat, lon
+    reach_m: float = DEFAULT_PLACE_RADIUS_M
 
 
 def _area_conditions(cells: list[str]) -> list[Filter]:
@@ -136,10 +149,14 @@ def resolve_place(match: PlaceMatch, radius_m: float | None = None) -> ResolvedG
         "source": place.source,
         "confidence": round(match.confidence, 3),
     }
+    center = (place.lat, place.lon)
     if ring and radius_m is None:
-        return ResolvedGeo("place", _ring(ring), {**description, "area": True})
+        reach = max(math.sqrt(polygon_area_km2(ring) / math.pi) * 1000, 500.0)  # an equal-area circle
+        return ResolvedGeo("place", _ring(ring), {**description, "area": True}, center, reach)
     radius = radius_m or (STATE_RADIUS_M if place.kind == "state" else DEFAULT_PLACE_RADIUS_M)
-    return ResolvedGeo("place", _radius(place.lat, place.lon, radius), {**description, "radius_m": radius})
+    return ResolvedGeo(
+        "place", _radius(place.lat, place.lon, radius), {**description, "radius_m": radius}, center, radius
+    )
 
 
 def _has(spec: GeoSpec, kind: str) -> bool:

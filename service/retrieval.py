@@ -3,8 +3,11 @@
 - chunk lists: dense, BM25 Portuguese, BM25 English (one engine query each);
 - pages: late interaction (MaxSim) of the query's token vectors against each page's
   multivector;
-- geo: when the question names a place, the chunks near it (dense + BM25 fused by RRF
-  inside the engine, with the place's geo filter).
+- geo: when the question names a place, the chunks near it, by one of three priors
+  (PRIOR_MODES): "filter" (dense + BM25 fused by RRF inside the engine, only chunks
+  within the place), "decay" (the same fusion over all chunks, re-scored by a
+  distance-decay formula inside the engine) or "h3vector" (the seed's hashed H3 vector
+  as one more RRF branch). docs/evaluation.md compares them.
 Filters (tenant, ready state, doc ids, kinds, geo) go into every engine query, so they
 act before top-k. The queries run concurrently.
 """
@@ -14,17 +17,22 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
-from index.collections import CHUNK_VECTOR, PAGE_VECTOR, Collections
-from index.types import Branch, Filter, Hit, SparseVec
+from geo.h3tags import GEO_POINT_FIELD, hashed_h3_sparse, point_tokens
+from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, Collections
+from index.types import Branch, Filter, GeoDecay, Hit, SparseVec
 from index.vector_store import RRF_K, VectorStore
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.geo_query import ResolvedGeo
+from service.visual import VisualProfile
 
-CHANNELS = frozenset({"dense", "bm25", "pages"})
+CHANNELS = frozenset({"dense", "bm25", "pages", "visual", "clip"})  # visual, clip: visual profile
+PriorMode = Literal["filter", "decay", "h3vector"]
+PRIOR_MODES: tuple[PriorMode, ...] = ("filter", "decay", "h3vector")
 
 
 @dataclass
@@ -40,6 +48,7 @@ class SearchQuery:
     geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
     prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
     acl: list[str] | None = None  # the caller's ACL tokens (None: every document of the tenant)
+    prior_mode: PriorMode = "filter"
 
 
 @dataclass
@@ -103,7 +112,9 @@ class Retriever:
         text: TextEncoder,
         sparse: SparseEncoder,
         prefetch_limit: int = 50,
+        visual: VisualProfile | None = None,
     ) -> None:
+        self.visual = visual
         self.store = store
         self.collections = collections
         self.text = text
@@ -137,11 +148,11 @@ class Retriever:
                 flt,
                 q.top_k * 2,
             )
+        if self.visual:
+            calls = self.visual.channel_calls(self.store, q.text, flt, q.top_k * 2, q.channels)
+            futures.update({name: self._pool.submit(call) for name, call in calls.items()})
         if q.prior and branches:  # near the place the question names: one engine-fused list
-            prior_filter = Filter(flt.match, any_of=list(q.prior.conditions))
-            futures["geo"] = self._pool.submit(
-                self.store.fused_search, chunks, branches, prior_filter, chunk_limit, self.prefetch_limit
-            )
+            futures["geo"] = self._pool.submit(self._prior_list, q, branches, flt, chunk_limit)
         lists = {name: future.result() for name, future in futures.items()}
         t2 = time.perf_counter()
         pages = fuse_pages(lists, q.top_k)
@@ -153,8 +164,23 @@ class Retriever:
             emb.dense,
             {k: round(v, 2) for k, v in timings.items()},
             geo_filter=q.geo.description if q.geo else None,
-            geo_prior=q.prior.description if q.prior else None,
+            geo_prior={**q.prior.description, "mode": q.prior_mode} if q.prior else None,
         )
+
+    def _prior_list(self, q: SearchQuery, branches: list[Branch], flt: Filter, limit: int) -> list[Hit]:
+        """The geo prior's ranked chunk list (see the module docstring). Countries have
+        no centre, so every mode falls back to the filter for them."""
+        assert q.prior is not None
+        chunks = self.collections.chunks.name
+        center = q.prior.center
+        if q.prior_mode == "decay" and center:
+            decay = GeoDecay(GEO_POINT_FIELD, center[0], center[1], q.prior.reach_m)
+            return self.store.decayed_search(chunks, branches, flt, limit, self.prefetch_limit, decay)
+        if q.prior_mode == "h3vector" and center:
+            located = Branch(GEO_VECTOR, SparseVec(*hashed_h3_sparse(point_tokens(*center))))
+            return self.store.fused_search(chunks, [*branches, located], flt, limit, self.prefetch_limit)
+        prior_filter = Filter(flt.match, any_of=list(q.prior.conditions))
+        return self.store.fused_search(chunks, branches, prior_filter, limit, self.prefetch_limit)
 
 
 def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[PageEvidence]:
@@ -185,7 +211,7 @@ def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[
             if name not in page.channels:
                 page_rank += 1
                 page.channels[name] = ChannelScore(page_rank, hit.score)
-            if name == "pages":
+            if name == "pages" or ("chunk_no" not in hit.payload and not page.excerpt):
                 page.excerpt = hit.payload.get("text", "")[:400]
             elif "chunk_no" in hit.payload:
                 ckey = (*key, int(hit.payload["chunk_no"]))

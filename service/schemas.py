@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +12,12 @@ from index.registry import Document, PageRecord
 from service.answer import Answer
 from service.geo_query import GeoSpec
 from service.retrieval import SearchResult
+
+PriorModeIn = Literal["filter", "decay", "h3vector"]
+PRIOR_MODE_HELP = (
+    "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
+    "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."
+)
 
 
 class GeoFilterIn(BaseModel):
@@ -41,11 +48,12 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50)
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
-    channels: list[Literal["dense", "bm25", "pages"]] | None = Field(
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
     geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
 
 
 class AskRequest(BaseModel):
@@ -56,6 +64,7 @@ class AskRequest(BaseModel):
     kinds: list[str] | None = None
     geo: GeoFilterIn | None = None
     geo_prior: bool = True
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
 
 
 class ErrorBody(BaseModel):
@@ -195,6 +204,9 @@ class PageHit(BaseModel):
     )
     image_url: str
     thumbnail_url: str
+    heatmap_url: str | None = Field(
+        None, description="Visual profile: PNG of the page patches that matched the query (late interaction)."
+    )
 
 
 class SearchResponse(BaseModel):
@@ -228,6 +240,26 @@ class AskResponse(BaseModel):
     timings_ms: dict[str, float]
     geo_filter: dict[str, Any] | None = None
     geo_prior: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = Field(
+        None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
+
+
+class DatasetOut(BaseModel):
+    id: str
+    name: str
+    filename: str
+    kind: str
+    pois: int
+    roads: int
+    duplicates: int
+    skipped: int
+    created_at: str
+
+
+class DatasetUploadResponse(BaseModel):
+    dataset: DatasetOut
+    created: bool
 
 
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
@@ -252,7 +284,11 @@ def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
     return DocumentDetail(**document_out(doc).model_dump(), page_list=page_list)
 
 
-def _page_hits(pages: list) -> list[PageHit]:
+def heatmap_url(doc_id: str, page_no: int, query: str) -> str:
+    return f"/v1/documents/{doc_id}/pages/{page_no}/heatmap?{urlencode({'query': query})}"
+
+
+def _page_hits(pages: list, query: str = "") -> list[PageHit]:
     return [
         PageHit(
             doc_id=p.doc_id,
@@ -267,6 +303,7 @@ def _page_hits(pages: list) -> list[PageHit]:
             locations=p.locations,
             image_url=image_url(p.doc_id, p.page_no),
             thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
+            heatmap_url=heatmap_url(p.doc_id, p.page_no, query) if query and "visual" in p.channels else None,
         )
         for p in pages
     ]
@@ -275,7 +312,7 @@ def _page_hits(pages: list) -> list[PageHit]:
 def search_response(result: SearchResult) -> SearchResponse:
     return SearchResponse(
         query=result.query,
-        results=_page_hits(result.pages),
+        results=_page_hits(result.pages, result.query),
         timings_ms=result.timings_ms,
         geo_filter=result.geo_filter,
         geo_prior=result.geo_prior,
@@ -301,8 +338,9 @@ def ask_response(answer: Answer) -> AskResponse:
             )
             for c in answer.citations
         ],
-        evidence=_page_hits(answer.evidence),
+        evidence=_page_hits(answer.evidence, answer.question),
         timings_ms=answer.timings_ms,
         geo_filter=answer.geo_filter,
         geo_prior=answer.geo_prior,
+        graph=answer.graph,
     )

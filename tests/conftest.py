@@ -19,6 +19,7 @@ from models.text_encoder import TextEncoder  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.support import LiveServer  # noqa: E402
+from tests.tiny_visual import tiny_visual_models  # noqa: E402, F401 - session fixture: tiny ColPali/CLIP models
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))

@@ -17,6 +17,14 @@ SYSTEMS: dict[str, frozenset[str]] = {
     "bm25-only": frozenset({"bm25"}),
     "dense-only": frozenset({"dense"}),
 }
+# the geo prior's ranking modes beside the configured default ("carta"): every channel,
+# only the prior differs (docs/evaluation.md); "off" is carta without the prior
+PRIOR_VARIANTS: dict[str, str] = {
+    "carta prior=filter": "filter",
+    "carta prior=decay": "decay",
+    "carta prior=h3vector": "h3vector",
+    "carta prior=off": "off",
+}
 K = 10
 
 
@@ -63,6 +71,13 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
             "recall@10": m.recall_at_k(ranked, units, 10),
             "mrr": m.reciprocal_rank(ranked, units),
             "ndcg@10": m.ndcg_at_k(ranked, units, 10),
+        }
+    for system, mode in PRIOR_VARIANTS.items():
+        ranked = target.search(q.question, K, SYSTEMS["carta"], geo, prior_mode=mode)
+        result.retrieval[system] = {
+            "recall@1": m.recall_at_k(ranked, units, 1),
+            "recall@5": m.recall_at_k(ranked, units, 5),
+            "mrr": m.reciprocal_rank(ranked, units),
         }
     t = time.perf_counter()
     answer = target.ask(q.question, 5, geo)
@@ -138,7 +153,7 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
         groups[r.set].append(r)
         groups["all"].append(r)
     for group, rs in groups.items():
-        for system in SYSTEMS:
+        for system in [*SYSTEMS, *PRIOR_VARIANTS]:
             retrieval[group][system] = {
                 metric: m.mean(r.retrieval.get(system, {}).get(metric) for r in rs)
                 for metric in RETRIEVAL_METRICS

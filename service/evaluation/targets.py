@@ -22,8 +22,16 @@ class Target(Protocol):
         """File name -> document id of everything indexed."""
 
     def search(
-        self, text: str, top_k: int, channels: frozenset[str], geo: dict | None = None
-    ) -> list[PageKey]: ...
+        self,
+        text: str,
+        top_k: int,
+        channels: frozenset[str],
+        geo: dict | None = None,
+        prior_mode: str | None = None,
+    ) -> list[PageKey]:
+        """Ranked pages; `prior_mode` picks the geo prior's mode, "off" turns it off,
+        None keeps the service's default."""
+        ...
 
     def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]: ...
 
@@ -40,14 +48,30 @@ class InProcessTarget:
     def doc_ids(self) -> dict[str, str]:
         return {d.filename: d.id for d in self.carta.registry.list(self.tenant, status="ready")}
 
-    def _query(self, text: str, top_k: int, channels: frozenset[str], geo: dict | None) -> SearchQuery:
+    def _query(
+        self, text: str, top_k: int, channels: frozenset[str], geo: dict | None, prior_mode: str | None = None
+    ) -> SearchQuery:
         spec = GeoSpec(**geo) if geo else None
-        return self.carta.query(text, self.tenant, top_k=top_k, channels=channels, geo=spec)
+        mode = None if prior_mode in (None, "off") else prior_mode
+        return self.carta.query(
+            text,
+            self.tenant,
+            top_k=top_k,
+            channels=channels,
+            geo=spec,
+            geo_prior=prior_mode != "off",
+            geo_prior_mode=mode,  # type: ignore[arg-type]
+        )
 
     def search(
-        self, text: str, top_k: int, channels: frozenset[str] = CHANNELS, geo: dict | None = None
+        self,
+        text: str,
+        top_k: int,
+        channels: frozenset[str] = CHANNELS,
+        geo: dict | None = None,
+        prior_mode: str | None = None,
     ) -> list[PageKey]:
-        result = self.carta.search(self._query(text, top_k, channels, geo))
+        result = self.carta.search(self._query(text, top_k, channels, geo, prior_mode))
         return [(p.doc_id, p.page_no) for p in result.pages]
 
     def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]:
@@ -73,9 +97,18 @@ class HttpTarget:
         return {d["filename"]: d["id"] for d in self._json("GET", "/v1/documents") if d["status"] == "ready"}
 
     def search(
-        self, text: str, top_k: int, channels: frozenset[str] = CHANNELS, geo: dict | None = None
+        self,
+        text: str,
+        top_k: int,
+        channels: frozenset[str] = CHANNELS,
+        geo: dict | None = None,
+        prior_mode: str | None = None,
     ) -> list[PageKey]:
         body = {"query": text, "top_k": top_k, "channels": sorted(channels), "geo": geo}
+        if prior_mode == "off":
+            body["geo_prior"] = False
+        elif prior_mode:
+            body["geo_prior_mode"] = prior_mode
         return [(h["doc_id"], h["page_no"]) for h in self._json("POST", "/v1/search", json=body)["results"]]
 
     def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict[str, Any]:

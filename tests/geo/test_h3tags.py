@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 
 import h3
+import numpy as np
 import pytest
 
 from geo.h3tags import (
     area_cells,
     area_resolution,
     circle_cells,
+    hashed_h3_sparse,
     hashed_h3_vector,
     haversine_m,
     merge_tokens,
@@ -105,3 +107,15 @@ def test_area_tokens_match_queries_at_other_resolutions() -> None:
     elsewhere = h3.latlng_to_cell(-23.55, -46.63, 9)  # São Paulo shares only very coarse ancestors
     assert not overlaps([fine], [elsewhere])
     assert not overlaps([coarse], [h3.cell_to_parent(elsewhere, 6)])
+
+
+def test_hashed_sparse_vector_gives_the_dense_vectors_dot_products() -> None:
+    a = point_tokens(-8.0631, -34.8711)
+    b = point_tokens(-8.0640, -34.8720)  # ~140 m away: shares the res-7 cell and ring cells
+    far = point_tokens(-12.97, -38.51)
+    dense = [np.array(hashed_h3_vector(t)) for t in (a, b, far)]
+    sparse = [hashed_h3_sparse(t) for t in (a, b, far)]
+    for (ia, va), da in zip(sparse, dense, strict=True):
+        assert np.count_nonzero(da) == len(ia) and np.allclose(da[ia], va)
+        assert np.linalg.norm(va) == pytest.approx(1.0)
+    assert float(dense[0] @ dense[1]) > 0.5 > float(dense[0] @ dense[2])

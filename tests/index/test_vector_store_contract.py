@@ -18,6 +18,7 @@ from index.types import (
     DenseSpec,
     Filter,
     GeoBox,
+    GeoDecay,
     GeoPolygon,
     GeoRadius,
     SparseVec,
@@ -29,6 +30,7 @@ SPEC = CollectionSpec(
     name="things",
     dense=(DenseSpec("dense", 8), DenseSpec("late", 4, multivector=True, hnsw=False, float16=True)),
     sparse=("bm25",),
+    plain_sparse=("hashed",),
     indexes=(("tenant", "keyword"), ("doc_id", "keyword"), ("page_no", "integer"), ("location", "geo")),
 )
 RNG = np.random.default_rng(7)
@@ -114,6 +116,40 @@ def test_sparse_and_rrf_fusion(store: VectorStore) -> None:
     assert hits[0].id == pts[2].id
     # RRF k=60 with 0-based ranks (Qdrant's convention): first in both lists -> 2/60
     assert hits[0].score == pytest.approx(2 / 60, rel=1e-3)
+
+
+def test_decayed_search_lifts_near_points_and_keeps_unlocated_ones(store: VectorStore) -> None:
+    pts = _points("t1", "a", 6)  # lat -8.05 .. -8.00, identical text vectors below
+    for p in pts:
+        p.vectors["dense"] = _unit(np.ones(8))
+    unlocated = _points("t1", "b", 1)[0]
+    unlocated.vectors["dense"] = _unit(np.ones(8))
+    del unlocated.payload["location"]
+    store.upsert("things", [*pts, unlocated])
+    branches = [Branch("dense", _unit(np.ones(8)))]
+    decay = GeoDecay("location", lat=-8.00, lon=-34.9, scale_m=1000)
+    hits = store.decayed_search("things", branches, Filter({"tenant": "t1"}), 7, 20, decay)
+    assert len(hits) == 7
+    assert hits[0].payload["page_no"] == 5  # at the decay's origin
+    # the boost is 1 + decay, decay 0.5 at scale_m: x2 at the point, ~x1.46 at 1.1 km, x1 unlocated
+    fused = {h.id: h.score for h in store.fused_search("things", branches, Filter({"tenant": "t1"}), 7, 20)}
+    boost = {h.payload["doc_id"] + str(h.payload["page_no"]): h.score / fused[h.id] for h in hits}
+    assert boost["a5"] == pytest.approx(2.0, rel=1e-3)
+    assert 1.4 < boost["a4"] < 1.5
+    assert boost["b0"] == pytest.approx(1.0, rel=1e-3)
+    assert [boost[f"a{i}"] for i in range(5, -1, -1)] == sorted(boost.values(), reverse=True)[:6]
+    # the filter still applies before anything is scored
+    other = store.decayed_search("things", branches, Filter({"tenant": "t2"}), 7, 20, decay)
+    assert other == []
+
+
+def test_plain_sparse_is_a_dot_product_without_idf(store: VectorStore) -> None:
+    pts = _points("t1", "a", 3)
+    pts[0].vectors["hashed"] = SparseVec([1, 5], [0.6, 0.8])
+    pts[1].vectors["hashed"] = SparseVec([5], [1.0])
+    store.upsert("things", pts)  # pts[2] has no hashed vector at all
+    hits = store.search("things", "hashed", SparseVec([5], [1.0]), Filter({"tenant": "t1"}), 5)
+    assert [(h.id, round(h.score, 4)) for h in hits] == [(pts[1].id, 1.0), (pts[0].id, 0.8)]
 
 
 def test_geo_radius_filter(store: VectorStore) -> None:

@@ -9,7 +9,15 @@ import h3
 import pytest
 
 from geo.gazetteer import Gazetteer
-from ingest.geotagging import GeoTag, GeoTagger, choose_anchor, coherent, footprint_geojson, geo_payload
+from ingest.geotagging import (
+    GeoTag,
+    GeoTagger,
+    choose_anchor,
+    coherent,
+    footprint_geojson,
+    geo_payload,
+    hashed_location,
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +52,12 @@ def test_payload_has_points_tokens_and_area_cells() -> None:
     assert h3.latlng_to_cell(-8.0631, -34.8711, 7) in payload["h3_r7"]
     assert payload["h3_area"] and set(payload["h3_area"]) <= set(payload["h3_area_up"])
     assert geo_payload([]) == {}
+    # one point for decay ranking: the most confident tag; the hashed H3 vector of the tokens
+    assert payload["geo_point"] == {"lat": -7.995, "lon": -34.875}
+    indices, values = hashed_location(payload) or ([], [])
+    assert indices and sum(v * v for v in values) == pytest.approx(1.0)
+    country = GeoTag(-10.0, -55.0, "gazetteer", "Brasil", 0.9, kind="country", country="BR")
+    assert hashed_location(geo_payload([country])) is None  # a region mention has no location
     hull = json.loads(footprint_geojson(tags) or "{}")
     assert hull["type"] == "Polygon"
     assert footprint_geojson([GeoTag(0, 0, "gazetteer", "x", 0.3)]) is None  # not confident enough

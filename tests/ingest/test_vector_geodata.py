@@ -1,10 +1,12 @@
-"""GeoJSON and KML files as documents: sniffing by content, features with validated
+"""GeoJSON, KML/KMZ and OSM files as documents: sniffing by content, features with validated
 geometry, the rendered map page with one text block per feature, document geo tags,
 and the whole path through Carta (text search, radius filter, footprint)."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -300,3 +302,80 @@ def test_schools_geojson_end_to_end(make_carta: Callable[..., Carta]) -> None:
     assert footprint.contains(Point(-34.92, -8.05))  # central Recife
     min_lon, min_lat, max_lon, max_lat = footprint.bounds
     assert -35.1 < min_lon < max_lon < -34.8 and -8.2 < min_lat < max_lat < -7.9
+
+
+def _kmz(kml: bytes, name: str = "doc.kml") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("images/icon.png", b"\x89PNG\r\n\x1a\n")
+        archive.writestr(name, kml)
+    return buffer.getvalue()
+
+
+def test_kmz_is_a_zipped_kml() -> None:
+    data = _kmz(KML)
+    ftype = sniff(data)
+    assert (ftype.mime, ftype.kind) == ("application/vnd.google-earth.kmz", "kmz")
+    layer = parse_geodata(data, "kmz")
+    assert [f.name for f in layer.features] == ["Marco Zero", "Parque das Esculturas"]
+    assert [t.label for t in geodata_tags(data, "kmz")] == ["Marco Zero", "Parque das Esculturas"]
+    # a zip without a KML is not a KMZ; a KMZ with a broken KML is corrupt
+    plain_zip = io.BytesIO()
+    with zipfile.ZipFile(plain_zip, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    with pytest.raises(UnsupportedType):
+        sniff(plain_zip.getvalue())
+    with pytest.raises(CorruptDocument):
+        parse_geodata(_kmz(b"<kml><Placemark>"), "kmz")
+
+
+def test_kmz_bomb_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_geodata, "MAX_KMZ_KML_BYTES", 1000)
+    big = KML.replace(b"<!-- exported by hand -->", b"<!--" + b" " * 5000 + b"-->")
+    with pytest.raises(TooLarge, match="uncompressed"):
+        parse_geodata(_kmz(big), "kmz")
+
+
+def test_osm_xml_named_ways_become_line_features() -> None:
+    data = _corpus("osmnx_planet_10.068,48.135_10.071,48.137.osm").read_bytes()
+    ftype = sniff(data)
+    assert (ftype.mime, ftype.kind) == ("application/vnd.openstreetmap.data+xml", "osm")
+    layer = parse_geodata(data, "osm")
+    names = [f.name for f in layer.features]
+    assert "Goethestraße" in names and "Haydnstraße" in names
+    street = layer.features[names.index("Goethestraße")]
+    assert street.geometry and street.geometry["type"] == "LineString"
+    assert street.properties["highway"] == "residential" and street.properties["osm_id"].startswith("way/")
+    for lon, lat in street.geometry["coordinates"]:  # [lon, lat] inside the file's bounds
+        assert 10.067 < lon < 10.072 and 48.134 < lat < 48.138
+
+
+def test_osm_pbf_pois_and_areas() -> None:
+    data = _corpus("pyrosm_test.osm.pbf").read_bytes()
+    ftype = sniff(data)
+    assert (ftype.mime, ftype.kind) == ("application/x-osm-pbf", "osm-pbf")
+    layer = parse_geodata(data, "osm-pbf")
+    fuel = next(f for f in layer.features if f.name == "Neste Huttunen")
+    assert fuel.properties["amenity"] == "fuel" and fuel.geometry == {
+        "type": "Point",
+        "coordinates": [26.945165, 60.5230514],
+    }
+    kinds = {f.geometry["type"] for f in layer.features if f.geometry}
+    assert {"Point", "LineString", "Polygon"} <= kinds
+    assert all(f.properties.get("osm_id") for f in layer.features)
+    with pytest.raises(CorruptDocument):
+        parse_geodata(data[:4000], "osm-pbf")  # truncated
+
+
+def test_osm_pbf_end_to_end(make_carta: Callable[..., Carta]) -> None:
+    data = _corpus("pyrosm_test.osm.pbf").read_bytes()
+    carta = make_carta()
+    doc = carta.ingest(data, "kotka.osm.pbf", "default").document
+    assert (doc.status, doc.kind, doc.pages) == ("ready", "osm-pbf", 1)
+    top = carta.search(carta.query("Neste Huttunen fuel station", "default")).pages[0]
+    assert top.doc_id == doc.id and any("Neste Huttunen" in c.text for c in top.chunks)
+    near = GeoSpec(lat=60.5230514, lon=26.945165, radius_m=200)
+    hits = carta.search(carta.query("fuel", "default", geo=near)).pages
+    assert [(p.doc_id, p.page_no) for p in hits] == [(doc.id, 1)]
+    far = GeoSpec(lat=SALVADOR[0], lon=SALVADOR[1], radius_m=5000)
+    assert carta.search(carta.query("fuel", "default", geo=far)).pages == []

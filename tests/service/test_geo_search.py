@@ -210,3 +210,20 @@ def test_radius_never_returns_a_point_just_outside(make_carta: Callable[..., Car
     )
     found = {p.doc_id for p in carta.search(q).pages}
     assert found == expected_inside
+
+
+@pytest.mark.parametrize("mode", ["filter", "decay", "h3vector"])
+def test_every_geo_prior_mode_ranks_the_named_place_first(client: httpx.Client, mode: str) -> None:
+    """The three priors of docs/evaluation.md: the geo list starts at the named city, and the
+    response says which mode ranked it."""
+    salvador = by_name(client)["br_balneabilidade_salvador_26-2010.pdf"]["id"]
+    body = search(client, "relatório ambiental de qualidade da água em Salvador", geo_prior_mode=mode)
+    assert body["geo_prior"]["place"] == "Salvador" and body["geo_prior"]["mode"] == mode
+    geo_list = sorted(
+        (h for h in body["results"] if "geo" in h["channels"]), key=lambda h: h["channels"]["geo"]["rank"]
+    )
+    assert geo_list[0]["doc_id"] == salvador
+    off = search(client, "relatório ambiental de qualidade da água em Salvador", geo_prior=False)
+    # the Recife report matches the words better: only the prior lifts Salvador's report
+    ranks = [[h["doc_id"] for h in r["results"]].index(salvador) for r in (body, off)]
+    assert ranks[0] < ranks[1]

@@ -1,0 +1,125 @@
+"""`GraphChannel`: what Carta needs from the graph, behind one object: POI datasets
+(add, list, delete), document pages as MENTIONS, and relational answers for questions
+that ask for pairs of places. Built once by `service.carta.Carta` from Settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from geo.gazetteer import Gazetteer
+from graph.parser import ConstraintParser, Constraints, RuleParser
+from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
+from graph.sources import Parsed, PoiFormatError, dataset_name, parse, sniff
+from graph.store import DatasetInfo, GraphStore, poi_node, zone_node
+
+MAX_CITED_PAGES = 5
+
+
+class DatasetNotFound(LookupError):
+    pass
+
+
+class EmptyDataset(ValueError):
+    """The file was readable but held no point of interest (message says what was skipped)."""
+
+
+@dataclass
+class MentioningPage:
+    doc_id: str
+    page_no: int
+    title: str
+    excerpt: str
+    mentions: int
+
+
+class GraphChannel:
+    def __init__(
+        self,
+        path: Path,
+        gazetteer: Gazetteer | None = None,
+        resolution: int = 7,
+        near_radius_m: float = 500.0,
+        near_max: int = 10,
+        area_radius_m: float = DEFAULT_AREA_RADIUS_M,
+        max_pairs: int = 5000,
+        embed: Embedder | None = None,
+        parser: ConstraintParser | None = None,
+    ) -> None:
+        self.store = GraphStore(path, resolution, near_radius_m, near_max)
+        self.gazetteer = gazetteer
+        self.rule_parser = RuleParser(gazetteer)
+        # an LLM parser (strict JSON schema, graph.parser.constraints_schema) plugs in here
+        self.parser: ConstraintParser = parser or self.rule_parser
+        self.retriever = RelationalRetriever(self.store, area_radius_m, max_pairs, embed)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ----------------------------------------------------------------- datasets
+
+    def add_dataset(
+        self, data: bytes, filename: str, tenant: str, category: str | None = None
+    ) -> tuple[DatasetInfo, bool]:
+        """Parse and store one POI file (PoiFormatError / EmptyDataset when unusable)."""
+        kind = sniff(data)
+        parsed: Parsed = parse(data, dataset_name(filename), category)
+        if not parsed.pois and not parsed.roads:
+            hint = "" if category else " (pass a category for files without category columns)"
+            raise EmptyDataset(
+                f"{filename}: no point of interest found; {parsed.skipped} features skipped{hint}"
+            )
+        return self.store.add_dataset(tenant, parsed, filename, kind, data + (category or "").encode())
+
+    def datasets(self, tenant: str) -> list[DatasetInfo]:
+        return self.store.datasets(tenant)
+
+    def dataset(self, tenant: str, dataset_id: str) -> DatasetInfo:
+        info = self.store.dataset(tenant, dataset_id)
+        if info is None:
+            raise DatasetNotFound(f"no dataset {dataset_id!r}")
+        return info
+
+    def delete_dataset(self, tenant: str, dataset_id: str) -> None:
+        if not self.store.delete_dataset(tenant, dataset_id):
+            raise DatasetNotFound(f"no dataset {dataset_id!r}")
+
+    # ----------------------------------------------------------------- documents
+
+    def index_document(self, tenant: str, doc_id: str, title: str, pages: Sequence[dict[str, Any]]) -> int:
+        return self.store.index_document(tenant, doc_id, title, pages)
+
+    def delete_document(self, tenant: str, doc_id: str) -> None:
+        self.store.delete_document(tenant, doc_id)
+
+    # ----------------------------------------------------------------- questions
+
+    def constraints(self, question: str, tenant: str | None = None) -> Constraints:
+        known = self.store.categories(tenant) if tenant else {}
+        return self.parser.parse(question, known)
+
+    def answer(self, question: str, tenant: str) -> RelationalResult | None:
+        """Relational evidence when the question asks for pairs of categories the tenant
+        has POIs of; None otherwise (the question is not relational here)."""
+        held = self.store.categories(tenant)
+        constraints = self.parser.parse(question, held)
+        if not constraints.relational:
+            return None
+        if not any(c in held for pair in constraints.pairs for c in pair):
+            return None
+        match = self.rule_parser.place_hint(question) if constraints.place else None
+        place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
+        return self.retriever.retrieve(tenant, constraints, place, question)
+
+    def mentioning_pages(self, tenant: str, result: RelationalResult) -> list[MentioningPage]:
+        """Pages that mention the places of the returned pairs (their POIs or zones)."""
+        targets = {poi_node(r.id) for r in result.pois} | {zone_node(r.h3) for r in result.pois}
+        if result.area.place_id:
+            targets.add(f"place:{result.area.place_id}")
+        rows = self.store.pages_mentioning(tenant, targets)
+        return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
+
+
+__all__ = ["DatasetNotFound", "EmptyDataset", "GraphChannel", "MentioningPage", "PoiFormatError"]

@@ -1,0 +1,652 @@
+"""The graph store: one SQLite file (data/graph.sqlite3) of nodes and edges per tenant.
+
+Nodes: `poi:<source id>`, `zone:<h3>`, `svc:<category>`, `road:<source id>`,
+`place:<gazetteer id>`, `page:<doc_id>:<page_no>`. Edges: IN_ZONE (poi/road -> zone),
+IS_A (poi -> svc), NEAR (poi -> poi, the nearest <= `near_max` within `near_radius_m`,
+`dist_m` stored), CONNECTS (roads sharing a quantised vertex), MENTIONS (page -> place,
+zone, poi). Every row carries the dataset (or `doc:<id>`) that brought it, so adding or
+deleting one dataset or document touches only its rows, the NEAR lists of POIs near it,
+and the zones/services it contributed to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import h3
+import numpy as np
+
+from geo.gazetteer import fold
+from graph.sources import Parsed, Poi, Road
+from graph.spatial import nearest_within, pairs_within, ring_k
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS datasets (
+    tenant TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, filename TEXT NOT NULL,
+    kind TEXT NOT NULL, pois INTEGER NOT NULL, roads INTEGER NOT NULL, duplicates INTEGER NOT NULL,
+    skipped INTEGER NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (tenant, id)
+);
+CREATE TABLE IF NOT EXISTS nodes (
+    tenant TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, source TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '', category TEXT, lat REAL, lon REAL, h3 TEXT,
+    data TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (tenant, id)
+);
+CREATE INDEX IF NOT EXISTS nodes_cat ON nodes (tenant, type, category);
+CREATE INDEX IF NOT EXISTS nodes_h3 ON nodes (tenant, h3);
+CREATE INDEX IF NOT EXISTS nodes_source ON nodes (tenant, source);
+CREATE TABLE IF NOT EXISTS edges (
+    tenant TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, type TEXT NOT NULL,
+    dist_m REAL, source TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_src ON edges (tenant, src, type);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (tenant, dst, type);
+CREATE INDEX IF NOT EXISTS edges_source ON edges (tenant, source);
+CREATE TABLE IF NOT EXISTS road_vertices (
+    tenant TEXT NOT NULL, vkey TEXT NOT NULL, road TEXT NOT NULL, source TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rv_key ON road_vertices (tenant, vkey);
+CREATE INDEX IF NOT EXISTS rv_source ON road_vertices (tenant, source);
+"""
+
+VERTEX_DECIMALS = 6  # ~0.1 m: vertices closer than that are one junction
+POI_NAME_MIN_CHARS = 6  # shorter names ("Lidl", "Bar") are too ambiguous to count as mentions
+
+
+@dataclass
+class DatasetInfo:
+    id: str
+    name: str
+    filename: str
+    kind: str
+    pois: int
+    roads: int
+    duplicates: int
+    skipped: int
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PoiRow:
+    id: str
+    name: str
+    category: str
+    lat: float
+    lon: float
+    h3: str
+    source: str
+
+
+def poi_node(poi_id: str) -> str:
+    return f"poi:{poi_id}"
+
+
+def zone_node(cell: str) -> str:
+    return f"zone:{cell}"
+
+
+class GraphStore:
+    def __init__(
+        self, path: Path, resolution: int = 7, near_radius_m: float = 500.0, near_max: int = 10
+    ) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.resolution = resolution
+        self.near_radius_m = near_radius_m
+        self.near_max = near_max
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ----------------------------------------------------------------- datasets
+
+    def add_dataset(
+        self, tenant: str, parsed: Parsed, filename: str, kind: str, content: bytes
+    ) -> tuple[DatasetInfo, bool]:
+        """Store one parsed upload; (info, created). The same content again is a no-op.
+        POIs whose source id another dataset of the tenant already holds are skipped
+        (counted as duplicates), so deleting either dataset never removes the other's."""
+        dataset_id = hashlib.sha256(content).hexdigest()[:16]
+        with self._lock:
+            existing = self.dataset(tenant, dataset_id)
+            if existing is not None:
+                return existing, False
+            held = self._existing_ids(tenant, [poi_node(p.id) for p in parsed.pois])
+            pois = [p for p in parsed.pois if poi_node(p.id) not in held]
+            roads = [
+                r for r in parsed.roads if f"road:{r.id}" not in self._existing_ids(tenant, [f"road:{r.id}"])
+            ]
+            source = f"ds:{dataset_id}"
+            info = DatasetInfo(
+                dataset_id,
+                Path(filename).name,
+                filename,
+                kind,
+                len(pois),
+                len(roads),
+                parsed.duplicates + len(parsed.pois) - len(pois),
+                parsed.skipped,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            )
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(
+                    "INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        tenant,
+                        info.id,
+                        info.name,
+                        info.filename,
+                        info.kind,
+                        info.pois,
+                        info.roads,
+                        info.duplicates,
+                        info.skipped,
+                        info.created_at,
+                    ),
+                )
+                cells = self._insert_pois(tenant, pois, source)
+                cells |= self._insert_roads(tenant, roads, source)
+                self._update_near(tenant, added=[poi_node(p.id) for p in pois])
+                self._refresh_zones(tenant, cells)
+                self._refresh_services(tenant, {p.category for p in pois})
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return info, True
+
+    def delete_dataset(self, tenant: str, dataset_id: str) -> bool:
+        """Remove a dataset's POIs, roads, their edges and zone contributions; the NEAR
+        lists of remaining POIs that pointed at removed ones are recomputed."""
+        with self._lock:
+            if self.dataset(tenant, dataset_id) is None:
+                return False
+            source = f"ds:{dataset_id}"
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute("DELETE FROM datasets WHERE tenant=? AND id=?", (tenant, dataset_id))
+                self._remove_source(tenant, source)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return True
+
+    def dataset(self, tenant: str, dataset_id: str) -> DatasetInfo | None:
+        row = self._db.execute(
+            "SELECT id,name,filename,kind,pois,roads,duplicates,skipped,created_at FROM datasets "
+            "WHERE tenant=? AND id=?",
+            (tenant, dataset_id),
+        ).fetchone()
+        return DatasetInfo(*row) if row else None
+
+    def datasets(self, tenant: str) -> list[DatasetInfo]:
+        rows = self._db.execute(
+            "SELECT id,name,filename,kind,pois,roads,duplicates,skipped,created_at FROM datasets "
+            "WHERE tenant=? ORDER BY created_at, id",
+            (tenant,),
+        ).fetchall()
+        return [DatasetInfo(*r) for r in rows]
+
+    # ----------------------------------------------------------------- documents
+
+    def index_document(self, tenant: str, doc_id: str, title: str, pages: Sequence[dict[str, Any]]) -> int:
+        """Page nodes and MENTIONS edges of one document from the geo payloads ingestion
+        stored (`geo_tags`, `h3_area`, `text`); replaces what the document had. Returns the
+        number of MENTIONS edges."""
+        source = f"doc:{doc_id}"
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._remove_source(tenant, source)
+                count = self._insert_pages(tenant, doc_id, title, pages, source)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return count
+
+    def delete_document(self, tenant: str, doc_id: str) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._remove_source(tenant, f"doc:{doc_id}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    # ----------------------------------------------------------------- reads
+
+    def pois(
+        self, tenant: str, categories: Iterable[str] | None = None, cells: Iterable[str] | None = None
+    ) -> list[PoiRow]:
+        sql = "SELECT id,name,category,lat,lon,h3,source FROM nodes WHERE tenant=? AND type='poi'"
+        args: list[Any] = [tenant]
+        if categories is not None:
+            cats = sorted(set(categories))
+            sql += f" AND category IN ({','.join('?' * len(cats))})"
+            args += cats
+        rows = self._db.execute(sql, args).fetchall()
+        if cells is not None:
+            keep = set(cells)
+            rows = [r for r in rows if r[5] in keep]
+        return [PoiRow(r[0][4:], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
+
+    def categories(self, tenant: str) -> dict[str, int]:
+        rows = self._db.execute(
+            "SELECT category, COUNT(*) FROM nodes WHERE tenant=? AND type='poi' GROUP BY category", (tenant,)
+        ).fetchall()
+        return dict(rows)
+
+    def zones(self, tenant: str, cells: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Zone profiles: {cell: {"total", "categories", "documents"}}."""
+        rows = self._db.execute(
+            "SELECT h3, data FROM nodes WHERE tenant=? AND type='zone'", (tenant,)
+        ).fetchall()
+        keep = set(cells) if cells is not None else None
+        return {c: json.loads(d) for c, d in rows if keep is None or c in keep}
+
+    def edges(
+        self, tenant: str, type: str | None = None, node: str | None = None
+    ) -> list[tuple[str, str, str, float | None]]:
+        sql, args = "SELECT src,dst,type,dist_m FROM edges WHERE tenant=?", [tenant]
+        if type:
+            sql += " AND type=?"
+            args.append(type)
+        if node:
+            sql += " AND (src=? OR dst=?)"
+            args += [node, node]
+        return self._db.execute(sql, args).fetchall()
+
+    def nodes(self, tenant: str, type: str | None = None) -> list[tuple[str, str]]:
+        sql, args = "SELECT id, type FROM nodes WHERE tenant=?", [tenant]
+        if type:
+            sql += " AND type=?"
+            args.append(type)
+        return self._db.execute(sql, args).fetchall()
+
+    def pages_mentioning(self, tenant: str, targets: Iterable[str]) -> list[tuple[str, int, str, str, int]]:
+        """(doc_id, page_no, title, excerpt, hits) of pages with MENTIONS edges to any of
+        `targets` (node ids), most hits first."""
+        targets = sorted(set(targets))
+        if not targets:
+            return []
+        hits: dict[str, int] = {}
+        for start in range(0, len(targets), 500):
+            part = targets[start : start + 500]
+            for (src,) in self._db.execute(
+                "SELECT src FROM edges WHERE tenant=? AND type='MENTIONS' "
+                f"AND dst IN ({','.join('?' * len(part))})",
+                [tenant, *part],
+            ):
+                hits[src] = hits.get(src, 0) + 1
+        out = []
+        for page, n in hits.items():
+            row = self._db.execute(
+                "SELECT data FROM nodes WHERE tenant=? AND id=?", (tenant, page)
+            ).fetchone()
+            if row:
+                data = json.loads(row[0])
+                out.append((data["doc_id"], data["page_no"], data.get("title", ""), data.get("text", ""), n))
+        out.sort(key=lambda r: (-r[4], r[0], r[1]))
+        return out
+
+    # ----------------------------------------------------------------- writes (inside a transaction)
+
+    def _existing_ids(self, tenant: str, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            found.update(
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT id FROM nodes WHERE tenant=? AND id IN ({','.join('?' * len(part))})",
+                    [tenant, *part],
+                )
+            )
+        return found
+
+    def _insert_pois(self, tenant: str, pois: Sequence[Poi], source: str) -> set[str]:
+        cells = [h3.latlng_to_cell(p.lat, p.lon, self.resolution) for p in pois]
+        self._db.executemany(
+            "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3) "
+            "VALUES (?,?,'poi',?,?,?,?,?,?)",
+            [
+                (tenant, poi_node(p.id), source, p.name, p.category, p.lat, p.lon, c)
+                for p, c in zip(pois, cells, strict=True)
+            ],
+        )
+        self._db.executemany(
+            "INSERT INTO edges VALUES (?,?,?,?,NULL,?)",
+            [
+                (tenant, poi_node(p.id), zone_node(c), "IN_ZONE", source)
+                for p, c in zip(pois, cells, strict=True)
+            ]
+            + [(tenant, poi_node(p.id), f"svc:{p.category}", "IS_A", source) for p in pois],
+        )
+        return set(cells)
+
+    def _insert_roads(self, tenant: str, roads: Sequence[Road], source: str) -> set[str]:
+        touched: set[str] = set()
+        for road in roads:
+            node = f"road:{road.id}"
+            cells = sorted({h3.latlng_to_cell(la, lo, self.resolution) for la, lo in road.coords})
+            touched.update(cells)
+            mid = road.coords[len(road.coords) // 2]
+            self._db.execute(
+                "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3,data) "
+                "VALUES (?,?,'road',?,?,?,?,?,?,?)",
+                (
+                    tenant,
+                    node,
+                    source,
+                    road.name,
+                    road.kind,
+                    mid[0],
+                    mid[1],
+                    cells[0],
+                    json.dumps({"coords": [[round(a, 7), round(b, 7)] for a, b in road.coords]}),
+                ),
+            )
+            self._db.executemany(
+                "INSERT INTO edges VALUES (?,?,?,'IN_ZONE',NULL,?)",
+                [(tenant, node, zone_node(c), source) for c in cells],
+            )
+            keys = sorted({f"{la:.{VERTEX_DECIMALS}f},{lo:.{VERTEX_DECIMALS}f}" for la, lo in road.coords})
+            self._db.executemany(
+                "INSERT INTO road_vertices VALUES (?,?,?,?)", [(tenant, k, node, source) for k in keys]
+            )
+        if roads:
+            self._connect_roads(tenant, roads, source)
+        return touched
+
+    def _connect_roads(self, tenant: str, roads: Sequence[Road], source: str) -> None:
+        """CONNECTS between each new road and every road (old or new) sharing a quantised
+        vertex with it, one edge per unordered pair."""
+        by_key: dict[str, set[str]] = {}
+        for road in roads:
+            for la, lo in road.coords:
+                by_key.setdefault(f"{la:.{VERTEX_DECIMALS}f},{lo:.{VERTEX_DECIMALS}f}", set()).add(
+                    f"road:{road.id}"
+                )
+        keys = sorted(by_key)
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            for key, road in self._db.execute(
+                f"SELECT vkey, road FROM road_vertices WHERE tenant=? AND source<>? "
+                f"AND vkey IN ({','.join('?' * len(part))})",
+                [tenant, source, *part],
+            ):
+                by_key[key].add(road)
+        pairs = {(a, b) for group in by_key.values() for a in group for b in group if a < b}
+        self._db.executemany(
+            "INSERT INTO edges VALUES (?,?,?,'CONNECTS',NULL,?)",
+            [(tenant, a, b, source) for a, b in sorted(pairs)],
+        )
+
+    def _insert_pages(
+        self, tenant: str, doc_id: str, title: str, pages: Sequence[dict[str, Any]], source: str
+    ) -> int:
+        edges: list[tuple[str, str, str, str, None, str]] = []
+        touched: set[str] = set()
+        for payload in pages:
+            page = f"page:{doc_id}:{payload['page_no']}"
+            targets: dict[str, tuple[str, float, float]] = {}
+            cells: set[str] = set()
+            for tag in payload.get("geo_tags") or ():
+                if tag.get("kind") in ("state", "country", "continent"):
+                    continue
+                cells.add(h3.latlng_to_cell(tag["lat"], tag["lon"], self.resolution))
+                if tag.get("place_id"):
+                    targets[f"place:{tag['place_id']}"] = (tag.get("label", ""), tag["lat"], tag["lon"])
+            for cell in payload.get("h3_area") or ():
+                res = h3.get_resolution(cell)
+                if res >= self.resolution:
+                    cells.add(h3.cell_to_parent(cell, self.resolution))
+                elif self.resolution - res <= 2:
+                    cells.update(h3.cell_to_children(cell, self.resolution))
+            text = payload.get("text", "")
+            for poi in self._named_pois_near(tenant, cells):
+                if fold(poi[1]) in fold(text):
+                    targets[poi[0]] = (poi[1], 0.0, 0.0)
+            if not targets and not cells:
+                continue
+            data = {"doc_id": doc_id, "page_no": payload["page_no"], "title": title, "text": text[:600]}
+            self._db.execute(
+                "INSERT INTO nodes (tenant,id,type,source,name,data) VALUES (?,?,'page',?,?,?)",
+                (tenant, page, source, f"{title} p.{payload['page_no']}", json.dumps(data)),
+            )
+            for node, (name, lat, lon) in targets.items():
+                if node.startswith("place:"):
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO nodes (tenant,id,type,source,name,lat,lon,h3) "
+                        "VALUES (?,?,'place','gazetteer',?,?,?,?)",
+                        (tenant, node, name, lat, lon, h3.latlng_to_cell(lat, lon, self.resolution)),
+                    )
+                edges.append((tenant, page, node, "MENTIONS", None, source))
+            edges += [(tenant, page, zone_node(c), "MENTIONS", None, source) for c in sorted(cells)]
+            touched |= cells
+        self._db.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?)", edges)
+        self._refresh_zones(tenant, touched)
+        return len(edges)
+
+    def _named_pois_near(self, tenant: str, cells: set[str]) -> list[tuple[str, str]]:
+        if not cells:
+            return []
+        near = sorted({c for cell in cells for c in h3.grid_disk(cell, 1)})
+        out = []
+        for start in range(0, len(near), 500):
+            part = near[start : start + 500]
+            out += self._db.execute(
+                f"SELECT id, name FROM nodes WHERE tenant=? AND type='poi' AND length(name)>=? "
+                f"AND h3 IN ({','.join('?' * len(part))})",
+                [tenant, POI_NAME_MIN_CHARS, *part],
+            ).fetchall()
+        return out
+
+    def _remove_source(self, tenant: str, source: str) -> None:
+        removed = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM nodes WHERE tenant=? AND source=? AND type='poi'", (tenant, source)
+            )
+        ]
+        cells = {
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT dst FROM edges WHERE tenant=? AND source=? "
+                "AND type IN ('IN_ZONE','MENTIONS') AND dst LIKE 'zone:%'",
+                (tenant, source),
+            )
+        }
+        categories = {
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT category FROM nodes WHERE tenant=? AND source=? AND type='poi'",
+                (tenant, source),
+            )
+        }
+        affected: set[str] = set()
+        for start in range(0, len(removed), 500):
+            part = removed[start : start + 500]
+            marks = ",".join("?" * len(part))
+            affected.update(
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT src FROM edges WHERE tenant=? AND type='NEAR' AND dst IN ({marks})",
+                    [tenant, *part],
+                )
+            )
+            self._db.execute(
+                f"DELETE FROM edges WHERE tenant=? AND (src IN ({marks}) OR dst IN ({marks}))",
+                [tenant, *part, *part],
+            )
+        roads = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM nodes WHERE tenant=? AND source=? AND type='road'", (tenant, source)
+            )
+        ]
+        for start in range(0, len(roads), 500):
+            part = roads[start : start + 500]
+            marks = ",".join("?" * len(part))
+            self._db.execute(
+                f"DELETE FROM edges WHERE tenant=? AND (src IN ({marks}) OR dst IN ({marks}))",
+                [tenant, *part, *part],
+            )
+        self._db.execute("DELETE FROM edges WHERE tenant=? AND source=?", (tenant, source))
+        self._db.execute("DELETE FROM road_vertices WHERE tenant=? AND source=?", (tenant, source))
+        self._db.execute("DELETE FROM nodes WHERE tenant=? AND source=?", (tenant, source))
+        # gazetteer places no page mentions any more
+        self._db.execute(
+            "DELETE FROM nodes WHERE tenant=? AND type='place' AND id NOT IN "
+            "(SELECT dst FROM edges WHERE tenant=? AND type='MENTIONS')",
+            (tenant, tenant),
+        )
+        self._update_near(tenant, recompute=sorted(affected - set(removed)))
+        self._refresh_zones(tenant, {c[5:] for c in cells})
+        self._refresh_services(tenant, categories)
+
+    def _update_near(self, tenant: str, added: Sequence[str] = (), recompute: Sequence[str] = ()) -> None:
+        """NEAR lists of the added POIs, of POIs within the radius of them (their nearest
+        may change) and of `recompute`; nothing else is read or written."""
+        if not added and not recompute:
+            return
+        seeds = self._poi_rows(tenant, list(added) + list(recompute))
+        if not seeds:
+            return
+        k = ring_k(self.resolution, self.near_radius_m)
+        seed_cells = {r[4] for r in seeds}
+        area = sorted({c for cell in seed_cells for c in h3.grid_disk(cell, 2 * k)})
+        rows = self._poi_rows_in_cells(tenant, area)
+        ids = [r[0] for r in rows]
+        index = {node: i for i, node in enumerate(ids)}
+        lats = np.array([r[2] for r in rows])
+        lons = np.array([r[3] for r in rows])
+        cells = [r[4] for r in rows]
+        targets = {index[s[0]] for s in seeds}
+        if added:
+            # existing POIs within the radius of a new one may get it as a nearer neighbour
+            new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
+            old = np.setdiff1d(np.arange(len(ids)), new)
+            if len(old):
+                near_old = pairs_within(
+                    lats[new], lons[new], lats[old], lons[old], self.near_radius_m, self.resolution
+                )
+                targets.update(int(old[j]) for _, j, _ in near_old)
+        # only POIs whose whole candidate ring is loaded are recomputed (all targets are,
+        # being within `k` rings of a seed and the area spanning 2k)
+        query = np.array(sorted(targets))
+        result = nearest_within(lats, lons, cells, self.near_radius_m, self.near_max, self.resolution, query)
+        target_ids = [ids[i] for i in query.tolist()]
+        for start in range(0, len(target_ids), 500):
+            part = target_ids[start : start + 500]
+            self._db.execute(
+                f"DELETE FROM edges WHERE tenant=? AND type='NEAR' AND src IN ({','.join('?' * len(part))})",
+                [tenant, *part],
+            )
+        sources = {r[0]: r[1] for r in rows}
+        self._db.executemany(
+            "INSERT INTO edges VALUES (?,?,?,'NEAR',?,?)",
+            [
+                (tenant, ids[i], ids[j], round(d, 2), sources[ids[i]])
+                for i, lst in result.items()
+                for j, d in lst
+            ],
+        )
+
+    def _poi_rows(self, tenant: str, ids: Sequence[str]) -> list[tuple[str, str, float, float, str]]:
+        out = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            out += self._db.execute(
+                "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
+                f"AND id IN ({','.join('?' * len(part))})",
+                [tenant, *part],
+            ).fetchall()
+        return out
+
+    def _poi_rows_in_cells(
+        self, tenant: str, cells: Sequence[str]
+    ) -> list[tuple[str, str, float, float, str]]:
+        out = []
+        for start in range(0, len(cells), 500):
+            part = cells[start : start + 500]
+            out += self._db.execute(
+                "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
+                f"AND h3 IN ({','.join('?' * len(part))})",
+                [tenant, *part],
+            ).fetchall()
+        return out
+
+    def _refresh_zones(self, tenant: str, cells: Iterable[str]) -> None:
+        """Zone nodes of `cells` rebuilt from what points at them (deleted when nothing does)."""
+        for cell in sorted(set(cells)):
+            node = zone_node(cell)
+            cats = dict(
+                self._db.execute(
+                    "SELECT n.category, COUNT(*) FROM edges e "
+                    "JOIN nodes n ON n.tenant=e.tenant AND n.id=e.src "
+                    "WHERE e.tenant=? AND e.dst=? AND e.type='IN_ZONE' AND n.type='poi' GROUP BY n.category",
+                    (tenant, node),
+                ).fetchall()
+            )
+            roads = self._db.execute(
+                "SELECT COUNT(*) FROM edges WHERE tenant=? AND dst=? AND type='IN_ZONE' "
+                "AND src LIKE 'road:%'",
+                (tenant, node),
+            ).fetchone()[0]
+            docs = sorted(
+                {
+                    r[0].split(":")[1]
+                    for r in self._db.execute(
+                        "SELECT src FROM edges WHERE tenant=? AND dst=? AND type='MENTIONS'", (tenant, node)
+                    )
+                }
+            )
+            self._db.execute("DELETE FROM nodes WHERE tenant=? AND id=?", (tenant, node))
+            if cats or roads or docs:
+                lat, lon = h3.cell_to_latlng(cell)
+                profile = {
+                    "total": sum(cats.values()),
+                    "categories": dict(sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))),
+                    "roads": roads,
+                    "documents": docs,
+                }
+                self._db.execute(
+                    "INSERT INTO nodes (tenant,id,type,source,name,lat,lon,h3,data) "
+                    "VALUES (?,?,'zone','graph',?,?,?,?,?)",
+                    (tenant, node, cell, lat, lon, cell, json.dumps(profile)),
+                )
+
+    def _refresh_services(self, tenant: str, categories: Iterable[str]) -> None:
+        for category in sorted(set(categories)):
+            node = f"svc:{category}"
+            n = self._db.execute(
+                "SELECT COUNT(*) FROM edges WHERE tenant=? AND dst=? AND type='IS_A'", (tenant, node)
+            ).fetchone()[0]
+            self._db.execute("DELETE FROM nodes WHERE tenant=? AND id=?", (tenant, node))
+            if n:
+                self._db.execute(
+                    "INSERT INTO nodes (tenant,id,type,source,name,category,data) "
+                    "VALUES (?,?,'svc','graph',?,?,?)",
+                    (tenant, node, category, category, json.dumps({"total": n})),
+                )

@@ -1,0 +1,64 @@
+"""The bucketed distance joins against brute force (every pair)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from geo.h3tags import haversine_m
+from graph.spatial import cells_of, haversine_np, nearest_within, pairs_within
+
+
+def cloud(n: int, seed: int, lat: float = -30.03, lon: float = -51.2, spread: float = 0.01) -> tuple:
+    rng = np.random.default_rng(seed)
+    return lat + rng.normal(0, spread, n), lon + rng.normal(0, spread, n)
+
+
+def brute(alat, alon, blat, blon, radius, same=False) -> set:
+    out = set()
+    for i in range(len(alat)):
+        for j in range(len(blat)):
+            if same and j <= i:
+                continue
+            if haversine_m(alat[i], alon[i], blat[j], blon[j]) <= radius:
+                out.add((i, j))
+    return out
+
+
+def test_haversine_matches_h3() -> None:
+    lat, lon = cloud(50, 1)
+    d = haversine_np(lat[:, None], lon[:, None], lat[None, :], lon[None, :])
+    for i, j in [(0, 1), (3, 40), (10, 11)]:
+        assert d[i, j] == pytest.approx(haversine_m(lat[i], lon[i], lat[j], lon[j]), rel=1e-9)
+
+
+@pytest.mark.parametrize(("radius", "resolution"), [(150.0, 7), (500.0, 9), (2500.0, 7), (800.0, 8)])
+def test_pairs_within_equals_brute_force(radius: float, resolution: int) -> None:
+    alat, alon = cloud(300, 2)
+    blat, blon = cloud(250, 3)
+    got = pairs_within(alat, alon, blat, blon, radius, resolution)
+    assert {(i, j) for i, j, _ in got} == brute(alat, alon, blat, blon, radius)
+    assert all(d <= radius for _, _, d in got)
+
+
+def test_pairs_within_same_set_lists_each_pair_once() -> None:
+    lat, lon = cloud(200, 4)
+    got = pairs_within(lat, lon, lat, lon, 300.0, 9, same_set=True)
+    assert {(i, j) for i, j, _ in got} == brute(lat, lon, lat, lon, 300.0, same=True)
+
+
+def test_pairs_within_near_the_antimeridian() -> None:
+    alat, alon = np.array([0.0, 0.0]), np.array([179.9995, -179.9995])
+    got = pairs_within(alat, alon, alat, alon, 200.0, 7, same_set=True)
+    assert [(i, j) for i, j, _ in got] == [(0, 1)]
+
+
+def test_nearest_within_keeps_the_k_nearest_inside_the_radius() -> None:
+    lat, lon = cloud(400, 5, spread=0.004)
+    cells = cells_of(lat, lon, 7)
+    got = nearest_within(lat, lon, cells, 500.0, 10, 7)
+    for i in (0, 17, 123, 399):
+        d = np.array([haversine_m(lat[i], lon[i], lat[j], lon[j]) if j != i else np.inf for j in range(400)])
+        expected = [j for j in np.argsort(d, kind="stable")[:10] if d[j] <= 500.0]
+        assert [j for j, _ in got[i]] == expected
+        assert [x for _, x in got[i]] == pytest.approx(sorted(d[expected]))

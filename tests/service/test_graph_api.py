@@ -1,0 +1,107 @@
+"""Relational questions through the HTTP API: POI datasets in, pairs with distances and
+the documents that mention those places out; deletion reaches the graph."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+import httpx
+import pymupdf
+import pytest
+
+from geo.h3tags import haversine_m
+from service.carta import Carta
+from tests.conftest import corpus_path
+from tests.support import LiveServer, ingest_via_api
+
+QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
+
+
+@pytest.fixture
+def served(make_carta: Callable[..., Carta]) -> Iterator[tuple[LiveServer, httpx.Client]]:
+    bairros = corpus_path("poi", "recife_bairros.geojson")
+    with (
+        LiveServer(make_carta(gazetteers=[bairros])) as live,
+        httpx.Client(base_url=live.url, timeout=120) as c,
+    ):
+        yield live, c
+
+
+def report_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Relatório de alagamentos no Recife, 2024.", fontsize=11)
+    page.insert_text(
+        (72, 96), "As ruas de Boa Viagem e do Pina alagaram perto das escolas municipais.", fontsize=11
+    )
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Client]) -> None:
+    live, client = served
+    schools = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
+    up = client.post(
+        "/v1/datasets", files={"file": ("escolas.geojson", schools)}, data={"category": "escola"}
+    )
+    assert up.status_code == 201, up.text
+    dataset = up.json()["dataset"]
+    assert dataset["pois"] == 223 and dataset["kind"] == "geojson"
+    again = client.post("/v1/datasets", files={"file": ("x.geojson", schools)}, data={"category": "escola"})
+    assert again.status_code == 200 and again.json() == {"dataset": dataset, "created": False}
+    assert [d["id"] for d in client.get("/v1/datasets").json()] == [dataset["id"]]
+    assert client.get(f"/v1/datasets/{dataset['id']}").json()["pois"] == 223
+
+    doc_id = ingest_via_api(client, "alagamentos.pdf", report_pdf())["id"]  # 202, then the job
+
+    body = client.post("/v1/ask", json={"question": QUESTION}).json()
+    graph = body["graph"]
+    assert graph is not None and graph["constraints"]["radius_m"] == 300
+    assert len(graph["pairs"]) == 62  # eval/questions/relational.yaml rel-09, brute force
+    pois = {p["id"]: p for p in graph["pois"]}
+    for pair in graph["pairs"]:
+        a, b = pois[pair["a"]], pois[pair["b"]]
+        assert pair["dist_m"] <= 300
+        assert pair["dist_m"] == pytest.approx(haversine_m(a["lat"], a["lon"], b["lat"], b["lon"]), abs=0.01)
+    assert graph["geojson"]["type"] == "FeatureCollection"
+    assert body["answer"].startswith("62 par(es)") and not body["refused"]
+    assert doc_id in {c["doc_id"] for c in body["citations"]}  # the report mentions Recife
+    assert f"[{doc_id} p.1]" in body["answer"]
+
+    # a question that is not relational keeps the document answer path
+    plain = client.post("/v1/ask", json={"question": "O que alagou em 2024?"}).json()
+    assert plain["graph"] is None
+
+    assert client.delete(f"/v1/documents/{doc_id}").status_code == 200
+    assert live.carta.graph.store.edges("default", "MENTIONS") == []
+    assert client.delete(f"/v1/datasets/{dataset['id']}").json() == {"deleted": dataset["id"]}
+    assert client.get("/v1/datasets").json() == []
+    assert live.carta.graph.store.nodes("default") == []
+    assert client.post("/v1/ask", json={"question": QUESTION}).json()["graph"] is None
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "form", "status", "code"),
+    [
+        ("x.pdf", b"%PDF-1.7 not pois", {}, 415, "unsupported_poi_file"),
+        ("x.json", b"{broken", {}, 415, "unsupported_poi_file"),
+        (
+            "x.geojson",
+            json.dumps({"type": "FeatureCollection", "features": []}).encode(),
+            {},
+            422,
+            "empty_dataset",
+        ),
+    ],
+)
+def test_bad_uploads_are_clear_4xx(
+    served: tuple[LiveServer, httpx.Client], name: str, data: bytes, form: dict, status: int, code: str
+) -> None:
+    _, client = served
+    r = client.post("/v1/datasets", files={"file": (name, data)}, data=form)
+    assert r.status_code == status and r.json()["error"]["code"] == code
+    assert client.get("/v1/datasets").json() == []
+    missing = client.delete("/v1/datasets/nope")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
