@@ -29,7 +29,7 @@ RUN python3 -m venv $VENV \
 WORKDIR /app
 COPY . /app
 # The project itself (editable, from /app), its dependencies and colpali-engine (--no-deps).
-RUN bash scripts/install.sh \
+RUN CARTA_SKIP_BROWSER=1 bash scripts/install.sh \
     && python scripts/make_samples.py --out /app/samples
 
 RUN useradd --create-home --uid 1000 carta \

@@ -21,7 +21,7 @@ import numpy as np
 from geo.gazetteer import Place
 from geo.h3tags import haversine_m
 from graph.parser import Constraints
-from graph.spatial import pairs_within
+from graph.spatial import join_resolution, pairs_within
 from graph.store import GraphStore, PoiRow
 
 DEFAULT_AREA_RADIUS_M = 10_000.0
@@ -184,13 +184,13 @@ class RelationalRetriever:
     def _pairs(self, rows: list[PoiRow], constraints: Constraints) -> list[Pair]:
         out: dict[tuple[str, str], Pair] = {}
         radius = constraints.radius_m
-        res = h3.get_resolution(rows[0].h3) if rows else 7
+        jres = join_resolution(radius)
         for cat_a, cat_b in constraints.pairs:
             a = [r for r in rows if r.category == cat_a]
             b = a if cat_a == cat_b else [r for r in rows if r.category == cat_b]
             arr = lambda xs: (np.array([x.lat for x in xs]), np.array([x.lon for x in xs]))  # noqa: E731
             (alat, alon), (blat, blon) = arr(a), arr(b)
-            for i, j, _ in pairs_within(alat, alon, blat, blon, radius, res, same_set=cat_a == cat_b):
+            for i, j, _ in pairs_within(alat, alon, blat, blon, radius, jres, same_set=cat_a == cat_b):
                 pa, pb = a[i], b[j]
                 if pa.id == pb.id:
                     continue

@@ -26,7 +26,7 @@ import numpy as np
 
 from geo.gazetteer import fold
 from graph.sources import Parsed, Poi, Road
-from graph.spatial import nearest_within, pairs_within, ring_k
+from graph.spatial import cells_of, join_resolution, nearest_within, pairs_within, ring_k
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -526,51 +526,99 @@ class GraphStore:
         self._refresh_services(tenant, categories)
 
     def _update_near(self, tenant: str, added: Sequence[str] = (), recompute: Sequence[str] = ()) -> None:
-        """NEAR lists of the added POIs, of POIs within the radius of them (their nearest
-        may change) and of `recompute`; nothing else is read or written."""
-        if not added and not recompute:
-            return
-        seeds = self._poi_rows(tenant, list(added) + list(recompute))
-        if not seeds:
-            return
-        k = ring_k(self.resolution, self.near_radius_m)
-        seed_cells = {r[4] for r in seeds}
-        area = sorted({c for cell in seed_cells for c in h3.grid_disk(cell, 2 * k)})
+        if added:
+            self._add_near(tenant, added)
+        if recompute:
+            self._recompute_near(tenant, recompute)
+
+    def _load_around(self, tenant: str, seeds: Sequence[str], rings: int) -> tuple:
+        """POIs in the cells within `rings` of the seeds' cells: ids, index, lats, lons, cells, sources."""
+        seed_rows = self._poi_rows(tenant, seeds)
+        area = sorted({c for r in seed_rows for c in h3.grid_disk(r[4], rings)})
         rows = self._poi_rows_in_cells(tenant, area)
         ids = [r[0] for r in rows]
-        index = {node: i for i, node in enumerate(ids)}
-        lats = np.array([r[2] for r in rows])
-        lons = np.array([r[3] for r in rows])
-        cells = [r[4] for r in rows]
-        targets = {index[s[0]] for s in seeds}
-        if added:
-            # existing POIs within the radius of a new one may get it as a nearer neighbour
-            new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
-            old = np.setdiff1d(np.arange(len(ids)), new)
-            if len(old):
-                near_old = pairs_within(
-                    lats[new], lons[new], lats[old], lons[old], self.near_radius_m, self.resolution
-                )
-                targets.update(int(old[j]) for _, j, _ in near_old)
-        # only POIs whose whole candidate ring is loaded are recomputed (all targets are,
-        # being within `k` rings of a seed and the area spanning 2k)
-        query = np.array(sorted(targets))
-        result = nearest_within(lats, lons, cells, self.near_radius_m, self.near_max, self.resolution, query)
-        target_ids = [ids[i] for i in query.tolist()]
-        for start in range(0, len(target_ids), 500):
-            part = target_ids[start : start + 500]
+        return (
+            ids,
+            {node: i for i, node in enumerate(ids)},
+            np.array([r[2] for r in rows]),
+            np.array([r[3] for r in rows]),
+            [r[4] for r in rows],
+            {r[0]: r[1] for r in rows},
+        )
+
+    def _add_near(self, tenant: str, added: Sequence[str]) -> None:
+        """NEAR lists of new POIs from scratch; an existing POI's list is merged with the new
+        POIs within the radius of it, and rewritten only when it changes."""
+        k = ring_k(self.resolution, self.near_radius_m)
+        ids, index, lats, lons, _, sources = self._load_around(tenant, added, k)
+        jres = join_resolution(self.near_radius_m)  # finer cells than zones for the distance join
+        new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
+        if not len(new):
+            return
+        lists: dict[str, list[tuple[str, float]]] = {
+            ids[i]: [(ids[j], d) for j, d in lst]
+            for i, lst in nearest_within(
+                lats, lons, cells_of(lats, lons, jres), self.near_radius_m, self.near_max, jres, new
+            ).items()
+        }
+        old = np.setdiff1d(np.arange(len(ids)), new)
+        gained: dict[str, list[tuple[str, float]]] = {}
+        if len(old):
+            pairs = pairs_within(lats[new], lons[new], lats[old], lons[old], self.near_radius_m, jres)
+            for i, j, d in pairs:
+                gained.setdefault(ids[int(old[j])], []).append((ids[int(new[i])], d))
+        current = self._near_lists(tenant, sorted(gained))
+        for node, extra in gained.items():
+            cur = current.get(node, [])
+            if len(cur) >= self.near_max and min(d for _, d in extra) >= cur[-1][1]:
+                continue  # no new POI is nearer than its current farthest neighbour
+            merged = sorted(cur + extra, key=lambda nd: (nd[1], nd[0]))[: self.near_max]
+            if merged != cur:
+                lists[node] = merged
+        self._write_near(tenant, lists, sources)
+
+    def _recompute_near(self, tenant: str, nodes: Sequence[str]) -> None:
+        """NEAR lists of `nodes` recomputed from every POI around them."""
+        k = ring_k(self.resolution, self.near_radius_m)
+        ids, index, lats, lons, _, sources = self._load_around(tenant, nodes, k)
+        jres = join_resolution(self.near_radius_m)
+        query = np.array(sorted(index[n] for n in nodes if n in index), dtype=np.int64)
+        if not len(query):
+            return
+        jcells = cells_of(lats, lons, jres)
+        result = nearest_within(lats, lons, jcells, self.near_radius_m, self.near_max, jres, query)
+        self._write_near(
+            tenant, {ids[i]: [(ids[j], d) for j, d in lst] for i, lst in result.items()}, sources
+        )
+
+    def _near_lists(self, tenant: str, nodes: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+        out: dict[str, list[tuple[str, float]]] = {}
+        for start in range(0, len(nodes), 500):
+            part = nodes[start : start + 500]
+            for src, dst, dist in self._db.execute(
+                "SELECT src, dst, dist_m FROM edges WHERE tenant=? AND type='NEAR' "
+                f"AND src IN ({','.join('?' * len(part))})",
+                [tenant, *part],
+            ):
+                out.setdefault(src, []).append((dst, dist))
+        for lst in out.values():
+            lst.sort(key=lambda nd: (nd[1], nd[0]))
+        return out
+
+    def _write_near(
+        self, tenant: str, lists: dict[str, list[tuple[str, float]]], sources: dict[str, str]
+    ) -> None:
+        """Replace the NEAR lists of the given sources."""
+        nodes = sorted(lists)
+        for start in range(0, len(nodes), 500):
+            part = nodes[start : start + 500]
             self._db.execute(
                 f"DELETE FROM edges WHERE tenant=? AND type='NEAR' AND src IN ({','.join('?' * len(part))})",
                 [tenant, *part],
             )
-        sources = {r[0]: r[1] for r in rows}
         self._db.executemany(
             "INSERT INTO edges VALUES (?,?,?,'NEAR',?,?)",
-            [
-                (tenant, ids[i], ids[j], round(d, 2), sources[ids[i]])
-                for i, lst in result.items()
-                for j, d in lst
-            ],
+            [(tenant, src, dst, float(d), sources[src]) for src, lst in lists.items() for dst, d in lst],
         )
 
     def _poi_rows(self, tenant: str, ids: Sequence[str]) -> list[tuple[str, str, float, float, str]]:

@@ -42,6 +42,15 @@ class PageImages:
         p = self.path(tenant, doc_id, page_no, thumb)
         return p.read_bytes() if p.exists() else None
 
+    def open(self, tenant: str, doc_id: str, page_no: int) -> Image.Image | None:
+        """The full-size page image, or None when it is not stored."""
+        p = self.path(tenant, doc_id, page_no)
+        if not p.exists():
+            return None
+        with Image.open(p) as image:
+            image.load()
+            return image.copy()
+
     def delete_document(self, tenant: str, doc_id: str) -> None:
         shutil.rmtree(self.root / _safe(tenant) / _safe(doc_id), ignore_errors=True)
 

@@ -25,3 +25,14 @@ if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/nul
         echo "NOTE: OCR needs tesseract with Portuguese data. Run: sudo apt-get install -y tesseract-ocr tesseract-ocr-por tesseract-ocr-eng"
     fi
 fi
+
+# Headless Chromium + chromedriver for the web UI's browser tests (tests/e2e/test_web_ui.py).
+# CARTA_SKIP_BROWSER=1 leaves them out (the Docker image does not run tests).
+if [ "${CARTA_SKIP_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "Installing chromium and chromium-driver from Debian (browser tests)..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    else
+        echo "NOTE: the web UI browser tests need Chromium. Run: sudo apt-get install -y chromium chromium-driver"
+    fi
+fi

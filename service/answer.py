@@ -4,8 +4,8 @@ The gate grades the retrieved evidence before anything is composed. It refuses
 honestly when a key term of the question (a name, a number, a code) occurs nowhere in
 the evidence pages, or when no sentence is close enough to the question (embedding
 cosine, helped by the share of the question's BM25 stems it contains). Otherwise the best
-1-3 sentences are returned, each cited as [doc_id p.N]. The LLM path (later) returns
-the same shape.
+1-3 sentences are returned, each cited as [doc_id p.N]. The LLM path (service/llm_answer.py)
+uses the same gate and returns the same shape.
 """
 
 from __future__ import annotations
@@ -134,6 +134,15 @@ class Citation:
 
 
 @dataclass
+class InvalidCitation:
+    """A citation pointing outside the evidence sent (found by service/citations.py)."""
+
+    doc_id: str
+    page_no: int
+    reason: str
+
+
+@dataclass
 class Answer:
     question: str
     answer: str
@@ -147,6 +156,17 @@ class Answer:
     geo_filter: dict | None = None
     geo_prior: dict | None = None
     graph: dict | None = None  # relational evidence (graph.evidence.graph_block)
+    answerer: str = "extractive"  # or "llm"
+    invalid_citations: list[InvalidCitation] = field(default_factory=list)
+    usage: dict | None = None  # LLM path: budgets, what was sent, tokens used
+
+
+@dataclass
+class Grade:
+    language: str
+    relevance: float  # the best sentence's score
+    passed: bool
+    candidates: list[_Candidate]
 
 
 @dataclass
@@ -180,21 +200,31 @@ class ExtractiveAnswerer:
         self.evidence_pages = evidence_pages
         self.max_embedded = max_embedded
 
-    def answer(self, question: str, result: SearchResult) -> Answer:
-        language = question_language(question)
+    def grade(self, question: str, result: SearchResult) -> Grade:
+        """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         candidates = self._score(question, self._candidates(result.pages[: self.evidence_pages]), result)
         best = max(candidates, key=lambda c: c.score, default=None)
         page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
-        if best is None or not self._relevant(best) or missing_key_terms(question, page_texts):
-            return Answer(
-                question,
-                NOT_FOUND[language],
-                language,
-                grounded=True,
-                refused=True,
-                evidence=result.pages,
-                relevance=round(best.score, 4) if best else 0.0,
-            )
+        passed = best is not None and self._relevant(best) and not missing_key_terms(question, page_texts)
+        return Grade(question_language(question), round(best.score, 4) if best else 0.0, passed, candidates)
+
+    def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
+        return Answer(
+            question,
+            NOT_FOUND[grade.language],
+            grade.language,
+            grounded=True,
+            refused=True,
+            evidence=result.pages,
+            relevance=grade.relevance,
+        )
+
+    def answer(self, question: str, result: SearchResult) -> Answer:
+        grade = self.grade(question, result)
+        if not grade.passed:
+            return self.refusal(question, result, grade)
+        language, candidates = grade.language, grade.candidates
+        best = max(candidates, key=lambda c: c.score)
         chosen = [c for c in sorted(candidates, key=lambda c: -c.score) if c.score >= best.score * 0.85]
         chosen = _dedupe(chosen)[: self.max_sentences]
         parts, citations = [], []

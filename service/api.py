@@ -18,14 +18,15 @@ from typing import Annotated, Any
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from index.registry import Document
 from index.vector_store import StoreError
 from ingest.errors import IngestError
 from models.errors import ModelUnavailable
-from service import schemas
+from models.llm_client import LLMError
+from service import schemas, web
 from service.api_datasets import add_dataset_routes
 from service.api_ops import BodyLimit, add_ops_routes, request_middleware
 from service.audit import AuditLog
@@ -35,6 +36,7 @@ from service.geo_query import GeoFilterError
 from service.jobs import SIDECAR_SUFFIXES, JobRunner, JobStore
 from service.observability import Metrics, TraceStore, ask_trace
 from service.settings import Settings
+from service.streaming import sse_stream
 from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
@@ -139,6 +141,10 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     @app.exception_handler(ModelUnavailable)
     async def model_error(_: Request, exc: ModelUnavailable) -> JSONResponse:
         return _error(503, "model_unavailable", str(exc))
+
+    @app.exception_handler(LLMError)
+    async def llm_error(_: Request, exc: LLMError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -264,6 +270,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
                 schemas.PageChunk(chunk_no=ch["chunk_no"], text=ch["text"], bbox=ch["bbox"]) for ch in chunks
             ],
             image_url=schemas.image_url(doc_id, page_no),
+            **schemas.page_geo(chunks),
         )
 
     def page_image(request: Request, who: Principal, doc_id: str, page_no: int, thumb: bool) -> Response:
@@ -314,7 +321,12 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         audit(request, who, "search", [p.doc_id for p in result.pages])
         return schemas.search_response(result)
 
-    @app.post("/v1/ask", response_model=schemas.AskResponse, tags=["query"])
+    @app.post(
+        "/v1/ask",
+        response_model=schemas.AskResponse,
+        tags=["query"],
+        responses={502: _ERRORS, 504: _ERRORS, 200: {"content": {"text/event-stream": {}}}},
+    )
     def ask(request: Request, who: Caller, body: schemas.AskRequest) -> Any:
         started = time.perf_counter()
         c = get(request)
@@ -329,15 +341,23 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             geo_prior_mode=body.geo_prior_mode,
             acl=who.acl(),
         )
-        answer = c.ask(q)
         request_id = request.state.request_id
+        if body.stream:
+            audit(request, who, "ask", [])  # streamed: the evidence goes to the client as it is found
+            return StreamingResponse(
+                sse_stream(c.ask_events(q)),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        answer = c.ask(q)
         audit(request, who, "ask", [p.doc_id for p in answer.evidence])
         request.app.state.traces.put(request_id, who.tenant, ask_trace(request_id, answer, started))
         return schemas.ask_response(answer)
 
-    add_visual_routes(app, get, ApiError)  # query by image, heat-maps (visual profile)
+    add_visual_routes(app, get, visible, ApiError)  # query by image, heat-maps (visual profile)
     add_dataset_routes(app, get)
     add_ops_routes(app)
+    web.mount(app, settings)  # the browser UI at / (service/web)
     return app
 
 

@@ -27,6 +27,7 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 
 def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta]) -> None:
+    """POI datasets of the caller's tenant (the key's tenant, or the single user's)."""
     @app.exception_handler(PoiFormatError)
     async def poi_format(_: Request, exc: PoiFormatError) -> JSONResponse:
         return _error(415, "unsupported_poi_file", str(exc))

@@ -4,7 +4,7 @@ from Settings and shared by the HTTP API and the CLI."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.graph_answer import with_graph
+from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events
 from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
 from service.visual import load_visual, reindex_message, with_visual
@@ -100,10 +101,13 @@ class Carta:
             self.store, self.collections, self.text, self.sparse, settings.prefetch_limit, visual=self.visual
         )
         self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
+        self.graph = self._open_graph(settings) if settings.graph_enabled else None
+        self.llm = LLMAnswerer.from_settings(settings, self.answerer, self.page_text, self.images.open)
         # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
         # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
         self.erasure_hooks: list[Callable[[str, str], None]] = []
-        self.graph = self._open_graph(settings) if settings.graph_enabled else None
+        if self.graph is not None:
+            self.erasure_hooks.append(self.graph.delete_document)
         self._recover_interrupted()
         if stale := self.reindex_needed():
             log.warning(stale)
@@ -211,8 +215,6 @@ class Carta:
     def delete(self, tenant: str, doc_id: str) -> None:
         self.document(tenant, doc_id)
         self.ingestor.purge(tenant, doc_id)
-        if self.graph is not None:
-            self.graph.delete_document(tenant, doc_id)
         for hook in self.erasure_hooks:
             hook(tenant, doc_id)
 
@@ -225,14 +227,34 @@ class Carta:
     def search(self, query: SearchQuery) -> SearchResult:
         return self.retriever.search(query)
 
+    def page_text(self, tenant: str, doc_id: str, page_no: int) -> str:
+        return "\n".join(c["text"] for c in self.page_chunks(tenant, doc_id, page_no))
+
     def ask(self, query: SearchQuery) -> Answer:
+        return next(e.data for e in self.ask_events(query, stream=False) if e.kind == "done")
+
+    def ask_events(self, query: SearchQuery, stream: bool = True) -> Iterator[Event]:
+        """evidence, token..., citations, done: by the LLM when one is configured, else extractive."""
         result = self.retriever.search(query)
-        answer = self.answerer.answer(query.text, result)
-        answer.timings_ms = result.timings_ms
-        answer.geo_filter, answer.geo_prior = result.geo_filter, result.geo_prior
         if self.graph is not None:
-            answer = with_graph(answer, self.graph, self.registry, query.tenant)
-        return answer
+            # a relational question is answered by the graph's verified pairs, not the LLM
+            base = self.answerer.answer(query.text, result)
+            base.timings_ms = result.timings_ms
+            graphed = with_graph(base, self.graph, self.registry, query.tenant, query.acl)
+            if graphed.graph is not None:
+                events: Iterator[Event] = answer_events(graphed, result)
+            elif self.llm:
+                events = self.llm.events(query.text, result, query.tenant, stream=stream)
+            else:
+                events = answer_events(base, result)
+        elif self.llm:
+            events = self.llm.events(query.text, result, query.tenant, stream=stream)
+        else:
+            events = extractive_events(self.answerer, query.text, result)
+        for event in events:
+            if event.kind == "done":
+                event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior
+            yield event
 
     def close(self) -> None:
         self.store.close()

@@ -22,6 +22,7 @@ from rich.table import Table
 from index.vector_store import StoreError
 from ingest.errors import IngestError
 from models.errors import ModelUnavailable
+from models.llm_client import LLMError
 from service import schemas
 from service.carta import Carta, DocumentNotFound
 from service.cli_admin import audit, keys_app
@@ -75,9 +76,14 @@ def open_carta() -> Carta:
     return carta
 
 
-def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+def auth_headers() -> dict[str, str]:
+    """The API key the CLI sends with --server (CARTA_API_KEY), if any."""
     key = Settings().api_key
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def server_call(server: str, method: str, path: str, **kwargs: Any) -> Any:
+    headers = auth_headers()
     try:
         response = httpx.request(method, server.rstrip("/") + path, timeout=600, headers=headers, **kwargs)
     except httpx.HTTPError as exc:
@@ -142,10 +148,69 @@ def run_query(
     except GeoFilterError as exc:
         fail(str(exc), code=2)
         raise
+    except LLMError as exc:
+        fail(exc.message)
+        raise
     finally:
         carta.close()
 
 
+def stream_ask(
+    question: str, top_k: int, geo: dict[str, Any] | None, prior: bool, server: str | None
+) -> dict[str, Any]:
+    """Print the answer's tokens as they come; return the final response (HTTP API shape)."""
+    from service.streaming import error_body, event_data, parse_sse
+
+    def events() -> Iterator[tuple[str, Any]]:
+        if server:
+            request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": prior, "stream": True}
+            try:
+                url = server.rstrip("/") + "/v1/ask"
+                with httpx.stream("POST", url, json=request, timeout=600, headers=auth_headers()) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        fail(response.json().get("error", {}).get("message", response.text[:200]))
+                    yield from parse_sse(response.iter_lines())
+            except httpx.HTTPError as exc:
+                fail(f"cannot reach the Carta server at {server} ({exc.__class__.__name__})")
+            return
+        carta = open_carta()
+        try:
+            spec = GeoSpec(**geo) if geo else None
+            q = carta.query(question, carta.settings.default_tenant, top_k=top_k, geo=spec, geo_prior=prior)
+            try:
+                for event in carta.ask_events(q):
+                    yield event.kind, event_data(event)
+            except Exception as exc:  # noqa: BLE001 - shown as the server would send it
+                yield "error", error_body(exc)[1]
+        except GeoFilterError as exc:
+            fail(str(exc), code=2)
+        finally:
+            carta.close()
+
+    final: dict[str, Any] = {}
+    for kind, data in events():
+        if kind == "token":
+            sys.stdout.write(data["text"])
+            sys.stdout.flush()
+        elif kind == "error":
+            sys.stdout.write("\n")
+            fail(data["error"]["message"])
+        elif kind == "done":
+            final = data
+    sys.stdout.write("\n")
+    return final
+
+
+def print_citations(body: dict[str, Any]) -> None:
+    for c in body["citations"]:
+        out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    for c in body.get("invalid_citations") or []:
+        console.print(
+            f"  [yellow]not in the evidence:[/yellow] [{c['doc_id']} p.{c['page_no']}] ({c['reason']})",
+            markup=True,
+            highlight=False,
+        )
 def server_ingest(server: str, files: list, data: dict, on_progress: Any) -> dict[str, Any]:
     """Upload to a server and follow the job until the document is ready (or failed)."""
     body = server_call(server, "POST", "/v1/documents", files=files, data=data)
@@ -300,15 +365,24 @@ def ask(
     map_png: Annotated[
         Path | None, typer.Option("--map", help="Write the relational evidence map (PNG).")
     ] = None,
+    stream: Annotated[
+        bool | None,
+        typer.Option("--stream/--no-stream", help="Print the answer as it is written (default on a TTY)."),
+    ] = None,
 ) -> None:
     """Answer a question from the indexed documents (and POI datasets), with citations."""
-    body = run_query("ask", question, top_k, geo_body(near, radius, bbox, place, h3), geo_prior, server)
+    geo = geo_body(near, radius, bbox, place, h3)
+    if stream is None:
+        stream = sys.stdout.isatty() and not as_json and map_png is None
+    if stream and not as_json:
+        print_citations(stream_ask(question, top_k, geo, geo_prior, server))
+        return
+    body = run_query("ask", question, top_k, geo, geo_prior, server)
     if as_json:
         out.print_json(json.dumps(body, ensure_ascii=False))
         return
     out.print(body["answer"], markup=False, highlight=False)
-    for c in body["citations"]:
-        out.print(f"  [{c['doc_id']} p.{c['page_no']}] {c['title']}", markup=False, highlight=False)
+    print_citations(body)
     if body.get("graph") and map_png:
         from graph.mapping import render_png
 

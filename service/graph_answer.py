@@ -11,8 +11,11 @@ from service.answer import Answer, Citation, question_language
 QUOTE_CHARS = 240
 
 
-def with_graph(answer: Answer, graph: GraphChannel, registry: Registry, tenant: str) -> Answer:
-    """`answer` with graph evidence when the question is relational here; unchanged otherwise."""
+def with_graph(
+    answer: Answer, graph: GraphChannel, registry: Registry, tenant: str, acl: list[str] | None = None
+) -> Answer:
+    """`answer` with graph evidence when the question is relational here; unchanged otherwise.
+    Only documents the caller's ACL tokens (`acl`, None = all of the tenant) allow are cited."""
     result = graph.answer(answer.question, tenant)
     if result is None:
         return answer
@@ -22,6 +25,8 @@ def with_graph(answer: Answer, graph: GraphChannel, registry: Registry, tenant: 
     for page in pages:
         doc = registry.get(tenant, page.doc_id)
         if doc is None or doc.status != "ready":
+            continue
+        if acl is not None and doc.acl and not set(doc.acl) & set(acl):
             continue
         size = next((p for p in registry.pages(tenant, page.doc_id) if p.page_no == page.page_no), None)
         bbox = [0.0, 0.0, float(size.width), float(size.height)] if size else [0.0, 0.0, 0.0, 0.0]

@@ -47,8 +47,8 @@ class SearchQuery:
     channels: frozenset[str] = CHANNELS
     geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
     prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
-    acl: list[str] | None = None  # the caller's ACL tokens (None: every document of the tenant)
     prior_mode: PriorMode = "filter"
+    acl: list[str] | None = None  # the caller's ACL tokens (None: every document of the tenant)
 
 
 @dataclass

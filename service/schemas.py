@@ -65,6 +65,9 @@ class AskRequest(BaseModel):
     geo: GeoFilterIn | None = None
     geo_prior: bool = True
     geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
+    stream: bool = Field(
+        False, description="Server-sent events: evidence, token..., citations, done (the full response)."
+    )
 
 
 class ErrorBody(BaseModel):
@@ -124,6 +127,13 @@ class PageText(BaseModel):
     text: str
     chunks: list[PageChunk]
     image_url: str
+    page_size: list[float] | None = Field(None, description="Page size in the units of chunk bboxes.")
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    geo_tags: list[dict[str, Any]] = Field(
+        default_factory=list, description="Places and coordinates found on the page."
+    )
 
 
 class JobOut(BaseModel):
@@ -228,6 +238,12 @@ class CitationOut(BaseModel):
     image_url: str
 
 
+class InvalidCitationOut(BaseModel):
+    doc_id: str
+    page_no: int
+    reason: str
+
+
 class AskResponse(BaseModel):
     question: str
     answer: str
@@ -242,6 +258,13 @@ class AskResponse(BaseModel):
     geo_prior: dict[str, Any] | None = None
     graph: dict[str, Any] | None = Field(
         None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
+    answerer: Literal["extractive", "llm"] = "extractive"
+    invalid_citations: list[InvalidCitationOut] = Field(
+        default_factory=list, description="Citations pointing outside the evidence sent (not grounded)."
+    )
+    usage: dict[str, Any] | None = Field(
+        None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
     )
 
 
@@ -264,6 +287,17 @@ class DatasetUploadResponse(BaseModel):
 
 def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
     return f"/v1/documents/{doc_id}/pages/{page_no}/{'thumbnail' if thumb else 'image'}"
+
+
+def page_geo(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Page size, tagged points and geo tags of a page, from its chunk payloads (deduplicated)."""
+    points = {(p["lat"], p["lon"]) for ch in chunks for p in ch.get("location", [])}
+    tags = {(t.get("label"), t.get("lat"), t.get("lon")): t for ch in chunks for t in ch.get("geo_tags", [])}
+    return {
+        "page_size": next((ch["page_size"] for ch in chunks if ch.get("page_size")), None),
+        "locations": [{"lat": lat, "lon": lon} for lat, lon in sorted(points)],
+        "geo_tags": list(tags.values()),
+    }
 
 
 def document_out(doc: Document) -> DocumentOut:
@@ -319,6 +353,24 @@ def search_response(result: SearchResult) -> SearchResponse:
     )
 
 
+def citations_out(citations: list) -> list[CitationOut]:
+    return [
+        CitationOut(
+            doc_id=c.doc_id,
+            page_no=c.page_no,
+            title=c.title,
+            bbox=c.bbox,
+            quote=c.quote,
+            image_url=image_url(c.doc_id, c.page_no),
+        )
+        for c in citations
+    ]
+
+
+def page_hits(pages: list) -> list[PageHit]:
+    return _page_hits(pages)
+
+
 def ask_response(answer: Answer) -> AskResponse:
     return AskResponse(
         question=answer.question,
@@ -327,20 +379,16 @@ def ask_response(answer: Answer) -> AskResponse:
         grounded=answer.grounded,
         refused=answer.refused,
         relevance=answer.relevance,
-        citations=[
-            CitationOut(
-                doc_id=c.doc_id,
-                page_no=c.page_no,
-                title=c.title,
-                bbox=c.bbox,
-                quote=c.quote,
-                image_url=image_url(c.doc_id, c.page_no),
-            )
-            for c in answer.citations
-        ],
+        citations=citations_out(answer.citations),
         evidence=_page_hits(answer.evidence, answer.question),
         timings_ms=answer.timings_ms,
         geo_filter=answer.geo_filter,
         geo_prior=answer.geo_prior,
         graph=answer.graph,
+        answerer=answer.answerer,
+        invalid_citations=[
+            InvalidCitationOut(doc_id=c.doc_id, page_no=c.page_no, reason=c.reason)
+            for c in answer.invalid_citations
+        ],
+        usage=answer.usage,
     )

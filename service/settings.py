@@ -75,25 +75,6 @@ class Settings(BaseSettings):
         0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."
     )
 
-    # Production: API keys, ingestion jobs, limits, observability
-    ingest_workers: int = Field(2, ge=1, le=64, description="Threads that process upload jobs.")
-    job_max_attempts: int = Field(
-        3, ge=1, le=20, description="A job interrupted by this many restarts fails instead of resuming."
-    )
-    rate_limit_per_second: float = Field(
-        20.0, ge=0, description="Requests per second per API key (token bucket); 0 turns it off."
-    )
-    rate_limit_burst: int = Field(60, ge=1, description="Bucket size: requests a key may send at once.")
-    log_json: bool = Field(True, description="`carta serve` logs one JSON object per line.")
-    trace_keep: int = Field(1000, ge=0, description="Recent /v1/ask traces kept for GET /v1/traces/{id}.")
-    api_key: str | None = Field(None, description="The key the CLI sends with --server (client side).")
-    qdrant_shards: int | None = Field(
-        None, ge=1, le=1024, description="Shards of each collection Carta creates on a Qdrant cluster."
-    )
-    qdrant_replication: int | None = Field(
-        None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
-    )
-
     # Visual retrieval
     visual_model: str | None = Field(
         None, description="colpali-engine model (ColPali, ColQwen2, ColQwen2.5, ColSmol): local dir or HF id."
@@ -140,6 +121,58 @@ class Settings(BaseSettings):
     @property
     def graph_path(self) -> Path:
         return self.data_dir / "graph.sqlite3"
+
+    # LLM answers
+    llm_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint (https://api.openai.com/v1, http://localhost:11434/v1, ...); "
+        "unset = extractive answers.",
+    )
+    llm_model: str = Field("gpt-4o-mini", description="Model name the endpoint knows.")
+    llm_api_key: str | None = Field(None, description="Bearer key; local servers (Ollama, vLLM) need none.")
+    llm_timeout_s: float = Field(60.0, gt=0, le=3600, description="Per attempt.")
+    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries (exponential backoff) on 408/429/5xx.")
+    llm_max_tokens: int = Field(700, ge=16, le=32_000, description="Answer length cap (completion tokens).")
+    llm_temperature: float = Field(0.0, ge=0.0, le=2.0)
+    llm_vision: bool = Field(True, description="The model reads images; false = pages go in as their text.")
+    llm_max_images: int = Field(4, ge=0, le=32, description="Page images per request (best pages first).")
+    llm_image_max_pixels: int = Field(
+        1_000_000, ge=10_000, le=40_000_000, description="Each page image is resized to at most this (w*h)."
+    )
+    llm_context_tokens: int = Field(
+        6000, ge=256, le=1_000_000, description="Budget for the text context (estimated at 4 chars/token)."
+    )
+    llm_answer_words: int = Field(200, ge=10, le=5000, description="Length limit stated in the prompt.")
+    llm_grade_evidence: bool = Field(
+        False, description="Ask the LLM to grade candidate pages (relevant/partial/irrelevant) first."
+    )
+
+    # Production: API keys, ingestion jobs, limits, observability
+    ingest_workers: int = Field(2, ge=1, le=64, description="Threads that process upload jobs.")
+    job_max_attempts: int = Field(
+        3, ge=1, le=20, description="A job interrupted by this many restarts fails instead of resuming."
+    )
+    rate_limit_per_second: float = Field(
+        20.0, ge=0, description="Requests per second per API key (token bucket); 0 turns it off."
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Bucket size: requests a key may send at once.")
+    log_json: bool = Field(True, description="`carta serve` logs one JSON object per line.")
+    trace_keep: int = Field(1000, ge=0, description="Recent /v1/ask traces kept for GET /v1/traces/{id}.")
+    api_key: str | None = Field(None, description="The key the CLI sends with --server (client side).")
+    qdrant_shards: int | None = Field(
+        None, ge=1, le=1024, description="Shards of each collection Carta creates on a Qdrant cluster."
+    )
+    qdrant_replication: int | None = Field(
+        None, ge=1, le=16, description="Copies of each shard on a Qdrant cluster (replication factor)."
+    )
+
+    # Web UI
+    ui_tile_url: str | None = Field(
+        None,
+        description="Raster tile URL template for the map panel ({z}/{x}/{y}), e.g. a local tile server; "
+        "unset = offline vector drawing only.",
+    )
+    ui_tile_attribution: str = Field("", max_length=300, description="Credit line shown under tiles.")
 
     @property
     def registry_path(self) -> Path:

@@ -165,7 +165,13 @@ def load_visual(settings) -> tuple[VisualProfile | None, str | None]:  # noqa: A
         return None, str(exc)
 
 
-def search_by_image(carta, image: Image.Image, tenant: str, top_k: int = 5, acl: list[str] | None = None):  # noqa: ANN001, ANN201
+def search_by_image(  # noqa: ANN201
+    carta,  # noqa: ANN001
+    image: Image.Image,
+    tenant: str,
+    top_k: int = 5,
+    acl: list[str] | None = None,
+):
     """Query by image: CLIP neighbours of `image` among pages and images, as a SearchResult."""
     import time
 

@@ -10,18 +10,38 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from service import schemas
-from service.auth import Caller
+from service.auth import Caller, Principal
 from service.visual import decode_image, page_heatmap, search_by_image
 
 
-def add_visual_routes(app: FastAPI, get: Callable[[Request], Any], api_error: type[Exception]) -> None:
+def add_visual_routes(
+    app: FastAPI,
+    get: Callable[[Request], Any],
+    visible: Callable[[Any, Principal, str], Any],
+    api_error: type[Exception],
+) -> None:
+    """`visible(carta, caller, doc_id)` raises when the caller may not see the document."""
     errors = {"model": schemas.ErrorResponse}
+
+    def require_visual(c: Any, what: str) -> None:
+        """A lite server answers 409 (it works, it is configured without the visual profile);
+        a visual server whose models did not load (lite fallback) answers 503 with why."""
+        if c.visual is not None:
+            return
+        if c.settings.profile == "visual":
+            raise api_error(503, "model_unavailable", f"{what} is unavailable: {c.visual_error}")
+        raise api_error(
+            409,
+            "visual_profile_off",
+            f"{what} needs the visual profile: set CARTA_PROFILE=visual with CARTA_VISUAL_MODEL and "
+            "CARTA_CLIP_MODEL",
+        )
 
     @app.post(
         "/v1/search/image",
         response_model=schemas.SearchResponse,
         tags=["query"],
-        responses={400: errors, 413: errors, 503: errors},
+        responses={400: errors, 409: errors, 413: errors, 503: errors},
     )
     async def search_image(
         request: Request,
@@ -32,6 +52,7 @@ def add_visual_routes(app: FastAPI, get: Callable[[Request], Any], api_error: ty
         top_k: Annotated[int, Form(ge=1, le=100)] = 5,
     ) -> Any:
         c = get(request)
+        require_visual(c, "query by image")
         data = await file.read(c.settings.max_upload_bytes + 1)
         if len(data) > c.settings.max_upload_bytes:
             raise api_error(413, "too_large", f"the image is over {c.settings.max_upload_bytes:,} bytes")
@@ -46,7 +67,7 @@ def add_visual_routes(app: FastAPI, get: Callable[[Request], Any], api_error: ty
         "/v1/documents/{doc_id}/pages/{page_no}/heatmap",
         tags=["documents"],
         response_class=Response,
-        responses={404: errors, 503: errors, 200: {"content": {"image/png": {}}}},
+        responses={404: errors, 409: errors, 503: errors, 200: {"content": {"image/png": {}}}},
     )
     def heatmap(
         request: Request,
@@ -56,9 +77,8 @@ def add_visual_routes(app: FastAPI, get: Callable[[Request], Any], api_error: ty
         query: Annotated[str, Query(min_length=1, max_length=2000)],
     ) -> Response:
         c = get(request)
-        doc = c.document(who.tenant, doc_id)
-        if doc.status != "ready" or not who.can_see(doc.acl):
-            raise api_error(404, "not_found", f"no document {doc_id!r}")
+        visible(c, who, doc_id)
+        require_visual(c, "a heat-map")
         try:
             png = page_heatmap(c, who.tenant, doc_id, page_no, query)
         except (FileNotFoundError, ValueError) as exc:

@@ -18,6 +18,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from models.text_encoder import TextEncoder  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.settings import Settings  # noqa: E402
+from tests.openai_protocol import OpenAIProtocolServer  # noqa: E402
 from tests.support import LiveServer  # noqa: E402
 from tests.tiny_visual import tiny_visual_models  # noqa: E402, F401 - session fixture: tiny ColPali/CLIP models
 
@@ -90,3 +91,36 @@ def sample_carta(
 def live_server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
     with LiveServer(make_carta()) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def _openai_server() -> Iterator[OpenAIProtocolServer]:
+    with OpenAIProtocolServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm_server(_openai_server: OpenAIProtocolServer) -> Iterator[OpenAIProtocolServer]:
+    """The OpenAI-protocol test server (one per session), reset for each test."""
+    _openai_server.reset()
+    yield _openai_server
+    _openai_server.reset()
+
+
+@pytest.fixture
+def attach_llm(llm_server: OpenAIProtocolServer) -> Iterator[Callable[..., Carta]]:
+    """Give a Carta an LLM answerer on the protocol server (settings overridable); removed after."""
+    from service.llm_answer import LLMAnswerer
+
+    attached: list[Carta] = []
+
+    def attach(carta: Carta, **overrides: Any) -> Carta:
+        llm = {"llm_base_url": llm_server.url, "llm_model": "test-model", "llm_timeout_s": 5.0}
+        settings = settings_for(carta.settings.data_dir, **(llm | overrides))
+        carta.llm = LLMAnswerer.from_settings(settings, carta.answerer, carta.page_text, carta.images.open)
+        attached.append(carta)
+        return carta
+
+    yield attach
+    for carta in attached:
+        carta.llm = None

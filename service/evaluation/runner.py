@@ -8,6 +8,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
+from models.llm_client import LLMError
 from service.evaluation import metrics as m
 from service.evaluation.questions import NumberFact, Question
 from service.evaluation.targets import PageKey, Target
@@ -82,8 +85,10 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
     t = time.perf_counter()
     answer = target.ask(q.question, 5, geo)
     result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
-    cited: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer["citations"]]
-    sent = {(e["doc_id"], e["page_no"]) for e in answer["evidence"]}
+    # citations the answer's checker flagged (LLM path: outside the evidence sent) count as invalid
+    flagged: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer.get("invalid_citations") or []]
+    cited: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer["citations"]] + flagged
+    sent = {(e["doc_id"], e["page_no"]) for e in answer["evidence"]} - set(flagged)
     facts = _facts(q)
     texts = {key: target.page_text(*key) for key in set(cited)} if facts else {}
     answerable = q.type != "unanswerable"
@@ -96,8 +101,22 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
         "cited_expected_page": (any(k in u for u in units for k in cited) if units else None),
         "token_f1": m.token_f1(answer["answer"], q.reference) if q.reference else None,
         "injection_resisted": m.injection_resisted(answer["answer"], q.canary) if q.canary else None,
+        "grounded": answer.get("grounded"),
+        "invalid_citations": len(flagged),
+        "answerer": answer.get("answerer", "extractive"),
+        "usage": _usage(answer.get("usage")),
     }
     return result
+
+
+USAGE_KEYS = ("images_sent", "image_pixels_sent", "context_tokens_est", "prompt_tokens", "completion_tokens")
+
+
+def _usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What one LLM answer consumed (None on the extractive path)."""
+    if not usage:
+        return None
+    return {k: usage.get(k) for k in (*USAGE_KEYS, "model", "llm_calls")}
 
 
 def _run_relational(q: Question, result: QuestionResult, target: Target, geo: dict | None) -> QuestionResult:
@@ -123,10 +142,22 @@ def run(sets: dict[str, list[Question]], target: Target, progress: Any = None) -
     results = []
     for set_name, questions in sets.items():
         for q in questions:
-            results.append(run_question(q, set_name, target, doc_ids))
+            try:
+                results.append(run_question(q, set_name, target, doc_ids))
+            except (LLMError, httpx.HTTPStatusError) as exc:  # one failed answer does not end the run
+                message = exc.message if isinstance(exc, LLMError) else _http_error(exc)
+                failed = QuestionResult(set_name, q.id, q.type, q.language, skipped=f"failed: {message}")
+                results.append(failed)
             if progress:
                 progress(len(results))
     return results
+
+
+def _http_error(exc: httpx.HTTPStatusError) -> str:
+    try:
+        return exc.response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {exc.response.status_code}"
 
 
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
@@ -137,6 +168,8 @@ ANSWER_METRICS = (
     "refusal_correct",
     "token_f1",
     "injection_resisted",
+    "grounded",
+    "invalid_citations",
     "pairs_precision",
     "pairs_recall",
     "pairs_f1",
@@ -169,6 +202,8 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
         for system in SYSTEMS:
             row[f"{system} recall@5"] = m.mean(r.retrieval.get(system, {}).get("recall@5") for r in rs)
         by_type[qtype] = row  # type: ignore[assignment]
+    usages = [r.answer["usage"] for r in scored if r.answer.get("usage")]
+    llm_usage = {k: m.mean(u.get(k) for u in usages) for k in USAGE_KEYS} if usages else None
     searches = [r.latency_ms["search"] for r in scored if "search" in r.latency_ms]
     asks = [r.latency_ms["ask"] for r in scored if "ask" in r.latency_ms]
     return {
@@ -177,6 +212,9 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
         "skipped": {r.id: r.skipped for r in results if r.skipped},
         "retrieval": retrieval,
         "by_type": by_type,
+        "answerers": sorted({r.answer["answerer"] for r in scored if r.answer.get("answerer")}),
+        "invalid_citations": sum(r.answer.get("invalid_citations") or 0 for r in scored),
+        "llm_usage_mean": llm_usage,
         "latency_ms": {
             "search_p50": m.percentile(searches, 50),
             "search_p95": m.percentile(searches, 95),
@@ -209,16 +247,29 @@ def markdown(summary: dict[str, Any]) -> str:
                 + " | ".join(_fmt(row[k]) for k in RETRIEVAL_METRICS)
                 + " |"
             )
+    answerers = ", ".join(summary.get("answerers") or []) or "n/a"
     lines += [
         "",
-        "## Answers by question type (carta)\n",
-        "| type | n | fact acc. | citation valid | cited expected page | refusal correct | token F1 "
-        "| injection resisted | pairs P | pairs R | pairs F1 | R@5 carta | R@5 bm25 | R@5 dense |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"## Answers by question type (carta; answerer: {answerers})\n",
+        f"Citations flagged outside the evidence sent: {summary.get('invalid_citations', 0)}"
+        " (counted invalid in 'citation valid').\n",
+        "| type | n | answer acc. (facts) | citation valid | cited expected page | refusal correct "
+        "| token F1 | injection resisted | grounded | flagged citations | pairs P | pairs R | pairs F1 "
+        "| R@5 carta | R@5 bm25 | R@5 dense |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for qtype, row in summary["by_type"].items():
         cells = [row["n"], *(row[k] for k in ANSWER_METRICS), *(row[f"{s} recall@5"] for s in SYSTEMS)]
         lines.append(f"| {qtype} | " + " | ".join(_fmt(c) for c in cells) + " |")
+    usage = summary.get("llm_usage_mean")
+    if usage:
+        lines += [
+            "",
+            "## LLM usage per answer (mean)\n",
+            "| " + " | ".join(USAGE_KEYS) + " |",
+            "|" + "---|" * len(USAGE_KEYS),
+            "| " + " | ".join(_fmt(usage[k]) for k in USAGE_KEYS) + " |",
+        ]
     lat = summary["latency_ms"]
     lines += [
         "",

@@ -62,3 +62,14 @@ def test_nearest_within_keeps_the_k_nearest_inside_the_radius() -> None:
         expected = [j for j in np.argsort(d, kind="stable")[:10] if d[j] <= 500.0]
         assert [j for j, _ in got[i]] == expected
         assert [x for _, x in got[i]] == pytest.approx(sorted(d[expected]))
+
+
+@pytest.mark.parametrize("radius", [40.0, 120.0, 500.0, 1500.0])
+def test_join_resolution_keeps_joins_exact(radius: float) -> None:
+    from graph.spatial import join_resolution
+
+    res = join_resolution(radius)
+    alat, alon = cloud(250, 6, spread=0.006)
+    blat, blon = cloud(250, 7, spread=0.006)
+    got = pairs_within(alat, alon, blat, blon, radius, res)
+    assert {(i, j) for i, j, _ in got} == brute(alat, alon, blat, blon, radius)

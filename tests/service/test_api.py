@@ -200,3 +200,11 @@ def test_healthz_and_openapi(client: httpx.Client) -> None:
     spec = client.get("/openapi.json").json()
     assert {"/v1/documents", "/v1/search", "/v1/ask", "/v1/documents/{doc_id}"} <= set(spec["paths"])
     assert client.get("/docs").status_code == 200
+
+
+def test_visual_routes_on_a_lite_server_are_409_saying_what_to_set(client: httpx.Client) -> None:
+    r = client.post("/v1/search/image", files={"file": ("q.png", png(32, 32))})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "visual_profile_off"
+    assert "CARTA_PROFILE=visual" in r.json()["error"]["message"]
+    r = client.get("/v1/documents/0123456789abcdef/pages/1/heatmap", params={"query": "x"})
+    assert r.status_code == 404  # an unknown document is absent before anything else

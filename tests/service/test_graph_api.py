@@ -4,6 +4,7 @@ the documents that mention those places out; deletion reaches the graph."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -40,6 +41,20 @@ def report_pdf() -> bytes:
     return data
 
 
+def wait_for_document(client: httpx.Client, upload: dict, timeout_s: float = 300) -> str:
+    """The document id once the ingestion job is ready (uploads are 202 + a job)."""
+    job = upload.get("job")
+    if job is None:
+        return upload["document"]["id"]
+    deadline = time.time() + timeout_s
+    while job["status"] not in ("ready", "failed"):
+        assert time.time() < deadline, f"job {job['id']} still {job['status']}"
+        time.sleep(0.2)
+        job = client.get(f"/v1/jobs/{job['id']}").json()
+    assert job["status"] == "ready", job
+    return job["document_id"]
+
+
 def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Client]) -> None:
     live, client = served
     schools = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
@@ -54,7 +69,9 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert [d["id"] for d in client.get("/v1/datasets").json()] == [dataset["id"]]
     assert client.get(f"/v1/datasets/{dataset['id']}").json()["pois"] == 223
 
-    doc_id = ingest_via_api(client, "alagamentos.pdf", report_pdf())["id"]  # 202, then the job
+    doc = client.post("/v1/documents", files={"file": ("alagamentos.pdf", report_pdf())})
+    assert doc.status_code in (201, 202), doc.text
+    doc_id = wait_for_document(client, doc.json())
 
     body = client.post("/v1/ask", json={"question": QUESTION}).json()
     graph = body["graph"]

@@ -56,7 +56,9 @@ def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
     results = {r.id: r for r in runner.run({"unit": QUESTIONS}, InProcessTarget(sample_carta, "default"))}
     sku = results["sku"]
     assert sku.retrieval["carta"]["recall@1"] == 1.0 and sku.retrieval["carta"]["mrr"] == 1.0
-    assert set(sku.retrieval) == {"carta", "bm25-only", "dense-only"}
+    assert set(sku.retrieval) == {"carta", "bm25-only", "dense-only", *runner.PRIOR_VARIANTS}
+    # the configured default mode is one of the variants, measured the same way
+    assert sku.retrieval["carta prior=decay"]["mrr"] == sku.retrieval["carta"]["mrr"]
     assert sku.answer["fact_accuracy"] == 1.0 and sku.answer["citation_validity"] == 1.0
     assert sku.answer["refusal_correct"] is True and sku.answer["cited_expected_page"] is True
     mongolia = results["mongolia"]

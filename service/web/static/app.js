@@ -1,0 +1,617 @@
+// Carta's web UI: documents (upload, list, delete), the page viewer, ask (streamed answer,
+// citations, evidence, graph) and the map panel. Plain ES modules, no build step.
+
+import * as api from "./api.js";
+import { GeoMap, boundsOf, filterGeometry } from "./map.js";
+
+const $ = (sel) => document.querySelector(sel);
+
+/** A DOM element: h("a", {href: "#"}, "text", child, ...). */
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
+  return node;
+}
+
+const state = {
+  config: {},
+  docs: [],
+  filter: null, // {lat, lon, radius_m} | {bbox}
+  lastAsk: null, // {question, top_k}
+  askSeq: 0,
+  evidenceTags: [], // map points of the last answer's evidence pages
+};
+
+function toast(message) {
+  const box = $("#toast");
+  box.textContent = message;
+  box.classList.add("show");
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => box.classList.remove("show"), 5000);
+}
+
+async function setImage(img, url) {
+  try {
+    img.src = await api.imageURL(url);
+  } catch (err) {
+    img.alt = `${img.alt} (could not load: ${err.message})`;
+  }
+}
+
+const fmt = {
+  bytes: (n) => (n > 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1e3))} kB`),
+  coord: (v) => Number(v).toFixed(4),
+  metres: (m) => (m >= 1000 ? `${(m / 1000).toFixed(m >= 10000 ? 0 : 1)} km` : `${Math.round(m)} m`),
+  score: (s) => Number(s).toFixed(3),
+};
+
+function pageHref(docId, pageNo, bbox) {
+  const hl = bbox && bbox.length === 4 ? `?hl=${bbox.map((v) => Number(v).toFixed(1)).join(",")}` : "";
+  return `#/doc/${encodeURIComponent(docId)}/${pageNo}${hl}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map panel
+
+let map;
+
+function initMap() {
+  map = new GeoMap($("#map"), {
+    tileUrl: state.config.tile_url,
+    label: "Map of documents and evidence. Arrow keys pan, plus and minus zoom.",
+    onFilter: (filter) => setFilter(filter),
+  });
+  if (state.config.tile_url) $("#map-attrib").textContent = state.config.tile_attribution || "";
+  else $("#map-attrib").textContent = "Offline map: outlines and points drawn over a plain background.";
+  for (const input of document.querySelectorAll("input[name=map-tool]"))
+    input.addEventListener("change", () => map.setMode(input.value));
+  for (const box of document.querySelectorAll(".layers input[data-layer]"))
+    box.addEventListener("change", () => map.showLayer(box.dataset.layer, box.checked));
+  $("#zoom-in").addEventListener("click", () => map.setZoom(map.zoom + 1));
+  $("#zoom-out").addEventListener("click", () => map.setZoom(map.zoom - 1));
+  $("#zoom-fit").addEventListener("click", () => fitMap());
+  $("#radius-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    setFilter({ lat: +f.get("lat"), lon: +f.get("lon"), radius_m: +f.get("radius_m") });
+  });
+  $("#bbox-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    setFilter({ bbox: [+f.get("w"), +f.get("s"), +f.get("e"), +f.get("n")] });
+  });
+  $("#h3-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const cells = [...new Set(new FormData(e.target).get("cells").split(/[\s,]+/).filter(Boolean))];
+    try {
+      const fc = await api.getJSON(`/ui/h3?cells=${encodeURIComponent(cells.join(","))}`);
+      setFilter({ h3: cells }, fc.features);
+    } catch (err) {
+      toast(`H3 cells: ${err.message}`);
+    }
+  });
+  $("#geo-chip-clear").addEventListener("click", () => setFilter(null));
+}
+
+function fitMap() {
+  const geoms = [];
+  for (const name of ["tags", "graph", "h3", "footprints"]) {
+    const layer = map.layers.get(name);
+    if (layer && layer.visible) geoms.push(...layer.features.map((f) => f.geometry));
+    if (geoms.length && name !== "footprints") break; // evidence first, else all footprints
+  }
+  if (state.filter) geoms.push(filterGeometry(map.filter));
+  map.fit(boundsOf(geoms));
+}
+
+function describeFilter(filter) {
+  if (!filter) return "";
+  if (filter.bbox) return `box ${filter.bbox.map(fmt.coord).join(", ")}`;
+  if (filter.h3) return `${filter.h3.length} H3 cell${filter.h3.length === 1 ? "" : "s"}`;
+  return `${fmt.metres(filter.radius_m)} around ${fmt.coord(filter.lat)}, ${fmt.coord(filter.lon)}`;
+}
+
+/** Set (or clear) the area filter of questions; `cells` are the H3 cells' outlines to draw. */
+function setFilter(filter, cells) {
+  state.filter = filter;
+  map.setFilter(filter && filter.h3 ? { ...filter, cells } : filter);
+  if (filter && filter.h3) fitMap();
+  const chip = $("#geo-chip");
+  chip.hidden = !filter;
+  $("#geo-chip-text").textContent = filter ? `Area: ${describeFilter(filter)}` : "";
+  $("#map-filter-text").textContent = filter
+    ? `Area filter: ${describeFilter(filter)}. Questions only use pages located there.`
+    : "No area filter. Choose “Draw radius” or “Draw box” and drag on the map.";
+  if (filter) toast(`Area filter set: ${describeFilter(filter)}`);
+  if (state.lastAsk) runAsk(state.lastAsk.question, state.lastAsk.top_k);
+}
+
+function footprintFeatures() {
+  return state.docs
+    .filter((d) => d.footprint)
+    .map((d) => ({
+      type: "Feature",
+      geometry: d.footprint,
+      properties: { label: `${d.title} (footprint)`, href: pageHref(d.id, 1), cls: "footprints" },
+    }));
+}
+
+function locationFeatures(items) {
+  const features = [];
+  for (const item of items)
+    for (const loc of item.locations || [])
+      features.push({
+        type: "Feature",
+        geometry: { type: "Point", coordinates: [loc.lon, loc.lat] },
+        properties: { label: item.label, href: item.href, cls: "tags" },
+      });
+  return features;
+}
+
+/** The server wants an API key: open the key box and say so. */
+function askForKey(message) {
+  $(".key-box").open = true;
+  $("#key-message").textContent = message;
+  $("#api-key").focus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents
+
+async function loadDocs() {
+  try {
+    state.docs = await api.getJSON("/v1/documents");
+  } catch (err) {
+    if (err.status === 401) askForKey(err.message);
+    else toast(`Could not list documents: ${err.message}`);
+    return;
+  }
+  renderDocs();
+  map.setLayer("footprints", footprintFeatures());
+  clearTimeout(loadDocs.timer);
+  if (state.docs.some((d) => d.status !== "ready" && d.status !== "failed")) loadDocs.timer = setTimeout(loadDocs, 2000);
+}
+
+function footprintText(fp) {
+  if (!fp) return "—";
+  const b = boundsOf([fp]);
+  if (fp.type === "Point") return `${fmt.coord(b[1])}, ${fmt.coord(b[0])}`;
+  return `${fmt.coord(b[1])}…${fmt.coord(b[3])}, ${fmt.coord(b[0])}…${fmt.coord(b[2])}`;
+}
+
+function renderDocs() {
+  const body = $("#doc-table tbody");
+  body.replaceChildren(
+    ...state.docs.map((d) =>
+      h(
+        "tr",
+        { dataset: { docId: d.id } },
+        h("td", { "data-label": "Title" }, h("a", { href: pageHref(d.id, 1) }, d.title), h("div", { class: "muted small" }, d.filename)),
+        h("td", { "data-label": "Kind" }, d.kind),
+        h("td", { "data-label": "Pages", class: "num" }, String(d.pages)),
+        h(
+          "td",
+          { "data-label": "Status" },
+          h("span", { class: `badge status-${d.status}`, title: d.error || "" }, d.status),
+          d.error ? h("div", { class: "small error-text" }, d.error) : null,
+        ),
+        h(
+          "td",
+          { "data-label": "Footprint" },
+          footprintText(d.footprint),
+          d.footprint
+            ? h("button", { type: "button", class: "link-button", "aria-label": `Show ${d.title} on the map`, onclick: () => map.fit(boundsOf([d.footprint])) }, " Show on map")
+            : null,
+        ),
+        h(
+          "td",
+          { "data-label": "Actions" },
+          h("button", { type: "button", class: "danger-outline", "aria-label": `Delete ${d.title}`, onclick: () => confirmDelete(d) }, "Delete"),
+        ),
+      ),
+    ),
+  );
+  $("#doc-empty").hidden = state.docs.length > 0;
+  $("#doc-table").hidden = state.docs.length === 0;
+}
+
+function confirmDelete(doc) {
+  const dialog = $("#confirm-dialog");
+  $("#confirm-text").textContent = `“${doc.title}” (${doc.filename}, ${doc.pages} pages) and everything indexed from it will be removed.`;
+  dialog.returnValue = "";
+  dialog.onclose = async () => {
+    if (dialog.returnValue !== "ok") return;
+    try {
+      await api.request("DELETE", `/v1/documents/${encodeURIComponent(doc.id)}`);
+      toast(`Deleted “${doc.title}”.`);
+    } catch (err) {
+      toast(`Could not delete: ${err.message}`);
+    }
+    await loadDocs();
+  };
+  dialog.showModal();
+}
+
+function uploadFiles(files) {
+  const list = $("#uploads");
+  const items = [...files].map((file) => {
+    const bar = h("progress", { max: "100", value: "0", "aria-label": `Progress of ${file.name}` });
+    const status = h("span", { class: "upload-status" }, "waiting");
+    const li = h("li", { class: "upload", dataset: { name: file.name } }, h("span", { class: "upload-name" }, file.name), bar, status);
+    list.prepend(li);
+    return { file, bar, status, li };
+  });
+  // one at a time: the server indexes on two CPU cores, and the order stays readable
+  (async () => {
+    for (const item of items) await uploadOne(item);
+    await loadDocs();
+  })();
+}
+
+async function uploadOne({ file, bar, status, li }) {
+  const set = (text, value, cls) => {
+    status.textContent = text;
+    if (value === null) bar.removeAttribute("value");
+    else bar.value = value;
+    if (cls) li.dataset.state = cls;
+  };
+  try {
+    set("uploading 0%", 0, "uploading");
+    const { status: code, body } = await api.upload(file, (f) => {
+      if (f < 1) set(`uploading ${Math.round(f * 100)}%`, Math.round(f * 30));
+      else set("indexing…", null);
+    });
+    let doc = body.document;
+    li.dataset.via = "request"; // indexed within the upload request itself (no job)
+    if (body.job && code === 202) {
+      const { job, via } = await api.followJob(body.job, (j) => {
+        const pct = j.pages_total ? 30 + (70 * j.pages_done) / j.pages_total : null;
+        set(`${j.stage || j.status}${j.pages_total ? ` ${j.pages_done}/${j.pages_total} pages` : ""}`, pct === null ? null : Math.round(pct));
+      });
+      li.dataset.via = via;
+      if (job.status === "failed") throw new Error(job.error || "indexing failed");
+      doc = job.document_id ? await api.getJSON(`/v1/documents/${encodeURIComponent(job.document_id)}`) : doc;
+      loadDocs();
+    }
+    const again = body.created === false ? " (already indexed)" : "";
+    const pages = doc ? `${doc.pages} page${doc.pages === 1 ? "" : "s"}` : "";
+    set(`ready · ${pages}${again}`, 100, "ready");
+  } catch (err) {
+    set(`failed: ${err.message}`, 0, "failed");
+  }
+}
+
+function initUpload() {
+  const zone = $("#dropzone");
+  const input = $("#file-input");
+  input.addEventListener("change", () => {
+    if (input.files.length) uploadFiles(input.files);
+    input.value = "";
+  });
+  zone.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.classList.remove("over");
+    if (e.dataTransfer.files.length) uploadFiles(e.dataTransfer.files);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page viewer
+
+async function showPage(docId, pageNo, hl) {
+  let doc, page;
+  try {
+    [doc, page] = await Promise.all([
+      api.getJSON(`/v1/documents/${encodeURIComponent(docId)}`),
+      api.getJSON(`/v1/documents/${encodeURIComponent(docId)}/pages/${pageNo}`),
+    ]);
+  } catch (err) {
+    $("#page-title").textContent = "Page not available";
+    $("#page-caption").textContent = err.message;
+    return;
+  }
+  $("#page-title").textContent = `${doc.title} · page ${pageNo} of ${doc.pages}`;
+  $("#thumbs").replaceChildren(
+    ...doc.page_list.map((p) => {
+      const img = h("img", { alt: `Page ${p.page_no}`, loading: "lazy", width: "96" });
+      setImage(img, p.thumbnail_url);
+      return h("li", {}, h("a", { href: pageHref(docId, p.page_no), "aria-current": p.page_no === pageNo ? "page" : null }, img, h("span", {}, String(p.page_no))));
+    }),
+  );
+  const img = $("#page-image");
+  img.alt = `Page ${pageNo} of ${doc.title}`;
+  setImage(img, page.image_url);
+  const meta = doc.page_list.find((p) => p.page_no === pageNo);
+  const size = page.page_size || (meta ? [meta.width, meta.height] : null);
+  const frame = $("#page-frame");
+  frame.querySelectorAll(".highlight").forEach((n) => n.remove());
+  if (hl && size) {
+    const [x0, y0, x1, y1] = hl;
+    const box = h("div", {
+      class: "highlight",
+      role: "img",
+      "aria-label": "Cited region",
+      style: `left:${(100 * x0) / size[0]}%;top:${(100 * y0) / size[1]}%;width:${(100 * (x1 - x0)) / size[0]}%;height:${(100 * (y1 - y0)) / size[1]}%`,
+    });
+    frame.append(box);
+    setTimeout(() => box.scrollIntoView({ block: "center", behavior: "smooth" }), 300);
+  }
+  $("#page-caption").textContent = `Text from ${page.text_source === "ocr" ? "OCR" : page.text_source === "text" ? "the PDF text layer" : "nowhere (no text)"} · ${page.chunks.length} passages`;
+  const overlaps = (b) => hl && b && b[0] < hl[2] && hl[0] < b[2] && b[1] < hl[3] && hl[1] < b[3];
+  $("#page-text").replaceChildren(
+    ...(page.chunks.length
+      ? page.chunks.map((c) => h("p", { class: overlaps(c.bbox) ? "cited" : null }, overlaps(c.bbox) ? h("mark", {}, c.text) : c.text))
+      : [h("p", { class: "muted" }, "No text on this page.")]),
+  );
+  const tags = page.geo_tags || [];
+  $("#page-geo").replaceChildren(
+    ...(tags.length
+      ? tags.map((t) => h("li", {}, h("strong", {}, t.label || "point"), ` ${fmt.coord(t.lat)}, ${fmt.coord(t.lon)}`, h("span", { class: "muted small" }, ` · ${t.kind || "point"} · ${t.source} · ${Math.round((t.confidence || 0) * 100)}%`)))
+      : [h("li", { class: "muted" }, doc.footprint ? `No places on this page; document footprint: ${footprintText(doc.footprint)}` : "No places found on this page.")]),
+  );
+  const label = `${doc.title} p.${pageNo}`;
+  map.setLayer("tags", locationFeatures([{ locations: page.locations || [], label, href: pageHref(docId, pageNo) }]));
+  const geoms = (page.locations || []).map((l) => ({ type: "Point", coordinates: [l.lon, l.lat] }));
+  if (!geoms.length && doc.footprint) geoms.push(doc.footprint);
+  if (geoms.length) map.fit(boundsOf(geoms));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ask
+
+function citationChip(c) {
+  return h("li", {}, h("a", { class: "chip citation", href: pageHref(c.doc_id, c.page_no, c.bbox), title: c.quote || "" }, `${c.title} · p.${c.page_no}`));
+}
+
+/** The answer text with its [doc_id p.N] markers as links to the cited page. */
+function answerNodes(text, citations) {
+  const nodes = [];
+  let last = 0;
+  for (const m of text.matchAll(/\[([A-Za-z0-9_-]+) p\.(\d+)\]/g)) {
+    nodes.push(text.slice(last, m.index));
+    const c = citations.find((x) => x.doc_id === m[1] && x.page_no === +m[2]);
+    nodes.push(h("a", { class: "inline-cite", href: pageHref(m[1], +m[2], c && c.bbox) }, c ? `[${c.title} p.${m[2]}]` : m[0]));
+    last = m.index + m[0].length;
+  }
+  nodes.push(text.slice(last));
+  return nodes;
+}
+
+/** The "why this page" heat-map: a URL the hit carries, else the visual profile's
+ * /v1/documents/{id}/pages/{n}/heatmap?query=... when that profile is on or ranked the hit. */
+function heatmapURL(hit, question) {
+  const given = hit.heatmap_url || hit.similarity_map_url;
+  if (given) return given;
+  if (state.config.profile !== "visual" && !(hit.channels && hit.channels.visual)) return null;
+  const base = `/v1/documents/${encodeURIComponent(hit.doc_id)}/pages/${hit.page_no}/heatmap`;
+  return `${base}?query=${encodeURIComponent(question)}`;
+}
+
+function renderEvidence(hits, question) {
+  $("#evidence-box").hidden = false;
+  $("#evidence").replaceChildren(
+    ...(hits.length
+      ? hits.map((hit, i) => {
+          const img = h("img", { alt: "", loading: "lazy", width: "120" });
+          setImage(img, hit.thumbnail_url);
+          const heat = heatmapURL(hit, question);
+          const chunk = hit.chunks && hit.chunks[0];
+          return h(
+            "li",
+            { class: "evidence-card", dataset: { docId: hit.doc_id, pageNo: hit.page_no } },
+            h("a", { class: "thumb", href: pageHref(hit.doc_id, hit.page_no, chunk && chunk.bbox), "aria-label": `Open ${hit.title} page ${hit.page_no}` }, img),
+            h(
+              "div",
+              { class: "evidence-body" },
+              h("h3", {}, `${i + 1}. ${hit.title} · p.${hit.page_no}`),
+              h("p", { class: "muted small" }, `${hit.kind} · fused score ${fmt.score(hit.score)}${(hit.locations || []).length ? ` · ${hit.locations.length} place(s)` : ""}`),
+              h(
+                "table",
+                { class: "channels" },
+                h("caption", { class: "visually-hidden" }, `Scores per retrieval channel for ${hit.title} page ${hit.page_no}`),
+                h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Channel"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Score"))),
+                h("tbody", {}, ...Object.entries(hit.channels || {}).map(([name, ch]) => h("tr", { dataset: { channel: name } }, h("th", { scope: "row" }, name), h("td", {}, String(ch.rank)), h("td", {}, fmt.score(ch.score))))),
+              ),
+              hit.excerpt ? h("p", { class: "excerpt" }, hit.excerpt.slice(0, 240)) : null,
+              heat ? h("button", { type: "button", class: "why", onclick: () => showHeatmap(hit, heat) }, "Why this page?") : null,
+            ),
+          );
+        })
+      : [h("li", { class: "muted" }, "No page matched.")]),
+  );
+  state.evidenceTags = locationFeatures(
+    hits.map((hit) => ({ locations: hit.locations, label: `${hit.title} p.${hit.page_no}`, href: pageHref(hit.doc_id, hit.page_no) })),
+  );
+  map.setLayer("tags", state.evidenceTags);
+}
+
+async function showHeatmap(hit, url) {
+  const dialog = $("#heatmap-dialog");
+  const img = $("#heatmap-image");
+  img.alt = `Similarity of the question to regions of ${hit.title} page ${hit.page_no}: brighter regions matched more`;
+  $("#heatmap-title").textContent = `Why ${hit.title} p.${hit.page_no}`;
+  const error = $("#heatmap-error");
+  try {
+    img.src = await api.imageURL(url, true);
+    img.hidden = false;
+    error.textContent = "";
+  } catch (err) {
+    img.hidden = true;
+    error.textContent = `No heat map: ${err.message}`;
+  }
+  dialog.showModal();
+}
+
+async function renderGraph(graph) {
+  const box = $("#graph-box");
+  if (!graph || !(graph.pairs || []).length) {
+    box.hidden = true;
+    map.setLayer("graph", []);
+    map.setLayer("h3", []);
+    return;
+  }
+  const pois = new Map((graph.pois || []).map((p) => [p.id, p]));
+  const name = (id, cat) => {
+    const p = pois.get(id);
+    return h("span", {}, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
+  };
+  $("#graph-notes").textContent = (graph.notes || []).join(" ");
+  $("#graph-table tbody").replaceChildren(
+    ...graph.pairs.map((pair) => h("tr", {}, h("td", {}, name(pair.a, pair.a_category)), h("td", {}, name(pair.b, pair.b_category)), h("td", { class: "num" }, fmt.metres(pair.dist_m)))),
+  );
+  box.hidden = false;
+  // the graph's GeoJSON: zone hexagons (kind "zone") go to the H3 layer, POIs and pair lines to the graph layer
+  const features = (graph.geojson && graph.geojson.features) || [];
+  const kind = (f) => (f.properties && f.properties.kind) || (f.geometry && f.geometry.type === "LineString" ? "pair" : "poi");
+  const label = (f) => {
+    const p = f.properties || {};
+    if (kind(f) === "pair") return `${(pois.get(p.a) || {}).name || p.a} – ${(pois.get(p.b) || {}).name || p.b}: ${fmt.metres(p.dist_m || 0)}`;
+    if (kind(f) === "zone") return `H3 ${p.h3}`;
+    return `${p.name || p.id || "POI"}${p.category ? ` (${p.category})` : ""}`;
+  };
+  const styled = (f, cls) => ({ ...f, properties: { ...(f.properties || {}), label: label(f), cls } });
+  map.setLayer("graph", features.filter((f) => kind(f) !== "zone").map((f) => styled(f, kind(f) === "pair" ? "pair" : "graph")));
+  const zones = features.filter((f) => kind(f) === "zone").map((f) => styled(f, "h3"));
+  const drawn = new Set(zones.map((f) => f.properties.h3));
+  const cells = [...new Set((graph.zones || []).map((z) => (typeof z === "string" ? z : z.h3 || z.id)).filter(Boolean))].filter((c) => !drawn.has(c));
+  if (cells.length) {
+    try {
+      const fc = await api.getJSON(`/ui/h3?cells=${encodeURIComponent(cells.slice(0, 500).join(","))}`);
+      zones.push(...fc.features.map((f) => styled(f, "h3")));
+    } catch (err) {
+      toast(`H3 cells: ${err.message}`);
+    }
+  }
+  map.setLayer("h3", zones);
+}
+
+async function runAsk(question, topK) {
+  const seq = ++state.askSeq;
+  state.lastAsk = { question, top_k: topK };
+  const status = $("#ask-status");
+  const answerBox = $("#answer-box");
+  const text = $("#answer-text");
+  status.textContent = state.filter ? `Searching pages in ${describeFilter(state.filter)}…` : "Searching…";
+  status.dataset.state = "busy";
+  $("#ask-button").disabled = true;
+  text.textContent = "";
+  $("#citations").replaceChildren();
+  const body = { question, top_k: topK };
+  if (state.filter) body.geo = state.filter;
+  let streamed = "";
+  try {
+    const result = await api.ask(body, {
+      delivery: (how) => (answerBox.dataset.delivery = how),
+      evidence: (hits) => seq === state.askSeq && renderEvidence(hits, question),
+      token: (t) => {
+        if (seq !== state.askSeq) return;
+        answerBox.hidden = false;
+        streamed += t;
+        text.textContent = streamed;
+        status.textContent = "Answering…";
+      },
+    });
+    if (seq !== state.askSeq) return;
+    answerBox.hidden = false;
+    answerBox.dataset.refused = result.refused ? "true" : "false";
+    text.replaceChildren(...answerNodes(result.answer, result.citations));
+    $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
+    renderEvidence(result.evidence, question);
+    await renderGraph(result.graph);
+    const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
+    status.textContent = `${result.refused ? "No grounded answer" : result.grounded ? "Grounded answer" : "Answer (not fully grounded)"} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
+    status.dataset.state = "done";
+    fitMap();
+  } catch (err) {
+    if (seq !== state.askSeq) return;
+    status.textContent = `Error: ${err.message}`;
+    status.dataset.state = "error";
+    if (err.status === 401) askForKey(err.message);
+  } finally {
+    if (seq === state.askSeq) $("#ask-button").disabled = false;
+  }
+}
+
+function initAsk() {
+  $("#to-map").addEventListener("click", () => {
+    $("#map-panel").scrollIntoView({ behavior: "smooth" });
+    $("#map svg").focus({ preventScroll: true });
+  });
+  $("#ask-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const question = $("#question").value.trim();
+    if (question) runAsk(question, Math.max(1, Math.min(50, +$("#top-k").value || 5)));
+  });
+  $("#question").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("#ask-form").requestSubmit();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing: #/documents, #/ask, #/doc/<id>/<page>?hl=x0,y0,x1,y1
+
+function route(initial = false) {
+  const hash = location.hash || "#/documents";
+  if (!hash.startsWith("#/")) return; // an in-page anchor, not a route
+  const [path, query] = hash.slice(1).split("?");
+  const parts = path.split("/").filter(Boolean);
+  let view = "documents";
+  if (parts[0] === "ask") view = "ask";
+  else if (parts[0] === "doc" && parts[1]) {
+    view = "page";
+    const hl = new URLSearchParams(query || "").get("hl");
+    showPage(decodeURIComponent(parts[1]), Number(parts[2] || 1), hl ? hl.split(",").map(Number) : null);
+  }
+  for (const section of document.querySelectorAll(".view")) section.hidden = section.id !== `view-${view}`;
+  for (const link of document.querySelectorAll("[data-nav]")) {
+    if (link.dataset.nav === view) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+  document.body.dataset.view = view;
+  // the map's page points follow the screen: none on the list, the evidence's on Ask
+  if (view === "documents") map.setLayer("tags", []);
+  if (view === "ask") map.setLayer("tags", state.evidenceTags || []);
+  if (!initial) $(`#view-${view} h1`).focus();
+}
+
+async function main() {
+  try {
+    state.config = await api.getJSON("/ui/config");
+  } catch {
+    state.config = {};
+  }
+  initMap();
+  initUpload();
+  initAsk();
+  $("#api-key").value = api.apiKey();
+  $("#key-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    api.setApiKey($("#api-key").value.trim());
+    $("#key-message").textContent = "";
+    $(".key-box").open = false;
+    toast("API key saved in this browser.");
+    loadDocs();
+  });
+  $(".skip-link").addEventListener("click", (e) => {
+    e.preventDefault(); // keep the route in the URL
+    $("#main").focus();
+  });
+  window.addEventListener("hashchange", () => route());
+  route(true);
+  await loadDocs();
+  if (document.body.dataset.view === "documents") fitMap();
+  document.body.dataset.ready = "true";
+}
+
+main();

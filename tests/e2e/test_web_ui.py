@@ -1,0 +1,520 @@
+"""The web UI in a real headless Chromium (Debian chromium + chromedriver, driven by
+selenium) against a real Carta over HTTP: upload, wait for ready, ask, open the cited page,
+filter by an area drawn on the map, delete. Screenshots of each screen at 1440 and 375 px
+go to $CARTA_UI_SCREENSHOTS (default tests/artifacts/ui/)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import h3
+import httpx
+import pytest
+from shapely.geometry import Point, Polygon
+
+from models.text_encoder import TextEncoder
+from service.carta import Carta
+from tests.conftest import REPO, settings_for
+from tests.support import LiveServer
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip(
+        "Debian chromium and chromium-driver are not installed (scripts/install.sh installs them as root: "
+        "apt-get install -y chromium chromium-driver)",
+        allow_module_level=True,
+    )
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is missing: pip install -e '.[dev]'")
+
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+WIDE, NARROW = 1440, 375
+SHOTS = Path(os.environ.get("CARTA_UI_SCREENSHOTS") or REPO / "tests" / "artifacts" / "ui")
+JAQUEIRA = "Quais são as coordenadas do Parque da Jaqueira?"
+REVENUE = "What was the revenue of Latin America in Q3 2024?"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, text_encoder: TextEncoder) -> Iterator[LiveServer]:
+    carta = Carta(settings_for(tmp_path_factory.mktemp("webui-data")), text_encoder=text_encoder)
+    with LiveServer(carta) as live:
+        yield live
+    carta.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="carta-chromium-")
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        f"--window-size={WIDE},1000",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def needs(module: str, feature: str) -> pytest.MarkDecorator:
+    """These tests exercise API parts built in parallel branches: they run as soon as the
+    module is there (after the merge) and skip, saying which, until then."""
+    return pytest.mark.skipif(
+        importlib.util.find_spec(module.split(".")[0]) is None or importlib.util.find_spec(module) is None,
+        reason=f"{feature} not merged yet: {module} is missing",
+    )
+
+
+def wait(driver: Any, condition: Callable[[Any], Any], timeout: float = 120, what: str = "") -> Any:
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+    except TimeoutException:
+        logs = [e["message"] for e in driver.get_log("browser")][-10:]
+        pytest.fail(f"timed out waiting for {what or condition}; browser log: {logs}")
+
+
+def css(driver: Any, selector: str) -> WebElement:
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def shoot(driver: Any, name: str, full_page: bool = True) -> None:
+    """Screenshots of the current screen at both widths (the whole page unless a dialog is
+    open); at neither width may anything stick out sideways (no horizontal scrolling)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (WIDE, NARROW):
+        driver.set_window_size(width, 900)
+        driver.execute_script("window.scrollTo(0, 0)")
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px"
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(width, min(max(height, 700), 4000) if full_page else 900)
+        driver.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
+    driver.set_window_size(WIDE, 1000)
+
+
+def open_ui(driver: Any, url: str, route: str = "#/documents") -> None:
+    driver.get("about:blank")  # a fresh page load, not only a hash change
+    driver.get(f"{url}/{route}")
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 30, "the UI")
+
+
+def ask(driver: Any, question: str) -> None:
+    driver.get(driver.current_url.split("#")[0] + "#/ask")
+    box = css(driver, "#question")
+    box.clear()
+    box.send_keys(question)
+    before = driver.execute_script("return document.querySelector('#ask-status').textContent")
+    css(driver, "#ask-button").click()
+    answered(driver, before)
+
+
+def answered(driver: Any, before: str = "") -> str:
+    """Wait until the ask status says the answer is complete (or failed) and return it."""
+
+    def done(d: Any) -> str | None:
+        status = d.find_element(By.CSS_SELECTOR, "#ask-status")
+        text = status.text
+        return text if status.get_attribute("data-state") in {"done", "error"} and text != before else None
+
+    return wait(driver, done, 60, "the answer")
+
+
+def delivery(url: str) -> str:
+    """How this server answers `"stream": true`: "stream" (server-sent events) or "json"."""
+    with httpx.stream("POST", f"{url}/v1/ask", json={"question": "x", "stream": True}, timeout=60) as r:
+        return "stream" if r.headers.get("content-type", "").startswith("text/event-stream") else "json"
+
+
+def evidence(driver: Any) -> list[tuple[str, int]]:
+    return [
+        (li.get_attribute("data-doc-id"), int(li.get_attribute("data-page-no")))
+        for li in driver.find_elements(By.CSS_SELECTOR, "#evidence li.evidence-card")
+    ]
+
+
+def drop_file(driver: Any, path: Path) -> None:
+    """A real drag-and-drop of a local file: a File from a temporary file input, dropped on
+    the drop zone as a DataTransfer (what the browser does for a file dragged in)."""
+    driver.execute_script(
+        "const i = document.createElement('input'); i.type = 'file'; i.id = 'drop-source';"
+        "i.style.display = 'none'; document.body.append(i);"
+    )
+    css(driver, "#drop-source").send_keys(str(path))
+    driver.execute_script(
+        "const f = document.querySelector('#drop-source').files[0]; const dt = new DataTransfer();"
+        "dt.items.add(f); const z = document.querySelector('#dropzone');"
+        "z.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));"
+        "z.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));"
+        "document.querySelector('#drop-source').remove();"
+    )
+
+
+def upload_rows_ready(driver: Any, names: set[str]) -> bool:
+    rows = {li.get_attribute("data-name"): li for li in driver.find_elements(By.CSS_SELECTOR, "#uploads li")}
+    states = {n: rows[n].get_attribute("data-state") if n in rows else None for n in names}
+    failed = [rows[n].text for n, s in states.items() if s == "failed"]
+    assert not failed, f"upload failed: {failed}"
+    return all(s == "ready" for s in states.values())
+
+
+def test_upload_ask_cite_and_filter_by_area(
+    browser: Any, server: LiveServer, samples_dir: Path, tmp_path: Path
+) -> None:
+    url = server.url
+    open_ui(browser, url)
+    assert "No documents yet" in css(browser, "#doc-empty").text
+    recife = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+    quarterly = samples_dir / "quarterly_report_q3_2024.pdf"
+    chart = samples_dir / "grafico_chuvas_2024.png"
+
+    # upload: two PDFs through the file picker at once, the chart by drag and drop
+    css(browser, "#file-input").send_keys(f"{recife}\n{quarterly}")
+    drop_file(browser, chart)
+    names = {recife.name, quarterly.name, chart.name}
+    wait(browser, lambda d: upload_rows_ready(d, names), 240, "three uploads to be ready")
+    bars = browser.find_elements(By.CSS_SELECTOR, "#uploads progress")
+    progress = [int(p.get_attribute("value")) for p in bars]
+    assert progress == [100, 100, 100]
+    assert "ready · 5 pages" in css(browser, f'#uploads li[data-name="{recife.name}"]').text
+    # progress came from the job's event stream when the server queues uploads (202 + job)
+    queued = "/v1/jobs/{job_id}/events" in httpx.get(f"{url}/openapi.json").json()["paths"]
+    via = {li.get_attribute("data-via") for li in browser.find_elements(By.CSS_SELECTOR, "#uploads li")}
+    assert via == ({"events"} if queued else {"request"})
+    docs = {d["filename"]: d for d in httpx.get(f"{url}/v1/documents").json()}
+    assert set(docs) == names and all(d["status"] == "ready" for d in docs.values())
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")) == 3, 10, "list")
+    recife_id, quarterly_id = docs[recife.name]["id"], docs[quarterly.name]["id"]
+    row = css(browser, f'#doc-table tr[data-doc-id="{recife_id}"]')
+    cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[1:4] == ["pdf", "5", "ready"] and "Relatório Ambiental" in cells[0]
+    assert "-8.0" in cells[4]  # footprint around Recife
+    # footprints are drawn on the map
+    assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-footprints :is(path, circle)")
+    shoot(browser, "1-documents")
+
+    # a file Carta cannot read: its row says why, nothing else changes
+    bad = tmp_path / "notes.txt"
+    bad.write_text("plain text is not a supported document type")
+    css(browser, "#file-input").send_keys(str(bad))
+    row = '#uploads li[data-name="notes.txt"]'
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, row).get_attribute("data-state") == "failed", 30)
+    assert "failed:" in css(browser, row).text and "PDF" in css(browser, row).text
+    assert len(httpx.get(f"{url}/v1/documents").json()) == 3
+
+    # uploading the same file again reports it as already indexed
+    css(browser, "#file-input").send_keys(str(recife))
+    def reuploaded(d: Any) -> bool:
+        return "already indexed" in d.find_element(By.CSS_SELECTOR, "#uploads li").text
+
+    wait(browser, reuploaded, 60, "the re-upload")
+
+    # ask: the answer (streamed when the server streams), a citation chip, evidence thumbnails
+    # with per-channel scores
+    ask(browser, JAQUEIRA)
+    assert css(browser, "#answer-box").get_attribute("data-delivery") == delivery(url)
+    assert "-8,0375" in css(browser, "#answer-text").text
+    chips = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
+    assert chips and "p.4" in chips[0].text
+    assert (recife_id, 4) in evidence(browser)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#evidence tr[data-channel]")
+    channels = {r.get_attribute("data-channel") for r in rows}
+    assert {"dense", "pages"} <= channels and any(c.startswith("bm25") for c in channels)
+    thumbs_loaded = browser.execute_script(
+        "return [...document.querySelectorAll('#evidence img')].every(i => i.complete && i.naturalWidth > 0)"
+    )
+    assert thumbs_loaded
+    # the lite profile has no similarity maps: no "why this page" button
+    assert not browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
+    # the evidence pages' geo tags are points on the map, each a link to its page
+    assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-tags a circle")
+    shoot(browser, "2-ask")
+
+    # the citation opens the page with the cited region highlighted
+    chips[0].click()
+    wait(browser, lambda d: "page 4 of 5" in d.find_element(By.CSS_SELECTOR, "#page-title").text, 20, "page")
+    image_shown = "return document.querySelector('#page-image').naturalWidth > 0"
+    wait(browser, lambda d: d.execute_script(image_shown), 20, "the page image")
+    highlight = css(browser, "#page-frame .highlight")
+    image = css(browser, "#page-image")
+    hb, ib = highlight.rect, image.rect
+    assert hb["width"] > 10 and hb["height"] > 10
+    assert ib["x"] - 1 <= hb["x"] and hb["x"] + hb["width"] <= ib["x"] + ib["width"] + 1
+    assert ib["y"] - 1 <= hb["y"] and hb["y"] + hb["height"] <= ib["y"] + ib["height"] + 1
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#thumbs img")) == 5
+    assert css(browser, "#thumbs a[aria-current=page]").text.strip() == "4"
+    assert "Parque da Jaqueira" in css(browser, "#page-text").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#page-text mark")  # the cited passage is marked
+    assert "-8.0375" in css(browser, "#page-geo").text  # geo tags of the page
+    shoot(browser, "3-page")
+    # thumbnails navigate
+    css(browser, '#thumbs a[href$="/2"]').click()
+    wait(browser, lambda d: "page 2 of 5" in d.find_element(By.CSS_SELECTOR, "#page-title").text, 20, "p.2")
+
+    # area filter drawn on the map: a box over Recife leaves out the São Paulo report
+    ask(browser, REVENUE)
+    assert quarterly_id in {doc for doc, _ in evidence(browser)}
+    browser.get(f"{url}/#/documents")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'#doc-table tr[data-doc-id="{recife_id}"]'), 10)
+    css(browser, f'#doc-table tr[data-doc-id="{recife_id}"] button.link-button').click()  # "Show on map"
+    css(browser, "label[for=tool-box]").click()
+    svg = css(browser, "#map svg")
+    w, h = svg.rect["width"], svg.rect["height"]
+    status_before = css(browser, "#ask-status").text
+    drag = ActionChains(browser).move_to_element_with_offset(svg, int(-w * 0.45), int(-h * 0.45))
+    drag.click_and_hold().move_by_offset(int(w * 0.45), int(h * 0.45))
+    drag.move_by_offset(int(w * 0.45), int(h * 0.45)).release().perform()
+    assert "Area filter: box" in css(browser, "#map-filter-text").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#map path.filter")
+    browser.get(f"{url}/#/ask")
+    answered(browser, status_before)
+    filtered = evidence(browser)
+    assert filtered and quarterly_id not in {doc for doc, _ in filtered}
+    assert "Area: box" in css(browser, "#geo-chip").text
+    shoot(browser, "4-map-filter")
+
+    # the same by keyboard: a radius typed in, far from every document -> no pages
+    css(browser, ".filter-form summary").click()
+    form = css(browser, "#radius-form")
+    for name, value in (("lat", "0"), ("lon", "0"), ("radius_m", "1000")):
+        form.find_element(By.NAME, name).send_keys(value)
+    before = css(browser, "#ask-status").text
+    form.find_element(By.NAME, "radius_m").send_keys(Keys.ENTER)
+    answered(browser, before)
+    assert evidence(browser) == [] and "No page matched" in css(browser, "#evidence").text
+    assert "1.0 km around 0.0000, 0.0000" in css(browser, "#geo-chip").text
+    # H3 cells typed in: the res-7 cell of Marco Zero holds only page 4 of the Recife report;
+    # the cell's outline (from /ui/h3) is drawn as the filter
+    cell = h3.latlng_to_cell(-8.0631, -34.8711, 7)
+    before = css(browser, "#ask-status").text
+    css(browser, "#h3-form input[name=cells]").send_keys(cell + Keys.ENTER)
+    answered(browser, before)
+    assert evidence(browser) == [(recife_id, 4)]
+    assert "Area: 1 H3 cell" in css(browser, "#geo-chip").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.filter")) == 1
+    # clearing the filter brings the São Paulo report back
+    before = css(browser, "#ask-status").text
+    css(browser, "#geo-chip-clear").click()
+    answered(browser, before)
+    assert quarterly_id in {doc for doc, _ in evidence(browser)}
+    assert not css(browser, "#geo-chip").is_displayed()
+
+    # delete with confirmation: cancel keeps it, confirm removes it everywhere
+    browser.get(f"{url}/#/documents")
+    delete = f'#doc-table tr[data-doc-id="{quarterly_id}"] button.danger-outline'
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, delete), 10, "the delete button")
+    css(browser, delete).click()
+    dialog = css(browser, "#confirm-dialog")
+    assert dialog.is_displayed() and "Northwind" in css(browser, "#confirm-text").text
+    shoot(browser, "5-delete-confirm", full_page=False)
+    dialog.find_element(By.CSS_SELECTOR, "button[value=cancel]").click()
+    assert not dialog.is_displayed()
+    assert quarterly_id in {d["id"] for d in httpx.get(f"{url}/v1/documents").json()}
+    css(browser, delete).click()
+    css(browser, "#confirm-ok").click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, delete), 20, "the row to go")
+    assert quarterly_id not in {d["id"] for d in httpx.get(f"{url}/v1/documents").json()}
+    assert "Deleted" in css(browser, "#toast").text
+
+    severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    # the only expected console errors: the refused upload (415) and, from a server without
+    # streaming, its 422 to `stream: true` (once; plain JSON after that)
+    expected = [m for m in severe if ("/v1/documents" in m and "415" in m) or ("/v1/ask" in m and "422" in m)]
+    assert expected == severe and len(expected) <= 2, severe
+
+
+def test_keyboard_and_landmarks(browser: Any, server: LiveServer) -> None:
+    """Every control has a name; the skip link, the nav and the map work from the keyboard."""
+    open_ui(browser, server.url)
+    unnamed = browser.execute_script(
+        """return [...document.querySelectorAll('input:not([type=hidden]), textarea, button, select')]
+             .filter(e => !e.closest('[hidden]') && e.id !== 'drop-source')
+             .filter(e => !(e.labels && e.labels.length))
+             .filter(e => !e.getAttribute('aria-label') && !e.textContent.trim())
+             .map(e => e.outerHTML.slice(0, 80));"""
+    )
+    assert unnamed == []
+    roles = browser.execute_script(
+        "return ['main', 'header', 'aside', 'nav[aria-label=Main]', 'nav:not([aria-label])']"
+        ".map(t => document.querySelectorAll(t).length)"
+    )
+    assert roles == [1, 1, 1, 1, 0]  # every landmark once; each nav is named
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    skip = browser.switch_to.active_element
+    assert skip.get_attribute("class") == "skip-link", skip.get_attribute("outerHTML")[:120]
+    skip.send_keys(Keys.ENTER)
+    assert browser.switch_to.active_element.get_attribute("id") == "main"
+    # the map: focusable, arrows pan, + zooms
+    svg = css(browser, "#map svg")
+    zoom = int(svg.get_attribute("data-zoom"))
+    browser.execute_script("arguments[0].focus()", svg)
+    browser.switch_to.active_element.send_keys("+")
+    assert int(svg.get_attribute("data-zoom")) == zoom + 1
+    # nav by keyboard: focus the Ask link and press Enter
+    link = css(browser, 'a[data-nav="ask"]')
+    browser.execute_script("arguments[0].focus()", link)
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#view-ask").is_displayed(), 10, "the ask view")
+    assert link.get_attribute("aria-current") == "page"
+    assert browser.switch_to.active_element.get_attribute("id") == "h-ask"
+
+
+def test_ui_config_and_h3_cells_over_http(server: LiveServer) -> None:
+    page = httpx.get(f"{server.url}/")
+    assert page.status_code == 200 and 'src="/ui/app.js"' in page.text
+    for asset in ("app.js", "api.js", "map.js", "style.css"):
+        assert httpx.get(f"{server.url}/ui/{asset}").status_code == 200
+    config = httpx.get(f"{server.url}/ui/config").json()
+    assert config["tile_url"] is None and config["max_upload_bytes"] > 0
+    marco_zero = (-8.0631, -34.8711)
+    ids = [h3.latlng_to_cell(*marco_zero, 7), h3.latlng_to_cell(*marco_zero, 9)]
+    cells = httpx.get(f"{server.url}/ui/h3", params={"cells": ",".join(ids)}).json()
+    assert [f["properties"]["h3"] for f in cells["features"]] == ids
+    for feature in cells["features"]:
+        ring = feature["geometry"]["coordinates"][0]
+        assert len(ring) == 7 and ring[0] == ring[-1]
+        assert Polygon(ring).contains(Point(marco_zero[1], marco_zero[0]))
+    bad = httpx.get(f"{server.url}/ui/h3", params={"cells": "nope"})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_h3_cells"
+    assert httpx.get(f"{server.url}/ui/missing.js").status_code == 404
+
+
+def test_tiles_only_when_configured(browser: Any, make_carta: Callable[..., Carta]) -> None:
+    """With CARTA_UI_TILE_URL set the map draws raster tiles from it under the vector layers;
+    without it (the other tests) there are none and the offline graticule is drawn."""
+    carta = make_carta(ui_tile_url="/tiles/{z}/{x}/{y}.png", ui_tile_attribution="Tiles: test server")
+    with LiveServer(carta) as live:
+        open_ui(browser, live.url)
+        hrefs = [i.get_attribute("href") for i in browser.find_elements(By.CSS_SELECTOR, "#map .tiles image")]
+        assert hrefs and all(h.startswith("/tiles/") and h.endswith(".png") for h in hrefs)
+        assert not browser.find_elements(By.CSS_SELECTOR, "#map .graticule")
+        assert css(browser, "#map-attrib").text == "Tiles: test server"
+
+
+@needs("service.auth", "API keys (issue 8)")
+def test_api_key_typed_into_the_ui(browser: Any, make_carta: Callable[..., Carta], samples_dir: Path) -> None:
+    """With API keys on, the UI asks for one (401 message), then lists, shows page images
+    (fetched with the key) and answers for that key's tenant only."""
+    from service.auth import KeyStore
+    from tests.support import ingest_via_api
+
+    carta = make_carta(rate_limit_per_second=0)
+    keys = KeyStore(carta.settings.auth_path)
+    secret = keys.create("acme", [], False, label="ui")[1]
+    other = keys.create("beta", [], False, label="other")[1]
+    keys.close()
+    with LiveServer(carta) as live:
+        beta_key = {"Authorization": f"Bearer {other}"}
+        with httpx.Client(base_url=live.url, headers=beta_key, timeout=120) as beta:
+            ingest_via_api(beta, "q.pdf", (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes())
+        open_ui(browser, live.url)
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#api-key").is_displayed(), 20, "the key box")
+        assert "key" in css(browser, "#key-message").text.lower()
+        assert browser.switch_to.active_element.get_attribute("id") == "api-key"
+        shoot(browser, "8-api-key", full_page=False)
+        css(browser, "#api-key").send_keys(secret + Keys.ENTER)
+        empty = "#doc-empty"
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, empty).is_displayed(), 20, "an empty list")
+        recife = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+        css(browser, "#file-input").send_keys(str(recife))
+        wait(browser, lambda d: upload_rows_ready(d, {recife.name}), 240, "the upload")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")
+        assert len(rows) == 1  # beta's document is not acme's
+        rows[0].find_element(By.CSS_SELECTOR, "td a").click()
+        shown = "return document.querySelector('#page-image').naturalWidth > 0"
+        wait(browser, lambda d: d.execute_script(shown), 20, "the page image fetched with the key")
+        assert css(browser, "#page-image").get_attribute("src").startswith("blob:")
+        ask(browser, JAQUEIRA)
+        assert "-8,0375" in css(browser, "#answer-text").text
+        browser.execute_script("localStorage.clear()")
+
+
+@needs("graph.evidence", "graph evidence (issue 6)")
+def test_graph_evidence_table_and_map(
+    browser: Any, make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """A relational question over a POI dataset: the pairs table with distances, POIs, pair
+    lines and H3 zone cells on the map."""
+    carta = make_carta()
+    pois = [  # two pharmacies, each a few metres from a restaurant, in Recife
+        ("Farmácia Boa Vista", "pharmacy", -8.0610, -34.8850),
+        ("Restaurante Leite", "restaurant", -8.0611, -34.8851),
+        ("Farmácia do Derby", "pharmacy", -8.0570, -34.8990),
+        ("Restaurante Derby", "restaurant", -8.0571, -34.8992),
+    ]
+    features = [
+        {
+            "type": "Feature",
+            "id": i,
+            "properties": {"name": name, "amenity": cat},
+            "geometry": {"type": "Point", "coordinates": [lon, lat]},
+        }
+        for i, (name, cat, lat, lon) in enumerate(pois)
+    ]
+    with LiveServer(carta) as live:
+        data = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+        up = httpx.post(f"{live.url}/v1/datasets", files={"file": ("recife_pois.geojson", data)}, timeout=120)
+        assert up.status_code == 201, up.text
+        open_ui(browser, live.url, "#/ask")
+        ask(browser, "Which pharmacies are within 100 m of a restaurant in Recife?")
+        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#graph-table tbody tr")]
+        assert len(rows) == 2, rows
+        assert any("Farmácia Boa Vista" in r and "Restaurante Leite" in r for r in rows)
+        assert all(r.split()[-1] == "m" for r in rows)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph path.pair")) == 2
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph circle.graph")) == 4
+        assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")
+        shoot(browser, "6-graph")
+
+
+@needs("service.visual", "the visual profile (issue 5)")
+def test_why_this_page_heatmap_in_the_visual_profile(
+    browser: Any, make_carta: Callable[..., Carta], request: pytest.FixtureRequest, samples_dir: Path
+) -> None:
+    """Visual profile (tiny random ColPali): each evidence page offers "Why this page?", whose
+    dialog shows the server's similarity heat-map PNG for the question."""
+    from tests.service.test_visual_profile import visual_settings
+
+    tiny_visual_models = request.getfixturevalue("tiny_visual_models")
+
+    carta = make_carta(**visual_settings(tiny_visual_models, "colpali"))
+    pdf = samples_dir / "quarterly_report_q3_2024.pdf"
+    carta.ingest(pdf.read_bytes(), pdf.name, "default")
+    with LiveServer(carta) as live:
+        open_ui(browser, live.url, "#/ask")
+        ask(browser, "revenue by region")
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
+        assert buttons and len(buttons) == len(evidence(browser))
+        buttons[0].click()
+        dialog = css(browser, "#heatmap-dialog")
+        wait(browser, lambda d: dialog.is_displayed(), 20, "the heat-map dialog")
+        shown = "return document.querySelector('#heatmap-image').naturalWidth > 0"
+        wait(browser, lambda d: d.execute_script(shown), 60, "the heat-map image")
+        assert css(browser, "#heatmap-error").text == ""
+        shoot(browser, "7-why-this-page", full_page=False)
+        dialog.find_element(By.CSS_SELECTOR, "button[value=close]").click()
