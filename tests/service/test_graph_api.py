@@ -14,7 +14,7 @@ import pytest
 from geo.h3tags import haversine_m
 from service.carta import Carta
 from tests.conftest import corpus_path
-from tests.support import LiveServer, ingest_via_api
+from tests.support import LiveServer
 
 QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
 
