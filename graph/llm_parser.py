@@ -61,6 +61,7 @@ class LLMConstraintParser:
     def __init__(self, client: LLMClient, fallback: RuleParser) -> None:
         self.client = client
         self.fallback = fallback
+        self.structured = True  # False once the endpoint rejected response_format (HTTP 400/422)
 
     def parse(self, question: str, known: Iterable[str] = ()) -> Constraints:
         """The LLM is asked only when the question names a category or a relation (the rules'
@@ -89,7 +90,19 @@ class LLMConstraintParser:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": f"Question: {json.dumps(question, ensure_ascii=False)}"},
         ]
-        reply = self.client.chat(messages, MAX_TOKENS, response_format(known))
+        reply = None
+        if self.structured:
+            try:
+                reply = self.client.chat(messages, MAX_TOKENS, response_format(known))
+            except LLMError as exc:
+                if exc.upstream_status not in (400, 422):
+                    raise
+                log.warning("LLM endpoint rejects response_format json_schema; the schema goes in the prompt")
+                self.structured = False
+        if reply is None:  # an endpoint without structured output: the schema in the prompt
+            schema = json.dumps(constraints_schema(known), ensure_ascii=False)
+            messages[0] = {"role": "system", "content": f"{SYSTEM}\nJSON schema: {schema}"}
+            reply = self.client.chat(messages, MAX_TOKENS)
         text = reply.text.strip()
         if text.startswith("```"):  # some local models fence JSON despite the schema
             text = text.strip("`").removeprefix("json").strip()

@@ -37,9 +37,10 @@ class LLMConfig:
 class LLMError(RuntimeError):
     """The endpoint failed; `status` is the HTTP status our API answers with (502 or 504)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, upstream_status: int | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.upstream_status = upstream_status  # the endpoint's own HTTP status, when it sent one
 
 
 @dataclass
@@ -201,6 +202,7 @@ class LLMClient:
                 "llm_error",
                 f"{where} answered HTTP {status}{f' ({detail})' if detail else ''}"
                 f"{f' after {self.config.max_retries} retries' if retried else ''}; {hint}.",
+                upstream_status=status,
             )
         return self._malformed(str(exc))
 

@@ -80,6 +80,18 @@ def test_a_question_naming_no_place_kind_costs_no_llm_call(
     assert llm_server.requests == [] and not got.relational
 
 
+def test_an_endpoint_without_structured_output_gets_the_schema_in_the_prompt(
+    parser: LLMConstraintParser, llm_server: OpenAIProtocolServer
+) -> None:
+    llm_server.script(Step(status=400), Step(text=reply()), Step(text=reply(radius_m=120)))
+    assert parser.parse(QUESTION).radius_m == 250
+    assert parser.parse(QUESTION).radius_m == 120  # remembered: no second try with response_format
+    first, second, third = llm_server.requests
+    assert "response_format" in first and "response_format" not in second and "response_format" not in third
+    assert '"radius_m"' in second["messages"][0]["content"]
+    assert "JSON schema" in third["messages"][0]["content"]
+
+
 def test_llm_values_are_clamped_like_the_rules(
     parser: LLMConstraintParser, llm_server: OpenAIProtocolServer
 ) -> None:
