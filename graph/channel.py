@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from geo.gazetteer import Gazetteer, fold
+from geo.gazetteer import Gazetteer
 from graph.communities import GlobalResult, GlobalSearch, global_query
 from graph.llm_parser import LLMConstraintParser
-from graph.parser import _RELATION_RE, ConstraintParser, Constraints, RuleParser
+from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
 from graph.sources import Parsed, PoiFormatError, dataset_name, parse, sniff
 from graph.store import DatasetInfo, GraphStore, poi_node, zone_node
@@ -131,7 +131,7 @@ class GraphChannel:
         None when the question is not one (or names a relation: that is `answer`'s)."""
         held = self.store.categories(tenant)
         query = global_query(question, held)
-        if query is None or _RELATION_RE.search(fold(question)):
+        if query is None or names_relation(question):
             return None
         if not any(c in held for c in query.categories):
             return None

@@ -17,9 +17,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from geo.gazetteer import fold
 from graph.categories import SYNONYMS
-from graph.parser import _RELATION_RE, Constraints, RuleParser, constraints_schema, find_categories
+from graph.parser import Constraints, RuleParser, constraints_schema, find_categories, names_relation
 from models.llm_client import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
@@ -67,7 +66,7 @@ class LLMConstraintParser:
         """The LLM is asked only when the question names a category or a relation (the rules'
         cheap test), so a plain document question costs no extra LLM call."""
         known = sorted(set(known))
-        if not find_categories(question, known) and not _RELATION_RE.search(fold(question)):
+        if not find_categories(question, known) and not names_relation(question):
             return self.fallback.parse(question, known)
         try:
             return self._ask(question, known)

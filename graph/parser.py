@@ -169,6 +169,11 @@ def find_categories(text: str, extra: Iterable[str] = ()) -> list[tuple[int, str
     return sorted(found)
 
 
+def names_relation(question: str) -> bool:
+    """Whether the question has a relation word ("near", "within", "perto", "a menos de", ...)."""
+    return bool(_RELATION_RE.search(fold(question)))
+
+
 class RuleParser:
     """The offline parser. `gazetteer` (optional) resolves the place hint."""
 

@@ -15,7 +15,8 @@ QUOTE_CHARS = 240
 def with_graph(
     answer: Answer, graph: GraphChannel, registry: Registry, tenant: str, acl: list[str] | None = None
 ) -> Answer:
-    """`answer` with graph evidence when the question is relational here; unchanged otherwise.
+    """`answer` with graph evidence when the question is relational or corpus-wide ("which areas
+    have the most schools?") here; unchanged otherwise.
     Only documents the caller's ACL tokens (`acl`, None = all of the tenant) allow are cited."""
     language = question_language(answer.question)
     overview = graph.answer_global(answer.question, tenant, language)
