@@ -613,6 +613,10 @@ def _extent_km(place: Place) -> float:
     return haversine_km(min_lat, min_lon, max_lat, max_lon)
 
 
+def _point(lat: float, lon: float) -> Place:
+    return Place("point", "point", lat, lon, "point", None, 0, "query")
+
+
 def _contains(outer: Place, inner: Place) -> bool:
     if outer.kind == "country":
         return inner.country == outer.country
@@ -686,6 +690,22 @@ class Gazetteer:
             country = city.country if city else None
         admin1 = city.admin1 if city and city.country == country else None
         return replace(place, country=country, admin1=admin1)
+
+    def place_at(self, lat: float, lon: float, max_city_km: float = 25.0) -> Place | None:
+        """A name for a point: the smallest user polygon covering it, else the nearest
+        GeoNames city within `max_city_km` (labels for graph zones)."""
+        from shapely.geometry import Point, shape
+
+        point = Point(lon, lat)
+        covering = [
+            p
+            for p in self._user.places
+            if p.geometry is not None and p.bbox is not None and _contains(p, _point(lat, lon))
+            and shape(p.geometry).covers(point)
+        ]
+        if covering:
+            return min(covering, key=lambda p: (shape(p.geometry).area, p.id))
+        return self._nearest_city(lat, lon, max_city_km)
 
     def _nearest_city(self, lat: float, lon: float, max_km: float = 100.0) -> Place | None:
         scored = [(haversine_km(p.lat, p.lon, lat, lon), p.id, p) for p in self._grid.near(lat, lon)]

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from geo.gazetteer import Gazetteer
-from graph.parser import ConstraintParser, Constraints, RuleParser
+from graph.communities import GlobalResult, GlobalSearch, global_query
+from graph.llm_parser import LLMConstraintParser
+from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
 from graph.sources import Parsed, PoiFormatError, dataset_name, parse, sniff
 from graph.store import DatasetInfo, GraphStore, poi_node, zone_node
+from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
 
@@ -47,13 +50,19 @@ class GraphChannel:
         max_pairs: int = 5000,
         embed: Embedder | None = None,
         parser: ConstraintParser | None = None,
+        llm: LLMClient | None = None,
+        community_resolution: int = 5,
+        llm_summaries: bool = False,
     ) -> None:
-        self.store = GraphStore(path, resolution, near_radius_m, near_max)
+        self.store = GraphStore(path, resolution, near_radius_m, near_max, community_resolution)
         self.gazetteer = gazetteer
         self.rule_parser = RuleParser(gazetteer)
-        # an LLM parser (strict JSON schema, graph.parser.constraints_schema) plugs in here
-        self.parser: ConstraintParser = parser or self.rule_parser
+        # with an LLM: constraints by strict JSON schema, the rules as fallback
+        self.parser: ConstraintParser = parser or (
+            LLMConstraintParser(llm, self.rule_parser) if llm is not None else self.rule_parser
+        )
         self.retriever = RelationalRetriever(self.store, area_radius_m, max_pairs, embed)
+        self.global_search = GlobalSearch(self.store, llm, llm_summaries, gazetteer)
 
     def close(self) -> None:
         self.store.close()
@@ -104,14 +113,33 @@ class GraphChannel:
         """Relational evidence when the question asks for pairs of categories the tenant
         has POIs of; None otherwise (the question is not relational here)."""
         held = self.store.categories(tenant)
+        if not held:
+            return None  # no POI dataset: nothing to relate (and no LLM call to parse)
         constraints = self.parser.parse(question, held)
         if not constraints.relational:
             return None
         if not any(c in held for pair in constraints.pairs for c in pair):
             return None
-        match = self.rule_parser.place_hint(question) if constraints.place else None
+        match = None
+        if constraints.place:  # resolved in the question; else the parser's (an LLM's) place name alone
+            match = self.rule_parser.place_hint(question) or self.rule_parser.place_hint(constraints.place)
         place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
         return self.retriever.retrieve(tenant, constraints, place, question)
+
+    def answer_global(self, question: str, tenant: str, language: str = "en") -> GlobalResult | None:
+        """Zones ranked for a corpus-wide question ("which areas have the most schools?");
+        None when the question is not one (or names a relation: that is `answer`'s)."""
+        held = self.store.categories(tenant)
+        query = global_query(question, held)
+        if query is None or names_relation(question):
+            return None
+        if not any(c in held for c in query.categories):
+            return None
+        return self.global_search.answer(tenant, question, query, language)
+
+    def pages_mentioning_zones(self, tenant: str, cells: Sequence[str]) -> list[MentioningPage]:
+        rows = self.store.pages_mentioning(tenant, {zone_node(c) for c in cells})
+        return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
 
     def mentioning_pages(self, tenant: str, result: RelationalResult) -> list[MentioningPage]:
         """Pages that mention the places of the returned pairs (their POIs or zones)."""

@@ -104,19 +104,21 @@ class ConstraintParser(Protocol):
     def parse(self, question: str, known: Iterable[str] = ()) -> Constraints: ...
 
 
-def constraints_schema() -> dict[str, Any]:
-    """The strict JSON schema an LLM parser must answer with (seed 000)."""
+def constraints_schema(extra: Iterable[str] = ()) -> dict[str, Any]:
+    """The strict JSON schema an LLM parser must answer with (seed 000). `extra`: category
+    keys the tenant's datasets brought beyond the synonym table."""
+    names = sorted(set(SYNONYMS) | set(extra))
     return {
         "type": "object",
         "additionalProperties": False,
         "required": ["categories", "pairs", "radius_m", "place", "zones"],
         "properties": {
-            "categories": {"type": "array", "items": {"type": "string", "enum": sorted(SYNONYMS)}},
+            "categories": {"type": "array", "items": {"type": "string", "enum": names}},
             "pairs": {
                 "type": "array",
                 "items": {
                     "type": "array",
-                    "items": {"type": "string", "enum": sorted(SYNONYMS)},
+                    "items": {"type": "string", "enum": names},
                     "minItems": 2,
                     "maxItems": 2,
                 },
@@ -165,6 +167,11 @@ def find_categories(text: str, extra: Iterable[str] = ()) -> list[tuple[int, str
                 found.append((start, cat))
             start = folded.find(needle, start + 1)
     return sorted(found)
+
+
+def names_relation(question: str) -> bool:
+    """Whether the question has a relation word ("near", "within", "perto", "a menos de", ...)."""
+    return bool(_RELATION_RE.search(fold(question)))
 
 
 class RuleParser:

@@ -97,11 +97,18 @@ def zone_node(cell: str) -> str:
 
 class GraphStore:
     def __init__(
-        self, path: Path, resolution: int = 7, near_radius_m: float = 500.0, near_max: int = 10
+        self,
+        path: Path,
+        resolution: int = 7,
+        near_radius_m: float = 500.0,
+        near_max: int = 10,
+        community_resolution: int = 5,
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.resolution = resolution
+        # communities are H3 parents of the zones, so always coarser than them
+        self.community_resolution = max(0, min(community_resolution, resolution - 1))
         self.near_radius_m = near_radius_m
         self.near_max = near_max
         self._lock = threading.RLock()
@@ -109,6 +116,7 @@ class GraphStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._rebuild_stale_communities()
 
     def close(self) -> None:
         with self._lock:
@@ -263,6 +271,13 @@ class GraphStore:
         ).fetchall()
         keep = set(cells) if cells is not None else None
         return {c: json.loads(d) for c, d in rows if keep is None or c in keep}
+
+    def communities(self, tenant: str) -> dict[str, dict[str, Any]]:
+        """Community profiles: {parent cell: {"zones", "total", "categories", "documents", "summary"}}."""
+        rows = self._db.execute(
+            "SELECT h3, data FROM nodes WHERE tenant=? AND type='community'", (tenant,)
+        ).fetchall()
+        return {c: json.loads(d) for c, d in rows}
 
     def edges(
         self, tenant: str, type: str | None = None, node: str | None = None
@@ -646,8 +661,16 @@ class GraphStore:
         return out
 
     def _refresh_zones(self, tenant: str, cells: Iterable[str]) -> None:
-        """Zone nodes of `cells` rebuilt from what points at them (deleted when nothing does)."""
-        for cell in sorted(set(cells)):
+        """Zone nodes of `cells` rebuilt from what points at them (deleted when nothing does),
+        then the communities (H3 parents) that hold them."""
+        cells = sorted(set(cells))
+        self._refresh_zone_nodes(tenant, cells)
+        self._refresh_communities(
+            tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
+        )
+
+    def _refresh_zone_nodes(self, tenant: str, cells: Sequence[str]) -> None:
+        for cell in cells:
             node = zone_node(cell)
             cats = dict(
                 self._db.execute(
@@ -684,6 +707,98 @@ class GraphStore:
                     "VALUES (?,?,'zone','graph',?,?,?,?,?)",
                     (tenant, node, cell, lat, lon, cell, json.dumps(profile)),
                 )
+
+    def _refresh_communities(self, tenant: str, parents: Iterable[str]) -> None:
+        """Community nodes (`community:<h3 parent>`) summed from their zones' profiles, with an
+        extractive summary; deleted when no zone is left. Rewriting one drops any LLM summary
+        cached in it, so a cached summary never outlives the counts it was written from."""
+        from graph.communities import extractive_summary
+
+        parents = sorted(set(parents))
+        if not parents:
+            return
+        # the zones of these parents, found from the tenant's zone cells (a parent can have
+        # 7^k children, far more than the zones that exist)
+        wanted = set(parents)
+        by_parent: dict[str, list[str]] = {}
+        for (cell,) in self._db.execute("SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)):
+            parent = h3.cell_to_parent(cell, self.community_resolution)
+            if parent in wanted:
+                by_parent.setdefault(parent, []).append(cell)
+        for parent in parents:
+            node = f"community:{parent}"
+            children = by_parent.get(parent, [])
+            zones: dict[str, dict[str, Any]] = {}
+            for start in range(0, len(children), 500):
+                part = children[start : start + 500]
+                for cell, data in self._db.execute(
+                    f"SELECT h3, data FROM nodes WHERE tenant=? AND type='zone' "
+                    f"AND h3 IN ({','.join('?' * len(part))})",
+                    [tenant, *part],
+                ):
+                    zones[cell] = json.loads(data)
+            self._db.execute("DELETE FROM nodes WHERE tenant=? AND id=?", (tenant, node))
+            if not zones:
+                continue
+            cats: dict[str, int] = {}
+            for profile in zones.values():
+                for cat, n in profile.get("categories", {}).items():
+                    cats[cat] = cats.get(cat, 0) + n
+            profile = {
+                "zones": len(zones),
+                "total": sum(cats.values()),
+                "categories": dict(sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "documents": sorted({d for z in zones.values() for d in z.get("documents", [])}),
+            }
+            profile["summary"] = extractive_summary(parent, profile)
+            lat, lon = h3.cell_to_latlng(parent)
+            self._db.execute(
+                "INSERT INTO nodes (tenant,id,type,source,name,lat,lon,h3,data) "
+                "VALUES (?,?,'community','graph',?,?,?,?,?)",
+                (tenant, node, parent, lat, lon, parent, json.dumps(profile)),
+            )
+
+    def _rebuild_stale_communities(self) -> None:
+        """Communities for zones stored before they existed, or at another resolution."""
+        with self._lock:
+            stale = self._db.execute(
+                "SELECT DISTINCT z.tenant FROM nodes z WHERE z.type='zone' AND NOT EXISTS ("
+                "SELECT 1 FROM nodes c WHERE c.tenant=z.tenant AND c.type='community')"
+            ).fetchall()
+            wrong = {
+                t
+                for t, cell in self._db.execute("SELECT tenant, h3 FROM nodes WHERE type='community'")
+                if h3.get_resolution(cell) != self.community_resolution
+            }
+            for tenant in sorted({t for (t,) in stale} | wrong):
+                self._db.execute("BEGIN")
+                try:
+                    self._db.execute("DELETE FROM nodes WHERE tenant=? AND type='community'", (tenant,))
+                    cells = [r[0] for r in self._db.execute(
+                        "SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)
+                    )]
+                    self._refresh_communities(
+                        tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
+                    )
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+
+    def set_community_summary(self, tenant: str, cell: str, digest: str, text: str) -> None:
+        """Cache an LLM summary in the community node (kept while its counts are unchanged)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT data FROM nodes WHERE tenant=? AND id=?", (tenant, f"community:{cell}")
+            ).fetchone()
+            if row is None:
+                return
+            data = json.loads(row[0])
+            data["llm_summary"] = {"digest": digest, "text": text}
+            self._db.execute(
+                "UPDATE nodes SET data=? WHERE tenant=? AND id=?",
+                (json.dumps(data), tenant, f"community:{cell}"),
+            )
 
     def _refresh_services(self, tenant: str, categories: Iterable[str]) -> None:
         for category in sorted(set(categories)):

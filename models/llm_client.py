@@ -37,9 +37,10 @@ class LLMConfig:
 class LLMError(RuntimeError):
     """The endpoint failed; `status` is the HTTP status our API answers with (502 or 504)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, upstream_status: int | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.upstream_status = upstream_status  # the endpoint's own HTTP status, when it sent one
 
 
 @dataclass
@@ -90,18 +91,32 @@ class LLMClient:
             max_retries=config.max_retries,
         )
 
-    def _request(self, messages: list[dict[str, Any]], max_tokens: int | None) -> dict[str, Any]:
-        return {
+    def _request(
+        self, messages: list[dict[str, Any]], max_tokens: int | None, response_format: dict | None = None
+    ) -> dict[str, Any]:
+        request = {
             "model": self.config.model,
             "messages": messages,
             "max_tokens": max_tokens or self.config.max_tokens,
             "temperature": self.config.temperature,
         }
+        if response_format is not None:
+            request["response_format"] = response_format
+        return request
 
-    def chat(self, messages: list[dict[str, Any]], max_tokens: int | None = None) -> Reply:
-        """One completion (retried by the SDK on transient errors)."""
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        max_tokens: int | None = None,
+        response_format: dict | None = None,
+    ) -> Reply:
+        """One completion (retried by the SDK on transient errors). `response_format`: e.g.
+        {"type": "json_schema", "json_schema": {...}} for structured output; the caller
+        validates the reply (endpoints differ in how strictly they honour it)."""
         try:
-            response = self._client.chat.completions.create(**self._request(messages, max_tokens))
+            response = self._client.chat.completions.create(
+                **self._request(messages, max_tokens, response_format)
+            )
         except openai.APIError as exc:
             raise self._error(exc) from exc
         except ValueError as exc:  # a body that is not JSON
@@ -187,6 +202,7 @@ class LLMClient:
                 "llm_error",
                 f"{where} answered HTTP {status}{f' ({detail})' if detail else ''}"
                 f"{f' after {self.config.max_retries} retries' if retried else ''}; {hint}.",
+                upstream_status=status,
             )
         return self._malformed(str(exc))
 

@@ -22,12 +22,13 @@ from index.vector_store import open_store
 from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from models.llm_client import LLMClient
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.graph_answer import with_graph
-from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events
+from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events, llm_config
 from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
 from service.visual import load_visual, reindex_message, with_visual
@@ -153,6 +154,9 @@ class Carta:
             settings.graph_area_radius_m,
             settings.graph_max_pairs,
             embed=self.text.embed,
+            llm=LLMClient(config) if (config := llm_config(settings)) else None,
+            community_resolution=settings.graph_community_resolution,
+            llm_summaries=settings.graph_llm_summaries,
         )
 
     def _index_graph_pages(self, tenant: str, doc: Document) -> None:

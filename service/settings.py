@@ -182,6 +182,15 @@ class Settings(BaseSettings):
     )
     ui_tile_attribution: str = Field("", max_length=300, description="Credit line shown under tiles.")
 
+    # Graph communities and LLM constraints (issue 6: global search)
+    graph_community_resolution: int = Field(
+        5, ge=0, le=9, description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
+        "questions; kept coarser than graph_resolution."
+    )
+    graph_llm_summaries: bool = Field(
+        False, description="With an LLM configured, it also writes each community's summary (cached)."
+    )
+
     @property
     def registry_path(self) -> Path:
         return self.data_dir / "registry.sqlite3"

@@ -490,6 +490,12 @@ def test_graph_evidence_table_and_map(
         assert len(browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph circle.graph")) == 4
         assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")
         shoot(browser, "6-graph")
+        # a corpus-wide question: ranked zones on the map, the answer text, no pairs table
+        ask(browser, "Which areas have the most pharmacies?")
+        wait(browser, lambda d: "Zones with the most pharmacy" in css(d, "#answer-text").text, 20, "overview")
+        assert not css(browser, "#graph-box").is_displayed()
+        assert not browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph path.pair")
+        assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")
 
 
 @needs("service.visual", "the visual profile (issue 5)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -12,8 +13,11 @@ import pymupdf
 import pytest
 
 from geo.h3tags import haversine_m
+from graph.llm_parser import LLMConstraintParser
 from service.carta import Carta
+from service.retrieval import SearchQuery
 from tests.conftest import corpus_path
+from tests.openai_protocol import OpenAIProtocolServer, Step
 from tests.support import LiveServer
 
 QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
@@ -87,6 +91,17 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert doc_id in {c["doc_id"] for c in body["citations"]}  # the report mentions Recife
     assert f"[{doc_id} p.1]" in body["answer"]
 
+    # a corpus-wide question: zones ranked by the count of schools (GraphRAG global search)
+    overview = client.post("/v1/ask", json={"question": "Quais zonas têm mais escolas?"}).json()
+    cells = Counter(r.h3 for r in live.carta.graph.store.pois("default", ["school"]))
+    zones = overview["graph"]["zones"]
+    assert overview["graph"]["kind"] == "global" and overview["graph"]["pairs"] == []
+    assert [(z["h3"], z["score"]) for z in zones][0] == cells.most_common(1)[0]
+    assert [z["score"] for z in zones] == sorted(cells.values(), reverse=True)[: len(zones)]
+    assert overview["answer"].startswith("Zonas com mais school") and not overview["refused"]
+    # zones are named by the gazetteer: here a Recife bairro polygon covering the zone's centre
+    assert isinstance(zones[0]["place"], str) and f"({zones[0]['place']})" in overview["answer"]
+
     # a question that is not relational keeps the document answer path
     plain = client.post("/v1/ask", json={"question": "O que alagou em 2024?"}).json()
     assert plain["graph"] is None
@@ -122,3 +137,22 @@ def test_bad_uploads_are_clear_4xx(
     assert client.get("/v1/datasets").json() == []
     missing = client.delete("/v1/datasets/nope")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_a_carta_with_an_llm_parses_graph_questions_by_schema(
+    make_carta: Callable[..., Carta], llm_server: OpenAIProtocolServer
+) -> None:
+    """CARTA_LLM_BASE_URL set: the graph's constraints come from the LLM's structured reply
+    (here a 1 km radius the question does not state), and the request carries the schema."""
+    carta = make_carta(geotag=False, llm_base_url=llm_server.url, llm_model="test-model", llm_max_retries=0)
+    assert isinstance(carta.graph.parser, LLMConstraintParser)
+    csv = b"id,name,category,lat,lon\n1,School A,school,-8.0600,-34.9000\n2,Park B,park,-8.0660,-34.9000\n"
+    carta.graph.add_dataset(csv, "pois.csv", "default")
+    constraints = {"categories": ["school", "park"], "pairs": [["school", "park"]], "radius_m": 1000,
+                   "place": None, "zones": None}
+    llm_server.script(Step(text=json.dumps(constraints)))
+    answer = carta.ask(SearchQuery("Which schools are close to a park?", "default"))
+    assert answer.graph is not None and answer.graph["constraints"]["radius_m"] == 1000
+    # ~667 m apart: only the LLM's 1 km keeps the pair (the rules' default is 500 m)
+    assert [(p["a"], p["b"]) for p in answer.graph["pairs"]] == [("pois:1", "pois:2")]
+    assert llm_server.requests[0]["response_format"]["json_schema"]["strict"] is True

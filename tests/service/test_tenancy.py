@@ -202,3 +202,21 @@ def test_rate_limit_per_key_is_429(make_carta: Any) -> None:
         assert codes[:3] == [200, 200, 200] and codes[3:] == [429, 429]
         r = client.get("/v1/documents")
         assert r.json()["error"]["code"] == "rate_limited" and r.headers["retry-after"] == "1"
+
+
+def test_poi_datasets_stay_in_their_tenant(world: World) -> None:
+    geojson = (
+        b'{"type": "FeatureCollection", "features": ['
+        b'{"type": "Feature", "properties": {"name": "Escola A"}, '
+        b'"geometry": {"type": "Point", "coordinates": [-34.90, -8.05]}},'
+        b'{"type": "Feature", "properties": {"name": "Escola B"}, '
+        b'"geometry": {"type": "Point", "coordinates": [-34.91, -8.06]}}]}'
+    )
+    with world.client("a") as a, world.client("b") as b:
+        up = a.post("/v1/datasets", files={"file": ("escolas.geojson", geojson)}, data={"category": "school"})
+        assert up.status_code == 201, up.text
+        dataset = up.json()["dataset"]["id"]
+        assert b.get("/v1/datasets").json() == []
+        assert b.get(f"/v1/datasets/{dataset}").status_code == 404
+        assert b.delete(f"/v1/datasets/{dataset}").status_code == 404
+        assert [d["id"] for d in a.get("/v1/datasets").json()] == [dataset]

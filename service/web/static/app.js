@@ -455,7 +455,9 @@ async function showHeatmap(hit, url) {
 
 async function renderGraph(graph) {
   const box = $("#graph-box");
-  if (!graph || !(graph.pairs || []).length) {
+  // a corpus-wide question ("which areas have the most schools?") brings ranked zones and no pairs
+  const overview = Boolean(graph && graph.kind === "global" && (graph.zones || []).length);
+  if (!graph || !((graph.pairs || []).length || overview)) {
     box.hidden = true;
     map.setLayer("graph", []);
     map.setLayer("h3", []);
@@ -470,14 +472,14 @@ async function renderGraph(graph) {
   $("#graph-table tbody").replaceChildren(
     ...graph.pairs.map((pair) => h("tr", {}, h("td", {}, name(pair.a, pair.a_category)), h("td", {}, name(pair.b, pair.b_category)), h("td", { class: "num" }, fmt.metres(pair.dist_m)))),
   );
-  box.hidden = false;
+  box.hidden = overview; // the pairs table has nothing to show for an overview; its zones go on the map
   // the graph's GeoJSON: zone hexagons (kind "zone") go to the H3 layer, POIs and pair lines to the graph layer
   const features = (graph.geojson && graph.geojson.features) || [];
   const kind = (f) => (f.properties && f.properties.kind) || (f.geometry && f.geometry.type === "LineString" ? "pair" : "poi");
   const label = (f) => {
     const p = f.properties || {};
     if (kind(f) === "pair") return `${(pois.get(p.a) || {}).name || p.a} – ${(pois.get(p.b) || {}).name || p.b}: ${fmt.metres(p.dist_m || 0)}`;
-    if (kind(f) === "zone") return `H3 ${p.h3}`;
+    if (kind(f) === "zone") return overview ? `H3 ${p.h3}: ${p.score}` : `H3 ${p.h3}`;
     return `${p.name || p.id || "POI"}${p.category ? ` (${p.category})` : ""}`;
   };
   const styled = (f, cls) => ({ ...f, properties: { ...(f.properties || {}), label: label(f), cls } });
