@@ -196,3 +196,52 @@ def normalise_name(value: str) -> str:
         if key == category.replace("_", " ") or key in words:
             return category
     return key.replace(" ", "_")
+
+
+# How answers name a category, in the question's language (plural; the key otherwise).
+LABELS: dict[str, tuple[str, str]] = {  # key: (English, Portuguese)
+    "water_point": ("water points", "pontos de água"),
+    "recycling": ("recycling points", "pontos de reciclagem"),
+    "waste_disposal": ("waste disposal sites", "pontos de descarte de lixo"),
+    "waste_basket": ("waste baskets", "lixeiras"),
+    "fountain": ("fountains", "fontes"),
+    "school": ("schools", "escolas"),
+    "kindergarten": ("kindergartens", "creches"),
+    "university": ("universities", "universidades"),
+    "hospital": ("hospitals", "hospitais"),
+    "clinic": ("clinics", "clínicas"),
+    "pharmacy": ("pharmacies", "farmácias"),
+    "park": ("parks", "parques"),
+    "playground": ("playgrounds", "parquinhos"),
+    "bus_stop": ("bus stops", "paradas de ônibus"),
+    "bus_station": ("bus stations", "terminais de ônibus"),
+    "toilets": ("public toilets", "banheiros públicos"),
+    "restaurant": ("restaurants", "restaurantes"),
+    "cafe": ("cafes", "cafés"),
+    "bar": ("bars", "bares"),
+    "bench": ("benches", "bancos de praça"),
+    "library": ("libraries", "bibliotecas"),
+    "bank": ("banks", "agências bancárias"),
+    "atm": ("ATMs", "caixas eletrônicos"),
+    "parking": ("car parks", "estacionamentos"),
+    "bicycle_parking": ("bicycle parkings", "bicicletários"),
+    "fuel": ("fuel stations", "postos de combustível"),
+    "post_box": ("post boxes", "caixas de correio"),
+    "theatre": ("theatres", "teatros"),
+    "embassy": ("embassies", "embaixadas"),
+    "telephone": ("public telephones", "telefones públicos"),
+    "hotel": ("hotels", "hotéis"),
+    "museum": ("museums", "museus"),
+    "vending_machine": ("vending machines", "máquinas de venda"),
+    "landmark": ("landmarks", "pontos de referência"),
+    "flood_point": ("flood points", "pontos de alagamento"),
+    "sports": ("sports centres", "centros esportivos"),
+}
+
+
+def category_label(key: str, language: str) -> str:
+    """'school' -> 'schools' (en) / 'escolas' (pt); unknown keys read as words."""
+    labels = LABELS.get(key)
+    if labels is None:
+        return key.replace("_", " ")
+    return labels[1] if language == "pt" else labels[0]

@@ -25,6 +25,7 @@ import h3
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from geo.gazetteer import Gazetteer, fold
+from graph.categories import category_label
 from graph.parser import find_categories
 from graph.store import GraphStore
 from models.llm_client import LLMClient, LLMError
@@ -258,7 +259,7 @@ class GlobalSearch:
 
 def answer_text(result: GlobalResult, language: str) -> str:
     """The counted ranking as text (the offline answer and the LLM's fallback)."""
-    cats = "/".join(c.replace("_", " ") for c in result.query.categories)
+    cats = "/".join(category_label(c, language) for c in result.query.categories)
     if not result.zones:
         if language == "pt":
             return f"Nenhuma zona com {cats} nos conjuntos de dados carregados."

@@ -8,6 +8,7 @@ from typing import Any
 
 import h3
 
+from graph.categories import category_label
 from graph.retrieval import RelationalResult
 from graph.store import PoiRow
 
@@ -92,7 +93,7 @@ def answer_text(result: RelationalResult, language: str) -> str:
     """Pairs stated with their distances; the reading is from open data, not a diagnosis."""
     c = result.constraints
     where = f" in {result.area.place}" if result.area.place else ""
-    pair_names = "; ".join(f"{a.replace('_', ' ')}/{b.replace('_', ' ')}" for a, b in c.pairs)
+    pair_names = "; ".join(f"{category_label(a, language)}/{category_label(b, language)}" for a, b in c.pairs)
     n = len(result.pairs)
     listed = result.pairs[:MAX_LISTED_PAIRS]
     lines = [f"{_label(p.a)} - {_label(p.b)}: {p.dist_m:.0f} m" for p in listed]

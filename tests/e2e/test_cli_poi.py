@@ -19,7 +19,7 @@ def test_cli_poi_add_ask_map_delete(tmp_path: Path) -> None:
     png = tmp_path / "map.png"
     question = "Which pharmacies are within 100 m of a restaurant in Helsinki?"
     run = carta("ask", question, "--map", str(png), data_dir=data)
-    assert run.stdout.startswith("89 pharmacy/restaurant pair(s) within 100 m in Helsinki")  # rel-01
+    assert run.stdout.startswith("89 pharmacies/restaurants pair(s) within 100 m in Helsinki")  # rel-01
     assert png.read_bytes()[:4] == b"\x89PNG"
     carta("poi", "delete", added["dataset"]["id"], data_dir=data)
     store = GraphStore(data / "graph.sqlite3")

@@ -492,7 +492,8 @@ def test_graph_evidence_table_and_map(
         shoot(browser, "6-graph")
         # a corpus-wide question: ranked zones on the map, the answer text, no pairs table
         ask(browser, "Which areas have the most pharmacies?")
-        wait(browser, lambda d: "Zones with the most pharmacy" in css(d, "#answer-text").text, 20, "overview")
+        overview = "Zones with the most pharmacies"
+        wait(browser, lambda d: overview in css(d, "#answer-text").text, 20, "overview")
         assert not css(browser, "#graph-box").is_displayed()
         assert not browser.find_elements(By.CSS_SELECTOR, "#map g.layer-graph path.pair")
         assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")

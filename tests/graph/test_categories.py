@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from graph.categories import normalise_name, normalise_tags
+from graph.categories import LABELS, SYNONYMS, category_label, normalise_name, normalise_tags
 
 
 def test_osm_tags_normalise_to_one_category() -> None:
@@ -25,3 +25,10 @@ def test_names_in_portuguese_and_english_meet_on_one_key() -> None:
     assert normalise_name("drinking water") == "water_point"
     assert normalise_name("Ponto de reciclagem") == "recycling"
     assert normalise_name("Something Else") == "something_else"
+
+
+def test_answers_name_categories_in_the_questions_language() -> None:
+    assert category_label("school", "pt") == "escolas" and category_label("school", "en") == "schools"
+    assert category_label("bus_stop", "pt") == "paradas de ônibus"
+    assert category_label("some_new_kind", "pt") == "some new kind"  # a dataset's own category
+    assert set(LABELS) >= set(SYNONYMS)  # every category the parser knows has a label

@@ -141,7 +141,7 @@ def test_the_zone_with_the_most_pois_of_a_category_ranks_first(tmp_path: Path) -
         ranked = [(z["h3"], z["score"]) for z in result.zones]
         assert ranked[0] == counts.most_common(1)[0]
         assert [s for _, s in ranked] == sorted(counts.values(), reverse=True)[: len(ranked)]
-        assert len(ranked) == 5 and "Zonas com mais pharmacy" in result.text
+        assert len(ranked) == 5 and "Zonas com mais farmácias" in result.text
         assert ranked[0][0] in result.text.splitlines()[1]
         assert {z["place"] for z in result.zones} <= {"Porto Alegre", "Canoas", "Alvorada", "Viamão",
                                                       "Gravataí", "Cachoeirinha", "Guaíba", "Esteio"}
@@ -193,6 +193,6 @@ def test_llm_map_reduce_over_community_summaries(tmp_path: Path, llm_server: Ope
         llm_server.script(Step(text="not json"))
         again = channel.answer_global("Which areas have the most schools?", "t")
         assert again is not None and not again.llm
-        assert again.text.startswith("Zones with the most school") and again.notes
+        assert again.text.startswith("Zones with the most schools") and again.notes
     finally:
         channel.close()

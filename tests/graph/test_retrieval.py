@@ -118,9 +118,9 @@ def test_evidence_blocks_geojson_text_and_png(store: GraphStore) -> None:
     a = next(p for p in block["pois"] if p["id"] == line["properties"]["a"])
     assert line["geometry"]["coordinates"][0] == [a["lon"], a["lat"]]  # GeoJSON order
     text = answer_text(result, "en")
-    assert text.startswith(f"{len(result.pairs)} recycling/park pair(s) within 150 m")
+    assert text.startswith(f"{len(result.pairs)} recycling points/parks pair(s) within 150 m")
     none = RelationalRetriever(store).retrieve("t", Constraints(("school", "x"), (("school", "x"),), 10.0))
-    assert answer_text(none, "pt").startswith("Nenhum par school/x a até 10 m")
+    assert answer_text(none, "pt").startswith("Nenhum par escolas/x a até 10 m")
     assert "RELATIONS (dist_m)" in context_blocks(result)
     png = render_png(block["geojson"], "test")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000

@@ -98,7 +98,7 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert overview["graph"]["kind"] == "global" and overview["graph"]["pairs"] == []
     assert [(z["h3"], z["score"]) for z in zones][0] == cells.most_common(1)[0]
     assert [z["score"] for z in zones] == sorted(cells.values(), reverse=True)[: len(zones)]
-    assert overview["answer"].startswith("Zonas com mais school") and not overview["refused"]
+    assert overview["answer"].startswith("Zonas com mais escolas") and not overview["refused"]
     # zones are named by the gazetteer: here a Recife bairro polygon covering the zone's centre
     assert isinstance(zones[0]["place"], str) and f"({zones[0]['place']})" in overview["answer"]
 
