@@ -67,6 +67,74 @@ def add(
     )
 
 
+def _where(near: str, settings: Any) -> tuple[float, float]:
+    """(lat, lon) from "lat,lon" or a place name in the gazetteer."""
+    from service import cli
+
+    parts = near.split(",")
+    if len(parts) == 2:
+        try:
+            lat, lon = float(parts[0]), float(parts[1])
+        except ValueError:
+            pass
+        else:
+            from geo.coordinates import valid_latlon
+
+            if not valid_latlon(lat, lon):
+                cli.fail(f"({lat}, {lon}) is not a valid latitude,longitude", code=2)
+            return lat, lon
+    from service.carta import load_gazetteer
+
+    matches = load_gazetteer(settings).lookup(near)
+    if not matches:
+        cli.fail(f"place {near!r} is not in the gazetteers; give --near as lat,lon", code=2)
+    return matches[0].place.lat, matches[0].place.lon
+
+
+@poi_app.command("fetch")
+def fetch(
+    near: Annotated[str, typer.Option(help='Centre: "lat,lon" or a place name ("Recife").')],
+    tag: Annotated[
+        list[str], typer.Option(help="OSM tag key=value to fetch, repeatable (e.g. amenity=school).")
+    ],
+    radius: Annotated[float, typer.Option(min=1, max=50_000, help="Metres around the centre.")] = 2000,
+    category: Annotated[str | None, typer.Option(help="Category of features that carry none.")] = None,
+    server: Annotated[str | None, typer.Option("--server", envvar="CARTA_SERVER")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Fetch POIs from the Overpass API (CARTA_OVERPASS_URL) around a place and load them as a
+    dataset. The answer is cached under the data dir, so running it again is offline."""
+    from graph.overpass import OverpassClient, OverpassError, around_query
+    from service import cli
+    from service.settings import Settings
+
+    settings = Settings()
+    pairs = [t.split("=", 1) for t in tag]
+    if not pairs or any(len(p) != 2 or not p[0] or not p[1] for p in pairs):
+        cli.fail("each --tag must be key=value, e.g. --tag amenity=school", code=2)
+    lat, lon = _where(near, settings)
+    query = around_query(lat, lon, radius, [(k, v) for k, v in pairs])
+    client = OverpassClient(settings.overpass_cache_dir, settings.overpass_url, settings.overpass_timeout_s)
+    try:
+        answer = client.fetch(query)
+    except OverpassError as exc:
+        cli.fail(f"{exc} (CARTA_OVERPASS_URL={settings.overpass_url})")
+    data = json.dumps(answer).encode()
+    name = f"overpass-{'-'.join(t.replace('=', '_') for t in tag)}-{lat:.4f},{lon:.4f}-{radius:.0f}m.json"
+    if server:
+        files = {"file": (name, data)}
+        body = cli.server_call(server, "POST", "/v1/datasets", files=files, data={"category": category or ""})
+        dataset, created = body["dataset"], body["created"]
+    else:
+        info, created = _local("add_dataset", data, name, _tenant(), category)
+        dataset = info.to_dict()
+    if as_json:
+        cli.out.print_json(json.dumps({"dataset": dataset, "created": created}))
+        return
+    state = "added" if created else "already loaded"
+    cli.out.print(f"{state} {dataset['id']} {dataset['name']}: {dataset['pois']} POIs", markup=False)
+
+
 @poi_app.command("list")
 def list_datasets(
     server: Annotated[str | None, typer.Option("--server", envvar="CARTA_SERVER")] = None,

@@ -190,6 +190,15 @@ class Settings(BaseSettings):
     graph_llm_summaries: bool = Field(
         False, description="With an LLM configured, it also writes each community's summary (cached)."
     )
+    overpass_url: str = Field(
+        "https://overpass-api.de/api/interpreter",
+        description="Overpass API endpoint `carta poi fetch` asks (answers are cached in data_dir).",
+    )
+    overpass_timeout_s: float = Field(90.0, gt=0, le=3600, description="Per Overpass request.")
+
+    @property
+    def overpass_cache_dir(self) -> Path:
+        return self.data_dir / "overpass-cache"
 
     @property
     def registry_path(self) -> Path:
