@@ -572,7 +572,8 @@ def serve(
     from service.api import create_app
     from service.observability import configure_logging
 
-    configure_logging(Settings().log_json)
+    log_json = Settings().log_json
+    configure_logging(log_json if log_json is not None else not sys.stderr.isatty())
     carta = open_carta()
     try:
         tenant = carta.settings.default_tenant

@@ -164,7 +164,11 @@ class Settings(BaseSettings):
         20.0, ge=0, description="Requests per second per API key (token bucket); 0 turns it off."
     )
     rate_limit_burst: int = Field(60, ge=1, description="Bucket size: requests a key may send at once.")
-    log_json: bool = Field(True, description="`carta serve` logs one JSON object per line.")
+    log_json: bool | None = Field(
+        None,
+        description="`carta serve` logs one JSON object per line; unset = JSON unless stderr is a terminal "
+        "(a person running `make run` reads plain lines, a container or a pipe gets JSON).",
+    )
     trace_keep: int = Field(1000, ge=0, description="Recent /v1/ask traces kept for GET /v1/traces/{id}.")
     api_key: str | None = Field(None, description="The key the CLI sends with --server (client side).")
     qdrant_shards: int | None = Field(
