@@ -325,7 +325,7 @@ async function loadDatasets() {
       h(
         "tr",
         { dataset: { datasetId: d.id } },
-        h("td", { "data-label": "Name" }, d.name, h("div", { class: "muted small" }, d.filename)),
+        h("td", { "data-label": "Name" }, d.name, d.filename !== d.name ? h("div", { class: "muted small" }, d.filename) : null),
         h("td", { "data-label": "Kind" }, d.kind),
         h("td", { "data-label": "POIs", class: "num" }, String(d.pois)),
         h("td", { "data-label": "Duplicates", class: "num" }, String(d.duplicates)),
