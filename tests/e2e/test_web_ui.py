@@ -619,7 +619,7 @@ def test_image_query_on_a_lite_server_is_a_notice(browser: Any, server: LiveServ
     notice = "#image-notice"
     wait(browser, lambda d: css(d, notice).is_displayed(), 30, "the notice")
     text = css(browser, notice).text
-    assert "not available on this server" in text and "CARTA_PROFILE=visual" in text
+    assert "Query by image is off on this server" in text and "CARTA_PROFILE=visual" in text
     assert css(browser, "#ask-status").get_attribute("data-state") != "error"
     assert css(browser, "#image-button").is_enabled()
     shoot(browser, "10-image-query-lite")

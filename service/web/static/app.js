@@ -657,7 +657,7 @@ async function runImageSearch(file, topK) {
   } catch (err) {
     if (seq !== state.askSeq) return;
     if (err.code === "visual_profile_off") {
-      notice.textContent = `Query by image is not available on this server. ${err.message}`;
+      notice.textContent = `Query by image is off on this server (lite profile). The server says: ${err.message}.`;
       notice.hidden = false;
       status.textContent = "";
       status.dataset.state = "done";
