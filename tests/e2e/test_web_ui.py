@@ -17,11 +17,12 @@ from typing import Any
 import h3
 import httpx
 import pytest
+from PIL import Image
 from shapely.geometry import Point, Polygon
 
 from models.text_encoder import TextEncoder
 from service.carta import Carta
-from tests.conftest import REPO, settings_for
+from tests.conftest import REPO, corpus_path, settings_for
 from tests.support import LiveServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -111,7 +112,12 @@ def shoot(driver: Any, name: str, full_page: bool = True) -> None:
         overflow = driver.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
-        assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px"
+        wide = driver.execute_script(
+            "const w = document.documentElement.clientWidth; return [...document.querySelectorAll('body *')]"
+            ".filter((e) => e.getBoundingClientRect().right > w + 0.5).slice(-3)"
+            ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
+        )
+        assert overflow <= 0, f"{name} at {width}px scrolls sideways by {overflow}px: {wide}"
         height = driver.execute_script("return document.documentElement.scrollHeight")
         driver.set_window_size(width, min(max(height, 700), 4000) if full_page else 900)
         driver.save_screenshot(str(SHOTS / f"{name}-{width}.png"))
@@ -173,6 +179,14 @@ def drop_file(driver: Any, path: Path) -> None:
         "z.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));"
         "document.querySelector('#drop-source').remove();"
     )
+
+
+def image_query(driver: Any, picture: Path) -> None:
+    """Choose a picture in the Ask screen's image query and submit it."""
+    driver.get(driver.current_url.split("#")[0] + "#/ask")
+    driver.execute_script("document.querySelector('#ask-status').textContent = ''")
+    css(driver, "#image-file").send_keys(str(picture))
+    css(driver, "#image-button").click()
 
 
 def upload_rows_ready(driver: Any, names: set[str]) -> bool:
@@ -501,10 +515,15 @@ def test_graph_evidence_table_and_map(
 
 @needs("service.visual", "the visual profile (issue 5)")
 def test_why_this_page_heatmap_in_the_visual_profile(
-    browser: Any, make_carta: Callable[..., Carta], request: pytest.FixtureRequest, samples_dir: Path
+    browser: Any,
+    make_carta: Callable[..., Carta],
+    request: pytest.FixtureRequest,
+    samples_dir: Path,
+    tmp_path: Path,
 ) -> None:
     """Visual profile (tiny random ColPali): each evidence page offers "Why this page?", whose
-    dialog shows the server's similarity heat-map PNG for the question."""
+    dialog shows the server's similarity heat-map PNG for the question; an image query lists
+    the indexed pages as evidence cards."""
     from tests.service.test_visual_profile import visual_settings
 
     tiny_visual_models = request.getfixturevalue("tiny_visual_models")
@@ -525,3 +544,82 @@ def test_why_this_page_heatmap_in_the_visual_profile(
         assert css(browser, "#heatmap-error").text == ""
         shoot(browser, "7-why-this-page", full_page=False)
         dialog.find_element(By.CSS_SELECTOR, "button[value=close]").click()
+        # query by image: a rendered page of the document finds pages, shown as evidence cards
+        picture = tmp_path / "chart.png"
+        Image.new("RGB", (160, 120), "white").save(picture)
+        image_query(browser, picture)
+        wait(browser, lambda d: "Image query" in css(d, "#ask-status").text, 60, "the image query's results")
+        assert css(browser, "#ask-status").get_attribute("data-state") == "done"
+        assert not css(browser, "#image-notice").is_displayed()
+        assert evidence(browser) and not browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
+
+
+def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) -> None:
+    """The Documents screen's POI datasets panel: a GeoJSON of Recife's municipal schools loaded
+    with category school is listed with its POI count (the server's), then deleted after the
+    confirmation; a file the server cannot read shows the server's own message."""
+    schools = corpus_path("poi", "recife_escolas_municipais.geojson")
+    open_ui(browser, server.url)
+    css(browser, "#dataset-file").send_keys(str(schools))
+    category = css(browser, "#dataset-category")
+    category.send_keys("school")
+    category.send_keys(Keys.ENTER)  # the keyboard submits the form
+    status = "#dataset-status"
+    settled = {"done", "error"}
+    wait(browser, lambda d: css(d, status).get_attribute("data-state") in settled, 120, "the dataset")
+    assert css(browser, status).get_attribute("data-state") == "done", css(browser, status).text
+    listed = httpx.get(f"{server.url}/v1/datasets", timeout=30).json()
+    mine = [d for d in listed if d["filename"] == schools.name]
+    assert len(mine) == 1 and mine[0]["pois"] > 100 and mine[0]["kind"]
+    mine_row = f"tr[data-dataset-id='{mine[0]['id']}']"
+    row = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, mine_row), 20, "the dataset's row")[0]
+    cells = [td.text for td in row.find_elements(By.CSS_SELECTOR, "td")]
+    assert cells[2] == str(mine[0]["pois"]) and cells[3] == str(mine[0]["duplicates"]), cells
+    assert f"{mine[0]['pois']} POIs" in css(browser, status).text
+    shoot(browser, "9-poi-datasets")
+    # a file the server cannot read: its 4xx message, no row added
+    bad = Path(tempfile.mkdtemp()) / "notes.txt"
+    bad.write_text("no places here")
+    css(browser, "#dataset-file").send_keys(str(bad))
+    before = css(browser, status).text
+    css(browser, "#dataset-button").click()
+    def answered_bad(d: Any) -> bool:
+        return css(d, status).text != before and css(d, status).get_attribute("data-state") in settled
+
+    wait(browser, answered_bad, 60, "the server's answer")
+    assert css(browser, status).get_attribute("data-state") == "error"
+    prefix = "Could not load notes.txt: "
+    assert css(browser, status).text.startswith(prefix) and len(css(browser, status).text) > len(prefix) + 5
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#dataset-table tbody tr")) == len(listed)
+    shutil.rmtree(bad.parent, ignore_errors=True)
+    # delete: cancel keeps it, confirm removes it
+    css(browser, f"{mine_row} button.danger-outline").click()  # the list was redrawn: find it again
+    dialog = css(browser, "#confirm-dialog")
+    wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
+    assert "dataset" in css(browser, "#confirm-title").text.lower()
+    assert schools.name in css(browser, "#confirm-text").text
+    dialog.find_element(By.CSS_SELECTOR, "button[value=cancel]").click()
+    ids = lambda: {d["id"] for d in httpx.get(f"{server.url}/v1/datasets", timeout=30).json()}  # noqa: E731
+    assert mine[0]["id"] in ids()
+    css(browser, f"{mine_row} button.danger-outline").click()
+    wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
+    css(browser, "#confirm-ok").click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, mine_row), 30, "the row to go")
+    assert mine[0]["id"] not in ids()
+    assert "Deleted dataset" in css(browser, status).text
+
+
+def test_image_query_on_a_lite_server_is_a_notice(browser: Any, server: LiveServer, tmp_path: Path) -> None:
+    """A lite server answers 409 visual_profile_off to an image query: the UI shows that as a
+    notice saying how to turn the visual profile on, not as an error."""
+    picture = tmp_path / "photo.png"
+    Image.new("RGB", (64, 48), "teal").save(picture)
+    open_ui(browser, server.url, "#/ask")
+    image_query(browser, picture)
+    notice = "#image-notice"
+    wait(browser, lambda d: css(d, notice).is_displayed(), 30, "the notice")
+    text = css(browser, notice).text
+    assert "Query by image is off on this server" in text and "CARTA_PROFILE=visual" in text
+    assert css(browser, "#ask-status").get_attribute("data-state") != "error"
+    assert css(browser, "#image-button").is_enabled()
+    shoot(browser, "10-image-query-lite")

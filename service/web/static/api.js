@@ -184,3 +184,11 @@ export async function imageURL(url, always = false) {
   if (!response.ok) throw await errorFrom(response);
   return URL.createObjectURL(await response.blob());
 }
+
+/** POST a multipart form (a FormData) with the API key; resolves the JSON body, throws ApiError
+ * with the server's {error: {code, message}} on a non-2xx answer. */
+export async function postForm(url, form) {
+  const response = await fetch(url, { method: "POST", headers: headers(), body: form });
+  if (!response.ok) throw await errorFrom(response);
+  return response.json();
+}

@@ -223,6 +223,7 @@ function renderDocs() {
 
 function confirmDelete(doc) {
   const dialog = $("#confirm-dialog");
+  $("#confirm-title").textContent = "Delete document?"; // the dialog is shared with POI datasets
   $("#confirm-text").textContent = `“${doc.title}” (${doc.filename}, ${doc.pages} pages) and everything indexed from it will be removed.`;
   dialog.returnValue = "";
   dialog.onclose = async () => {
@@ -303,6 +304,90 @@ function initUpload() {
     e.preventDefault();
     zone.classList.remove("over");
     if (e.dataTransfer.files.length) uploadFiles(e.dataTransfer.files);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// POI datasets (the graph's input): upload, list, delete
+
+async function loadDatasets() {
+  let rows;
+  try {
+    rows = await api.getJSON("/v1/datasets");
+  } catch (err) {
+    // 401 is already asked for by the document list; 409: the graph is turned off on this server
+    if (err.status !== 401) $("#dataset-status").textContent = `POI datasets: ${err.message}`;
+    $("#dataset-table").hidden = true;
+    return;
+  }
+  $("#dataset-table tbody").replaceChildren(
+    ...rows.map((d) =>
+      h(
+        "tr",
+        { dataset: { datasetId: d.id } },
+        h("td", { "data-label": "Name" }, d.name, d.filename !== d.name ? h("div", { class: "muted small" }, d.filename) : null),
+        h("td", { "data-label": "Kind" }, d.kind),
+        h("td", { "data-label": "POIs", class: "num" }, String(d.pois)),
+        h("td", { "data-label": "Duplicates", class: "num" }, String(d.duplicates)),
+        h(
+          "td",
+          { "data-label": "Actions" },
+          h("button", { type: "button", class: "danger-outline", "aria-label": `Delete dataset ${d.name}`, onclick: () => confirmDeleteDataset(d) }, "Delete"),
+        ),
+      ),
+    ),
+  );
+  $("#dataset-empty").hidden = rows.length > 0;
+  $("#dataset-table").hidden = rows.length === 0;
+}
+
+function confirmDeleteDataset(d) {
+  const dialog = $("#confirm-dialog");
+  $("#confirm-title").textContent = "Delete POI dataset?";
+  $("#confirm-text").textContent = `“${d.name}” (${d.filename}, ${d.pois} POIs) will be removed from the graph.`;
+  dialog.returnValue = "";
+  dialog.onclose = async () => {
+    if (dialog.returnValue !== "ok") return;
+    const status = $("#dataset-status");
+    try {
+      await api.request("DELETE", `/v1/datasets/${encodeURIComponent(d.id)}`);
+      status.textContent = `Deleted dataset “${d.name}”.`;
+      status.dataset.state = "done";
+    } catch (err) {
+      status.textContent = `Could not delete: ${err.message}`;
+      status.dataset.state = "error";
+    }
+    await loadDatasets();
+  };
+  dialog.showModal();
+}
+
+function initDatasets() {
+  $("#dataset-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const file = $("#dataset-file").files[0];
+    if (!file) return;
+    const status = $("#dataset-status");
+    const form = new FormData();
+    form.append("file", file, file.name);
+    const category = $("#dataset-category").value.trim();
+    if (category) form.append("category", category);
+    status.textContent = `Loading ${file.name}…`;
+    status.dataset.state = "busy";
+    $("#dataset-button").disabled = true;
+    try {
+      const { dataset: d, created } = await api.postForm("/v1/datasets", form);
+      status.textContent = `${created ? "Loaded" : "Already loaded"} “${d.name}”: ${d.pois} POIs, ${d.duplicates} duplicates${d.skipped ? `, ${d.skipped} skipped` : ""}.`;
+      status.dataset.state = "done";
+      e.target.reset();
+    } catch (err) {
+      status.textContent = `Could not load ${file.name}: ${err.message}`;
+      status.dataset.state = "error";
+      if (err.status === 401) askForKey(err.message);
+    } finally {
+      $("#dataset-button").disabled = false;
+    }
+    await loadDatasets();
   });
 }
 
@@ -393,6 +478,7 @@ function answerNodes(text, citations) {
 function heatmapURL(hit, question) {
   const given = hit.heatmap_url || hit.similarity_map_url;
   if (given) return given;
+  if (!question) return null; // an image query has no words to map
   if (state.config.profile !== "visual" && !(hit.channels && hit.channels.visual)) return null;
   const base = `/v1/documents/${encodeURIComponent(hit.doc_id)}/pages/${hit.page_no}/heatmap`;
   return `${base}?query=${encodeURIComponent(question)}`;
@@ -545,7 +631,53 @@ async function runAsk(question, topK) {
   }
 }
 
+/** Query by image (the visual profile): the results show like a search's evidence pages; a
+ * lite server's 409 visual_profile_off is a notice saying how to turn the profile on. */
+async function runImageSearch(file, topK) {
+  const seq = ++state.askSeq;
+  state.lastAsk = null; // an area filter change re-runs questions, not this
+  const status = $("#ask-status");
+  const notice = $("#image-notice");
+  notice.hidden = true;
+  status.textContent = `Searching pages that look like ${file.name}…`;
+  status.dataset.state = "busy";
+  $("#image-button").disabled = true;
+  const form = new FormData();
+  form.append("file", file, file.name);
+  form.append("top_k", String(topK));
+  try {
+    const result = await api.postForm("/v1/search/image", form);
+    if (seq !== state.askSeq) return;
+    $("#answer-box").hidden = true;
+    $("#graph-box").hidden = true;
+    renderEvidence(result.results, "");
+    status.textContent = `Image query · ${result.results.length} pages like ${file.name}`;
+    status.dataset.state = "done";
+    fitMap();
+  } catch (err) {
+    if (seq !== state.askSeq) return;
+    if (err.code === "visual_profile_off") {
+      notice.textContent = `Query by image is off on this server (lite profile). The server says: ${err.message}.`;
+      notice.hidden = false;
+      status.textContent = "";
+      status.dataset.state = "done";
+    } else {
+      status.textContent = `Error: ${err.message}`;
+      status.dataset.state = "error";
+      if (err.status === 401) askForKey(err.message);
+    }
+  } finally {
+    $("#image-button").disabled = false;
+    $("#ask-button").disabled = false; // a question this image query superseded
+  }
+}
+
 function initAsk() {
+  $("#image-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const file = $("#image-file").files[0];
+    if (file) runImageSearch(file, Math.max(1, Math.min(50, +$("#top-k").value || 5)));
+  });
   $("#to-map").addEventListener("click", () => {
     $("#map-panel").scrollIntoView({ behavior: "smooth" });
     $("#map svg").focus({ preventScroll: true });
@@ -596,6 +728,7 @@ async function main() {
   initMap();
   initUpload();
   initAsk();
+  initDatasets();
   $("#api-key").value = api.apiKey();
   $("#key-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -604,6 +737,7 @@ async function main() {
     $(".key-box").open = false;
     toast("API key saved in this browser.");
     loadDocs();
+    loadDatasets();
   });
   $(".skip-link").addEventListener("click", (e) => {
     e.preventDefault(); // keep the route in the URL
@@ -612,6 +746,7 @@ async function main() {
   window.addEventListener("hashchange", () => route());
   route(true);
   await loadDocs();
+  await loadDatasets();
   if (document.body.dataset.view === "documents") fitMap();
   document.body.dataset.ready = "true";
 }
