@@ -239,13 +239,7 @@ class EdgeStore(VectorStore):
         request = E.QueryRequest(
             limit=limit,
             query=E.Query.Nearest(_vector(second.vector), using=second.using),
-            prefetches=[
-                E.Prefetch(
-                    limit=width,
-                    query=E.Query.Nearest(_vector(first.vector), using=first.using),
-                    filter=engine_filter,
-                )
-            ],
+            prefetches=self._branch_prefetches([first], engine_filter, width),
             filter=engine_filter,
             with_payload=True,
         )

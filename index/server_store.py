@@ -179,7 +179,7 @@ class ServerStore(VectorStore):
             raise StoreError(str(exc)) from exc
         return [_hit(p) for p in response.points]
 
-    def _fused_prefetch(
+    def _branch_prefetches(
         self, branches: Sequence[Branch], engine_filter: m.Filter | None, prefetch_limit: int
     ) -> list[m.Prefetch]:
         return [
@@ -199,7 +199,7 @@ class ServerStore(VectorStore):
         engine_filter = client_filter(flt)
         response = self.client.query_points(
             collection,
-            prefetch=self._fused_prefetch(branches, engine_filter, prefetch_limit),
+            prefetch=self._branch_prefetches(branches, engine_filter, prefetch_limit),
             query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
             query_filter=engine_filter,
             limit=limit,
@@ -213,9 +213,7 @@ class ServerStore(VectorStore):
         engine_filter = client_filter(flt)
         response = self.client.query_points(
             collection,
-            prefetch=[
-                m.Prefetch(query=_vector(first.vector), using=first.using, limit=width, filter=engine_filter)
-            ],
+            prefetch=self._branch_prefetches([first], engine_filter, width),
             query=_vector(second.vector),
             using=second.using,
             query_filter=engine_filter,
@@ -236,7 +234,7 @@ class ServerStore(VectorStore):
     ) -> list[Hit]:
         engine_filter = client_filter(flt)
         fused = m.Prefetch(
-            prefetch=self._fused_prefetch(branches, engine_filter, prefetch_limit),
+            prefetch=self._branch_prefetches(branches, engine_filter, prefetch_limit),
             query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
             filter=engine_filter,
             limit=prefetch_limit,

@@ -28,6 +28,8 @@ from models.errors import ModelUnavailable
 from models.llm_client import LLMError
 from service import schemas, web
 from service.api_datasets import add_dataset_routes
+from service.api_errors import ERROR_RESPONSES as _ERRORS
+from service.api_errors import ApiError, error_response
 from service.api_ops import BodyLimit, add_ops_routes, request_middleware
 from service.audit import AuditLog
 from service.auth import AuthError, Caller, KeyStore, Principal, RateLimiter, check_name
@@ -40,18 +42,7 @@ from service.streaming import sse_stream
 from service.visual_api import add_visual_routes
 
 log = logging.getLogger(__name__)
-_ERRORS = {"model": schemas.ErrorResponse}
 VISIBLE = ("ready", "failed")  # a document being indexed is not visible yet
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 def create_app(settings: Settings | None = None, carta: Carta | None = None) -> FastAPI:
@@ -111,7 +102,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
 
     @app.exception_handler(AuthError)
     async def auth_error(_: Request, exc: AuthError) -> JSONResponse:
-        response = _error(exc.status, exc.code, str(exc))
+        response = error_response(exc.status, exc.code, str(exc))
         if exc.status == 401:
             response.headers["WWW-Authenticate"] = "Bearer"
         elif exc.status == 429:
@@ -120,41 +111,41 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message)
 
     @app.exception_handler(IngestError)
     async def ingest_error(_: Request, exc: IngestError) -> JSONResponse:
-        return _error(exc.status, exc.code, str(exc))
+        return error_response(exc.status, exc.code, str(exc))
 
     @app.exception_handler(GeoFilterError)
     async def geo_error(_: Request, exc: GeoFilterError) -> JSONResponse:
-        return _error(400, "bad_geo_filter", str(exc))
+        return error_response(400, "bad_geo_filter", str(exc))
 
     @app.exception_handler(DocumentNotFound)
     async def not_found(_: Request, exc: DocumentNotFound) -> JSONResponse:
-        return _error(404, "not_found", str(exc.args[0]))
+        return error_response(404, "not_found", str(exc.args[0]))
 
     @app.exception_handler(StoreError)
     async def store_error(_: Request, exc: StoreError) -> JSONResponse:
-        return _error(503, "store_unavailable", str(exc))
+        return error_response(503, "store_unavailable", str(exc))
 
     @app.exception_handler(ModelUnavailable)
     async def model_error(_: Request, exc: ModelUnavailable) -> JSONResponse:
-        return _error(503, "model_unavailable", str(exc))
+        return error_response(503, "model_unavailable", str(exc))
 
     @app.exception_handler(LLMError)
     async def llm_error(_: Request, exc: LLMError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = "too_large" if exc.status_code == 413 else "http_error"
-        return _error(exc.status_code, code, str(exc.detail))
+        return error_response(exc.status_code, code, str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        return _error(422, "invalid_request", problems)
+        return error_response(422, "invalid_request", problems)
 
     @app.get("/healthz", tags=["ops"])
     def healthz(request: Request) -> dict[str, Any]:
@@ -354,7 +345,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         request.app.state.traces.put(request_id, who.tenant, ask_trace(request_id, answer, started))
         return schemas.ask_response(answer)
 
-    add_visual_routes(app, get, visible, ApiError)  # query by image, heat-maps (visual profile)
+    add_visual_routes(app, get, visible)  # query by image, heat-maps (visual profile)
     add_dataset_routes(app, get)
     add_ops_routes(app)
     web.mount(app, settings)  # the browser UI at / (service/web)

@@ -12,42 +12,32 @@ from fastapi.responses import JSONResponse
 from graph.channel import DatasetNotFound, EmptyDataset, GraphChannel, PoiFormatError
 from ingest.errors import TooLarge
 from service import schemas
+from service.api_errors import ERROR_RESPONSES as _ERRORS
+from service.api_errors import ApiError, error_response
 from service.auth import Caller
 from service.carta import Carta
-
-_ERRORS = {"model": schemas.ErrorResponse}
-
-
-class GraphDisabled(RuntimeError):
-    pass
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 def add_dataset_routes(app: FastAPI, get: Callable[[Request], Carta]) -> None:
     """POI datasets of the caller's tenant (the key's tenant, or the single user's)."""
     @app.exception_handler(PoiFormatError)
     async def poi_format(_: Request, exc: PoiFormatError) -> JSONResponse:
-        return _error(415, "unsupported_poi_file", str(exc))
+        return error_response(415, "unsupported_poi_file", str(exc))
 
     @app.exception_handler(EmptyDataset)
     async def empty(_: Request, exc: EmptyDataset) -> JSONResponse:
-        return _error(422, "empty_dataset", str(exc))
+        return error_response(422, "empty_dataset", str(exc))
 
     @app.exception_handler(DatasetNotFound)
     async def missing(_: Request, exc: DatasetNotFound) -> JSONResponse:
-        return _error(404, "not_found", str(exc.args[0]))
-
-    @app.exception_handler(GraphDisabled)
-    async def disabled(_: Request, exc: GraphDisabled) -> JSONResponse:
-        return _error(409, "graph_disabled", str(exc))
+        return error_response(404, "not_found", str(exc.args[0]))
 
     def graph(request: Request) -> GraphChannel:
         channel = get(request).graph
         if channel is None:
-            raise GraphDisabled(
+            raise ApiError(
+                409,
+                "graph_disabled",
                 "the graph is turned off (CARTA_GRAPH_ENABLED=false); turn it on to load POIs"
             )
         return channel

@@ -10,6 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from service import schemas
+from service.api_errors import ApiError
 from service.auth import Caller, Principal
 from service.visual import decode_image, page_heatmap, search_by_image
 
@@ -18,7 +19,6 @@ def add_visual_routes(
     app: FastAPI,
     get: Callable[[Request], Any],
     visible: Callable[[Any, Principal, str], Any],
-    api_error: type[Exception],
 ) -> None:
     """`visible(carta, caller, doc_id)` raises when the caller may not see the document."""
     errors = {"model": schemas.ErrorResponse}
@@ -29,8 +29,8 @@ def add_visual_routes(
         if c.visual is not None:
             return
         if c.settings.profile == "visual":
-            raise api_error(503, "model_unavailable", f"{what} is unavailable: {c.visual_error}")
-        raise api_error(
+            raise ApiError(503, "model_unavailable", f"{what} is unavailable: {c.visual_error}")
+        raise ApiError(
             409,
             "visual_profile_off",
             f"{what} needs the visual profile: set CARTA_PROFILE=visual with CARTA_VISUAL_MODEL and "
@@ -55,11 +55,11 @@ def add_visual_routes(
         require_visual(c, "query by image")
         data = await file.read(c.settings.max_upload_bytes + 1)
         if len(data) > c.settings.max_upload_bytes:
-            raise api_error(413, "too_large", f"the image is over {c.settings.max_upload_bytes:,} bytes")
+            raise ApiError(413, "too_large", f"the image is over {c.settings.max_upload_bytes:,} bytes")
         try:
             image = decode_image(data, c.settings.max_image_pixels)
         except ValueError as exc:
-            raise api_error(400, "bad_image", str(exc)) from exc
+            raise ApiError(400, "bad_image", str(exc)) from exc
         result = await run_in_threadpool(search_by_image, c, image, who.tenant, top_k, who.acl())
         return schemas.search_response(result)
 
@@ -82,5 +82,5 @@ def add_visual_routes(
         try:
             png = page_heatmap(c, who.tenant, doc_id, page_no, query)
         except (FileNotFoundError, ValueError) as exc:
-            raise api_error(404, "not_found", str(exc)) from exc
+            raise ApiError(404, "not_found", str(exc)) from exc
         return Response(png, media_type="image/png")
