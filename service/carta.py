@@ -27,7 +27,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer import Answer, ExtractiveAnswerer
 from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.graph_answer import with_graph
+from service.graph_answer import graph_answer
 from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events, llm_config
 from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.settings import Settings
@@ -259,19 +259,14 @@ class Carta:
         return next(e.data for e in self.ask_events(query, stream=False) if e.kind == "done")
 
     def ask_events(self, query: SearchQuery, stream: bool = True) -> Iterator[Event]:
-        """evidence, token..., citations, done: by the LLM when one is configured, else extractive."""
+        """evidence, token..., citations, done: by the graph for relational questions, else by the LLM
+        when one is configured, else extractive."""
         result = self.retriever.search(query)
-        if self.graph is not None:
-            # a relational question is answered by the graph's verified pairs, not the LLM
-            base = self.answerer.answer(query.text, result)
-            base.timings_ms = result.timings_ms
-            graphed = with_graph(base, self.graph, self.registry, query.tenant, query.acl)
-            if graphed.graph is not None:
-                events: Iterator[Event] = answer_events(graphed, result)
-            elif self.llm:
-                events = self.llm.events(query.text, result, query.tenant, stream=stream)
-            else:
-                events = answer_events(base, result)
+        graphed = None
+        if self.graph is not None:  # relational questions: the graph's verified pairs, not the LLM
+            graphed = graph_answer(query.text, result, self.graph, self.registry, query.tenant, query.acl)
+        if graphed is not None:
+            events: Iterator[Event] = answer_events(graphed, result)
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:

@@ -8,31 +8,34 @@ from graph.communities import global_block
 from graph.evidence import answer_text, graph_block
 from index.registry import Registry
 from service.answer import Answer, Citation, question_language
+from service.retrieval import SearchResult
 
 QUOTE_CHARS = 240
 
 
-def with_graph(
-    answer: Answer, graph: GraphChannel, registry: Registry, tenant: str, acl: list[str] | None = None
-) -> Answer:
-    """`answer` with graph evidence when the question is relational or corpus-wide ("which areas
-    have the most schools?") here; unchanged otherwise.
+def graph_answer(
+    question: str,
+    result: SearchResult,
+    graph: GraphChannel,
+    registry: Registry,
+    tenant: str,
+    acl: list[str] | None = None,
+) -> Answer | None:
+    """The answer from graph evidence when the question is relational or corpus-wide ("which
+    areas have the most schools?") here; None otherwise (the question goes to the documents).
     Only documents the caller's ACL tokens (`acl`, None = all of the tenant) allow are cited."""
-    language = question_language(answer.question)
-    overview = graph.answer_global(answer.question, tenant, language)
+    language = question_language(question)
+    overview = graph.answer_global(question, tenant, language)
     if overview is not None:
         pages = graph.pages_mentioning_zones(tenant, [z["h3"] for z in overview.zones])
-        answer.answer = overview.text
-        answer.language, answer.refused, answer.grounded = language, False, True
-        answer.citations = _citations(pages, registry, tenant, acl)
-        answer.graph = global_block(overview)
-        return answer
-    result = graph.answer(answer.question, tenant)
-    if result is None:
-        return answer
-    pages = graph.mentioning_pages(tenant, result) if result.pairs else []
+        citations = _citations(pages, registry, tenant, acl)
+        return _answer(question, result, language, overview.text, citations, global_block(overview))
+    relational = graph.answer(question, tenant)
+    if relational is None:
+        return None
+    pages = graph.mentioning_pages(tenant, relational) if relational.pairs else []
     citations = _citations(pages, registry, tenant, acl)
-    text = answer_text(result, language)
+    text = answer_text(relational, language)
     if citations:
         head = (
             "Documentos que mencionam esses lugares"
@@ -40,13 +43,28 @@ def with_graph(
             else "Documents that mention these places"
         )
         text += f"\n{head}: " + "; ".join(f"{c.title} [{c.doc_id} p.{c.page_no}]" for c in citations)
-    answer.answer = text
-    answer.language = language
-    answer.refused = False
-    answer.grounded = True
-    answer.citations = citations
-    answer.graph = graph_block(result)
-    return answer
+    return _answer(question, result, language, text, citations, graph_block(relational))
+
+
+def _answer(
+    question: str,
+    result: SearchResult,
+    language: str,
+    text: str,
+    citations: list[Citation],
+    block: dict,
+) -> Answer:
+    return Answer(
+        question=question,
+        answer=text,
+        language=language,
+        grounded=True,  # every pair and count is computed from the loaded data
+        refused=False,
+        citations=citations,
+        evidence=result.pages,
+        timings_ms=dict(result.timings_ms),
+        graph=block,
+    )
 
 
 def _citations(
