@@ -25,13 +25,13 @@ from ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from models.llm_client import LLMClient
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer import Answer, ExtractiveAnswerer
-from service.geo_query import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.graph_answer import graph_answer
-from service.llm_answer import Event, LLMAnswerer, answer_events, extractive_events, llm_config
-from service.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
+from service.answer.extractive import Answer, ExtractiveAnswerer
+from service.answer.graph import graph_answer
+from service.answer.llm import Event, LLMAnswerer, answer_events, extractive_events, llm_config
+from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
+from service.query.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
+from service.query.visual import load_visual, reindex_message, with_visual
 from service.settings import Settings
-from service.visual import load_visual, reindex_message, with_visual
 
 log = logging.getLogger(__name__)
 

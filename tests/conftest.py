@@ -110,7 +110,7 @@ def llm_server(_openai_server: OpenAIProtocolServer) -> Iterator[OpenAIProtocolS
 @pytest.fixture
 def attach_llm(llm_server: OpenAIProtocolServer) -> Iterator[Callable[..., Carta]]:
     """Give a Carta an LLM answerer on the protocol server (settings overridable); removed after."""
-    from service.llm_answer import LLMAnswerer
+    from service.answer.llm import LLMAnswerer
 
     attached: list[Carta] = []
 

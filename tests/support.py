@@ -24,7 +24,7 @@ class LiveServer:
     def __init__(self, carta: Carta) -> None:
         import uvicorn
 
-        from service.api import create_app
+        from service.api.app import create_app
 
         self.carta = carta
         self.port = free_port()

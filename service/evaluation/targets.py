@@ -7,10 +7,10 @@ from typing import Any, Protocol
 
 import httpx
 
-from service import schemas
+from service.api import schemas
 from service.carta import Carta
-from service.geo_query import GeoSpec
-from service.retrieval import CHANNELS, SearchQuery
+from service.query.geo_filter import GeoSpec
+from service.query.retrieval import CHANNELS, SearchQuery
 
 PageKey = tuple[str, int]
 

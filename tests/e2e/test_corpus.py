@@ -14,7 +14,7 @@ import pytest
 
 from models.text_encoder import TextEncoder
 from service.carta import Carta
-from service.retrieval import SearchQuery
+from service.query.retrieval import SearchQuery
 from tests.conftest import CORPUS, settings_for
 
 PDF_DIR = CORPUS / "pdf"

@@ -513,7 +513,7 @@ def test_graph_evidence_table_and_map(
         assert browser.find_elements(By.CSS_SELECTOR, "#map g.layer-h3 path.h3")
 
 
-@needs("service.visual", "the visual profile (issue 5)")
+@needs("service.query.visual", "the visual profile (issue 5)")
 def test_why_this_page_heatmap_in_the_visual_profile(
     browser: Any,
     make_carta: Callable[..., Carta],
@@ -524,7 +524,7 @@ def test_why_this_page_heatmap_in_the_visual_profile(
     """Visual profile (tiny random ColPali): each evidence page offers "Why this page?", whose
     dialog shows the server's similarity heat-map PNG for the question; an image query lists
     the indexed pages as evidence cards."""
-    from tests.service.test_visual_profile import visual_settings
+    from tests.tiny_visual import visual_settings
 
     tiny_visual_models = request.getfixturevalue("tiny_visual_models")
 

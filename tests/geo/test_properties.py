@@ -34,7 +34,7 @@ from geo.h3tags import (
     point_tokens,
 )
 from index.types import Filter, GeoBox, GeoPolygon, GeoRadius
-from service.geo_query import GeoSpec, resolve
+from service.query.geo_filter import GeoSpec, resolve
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

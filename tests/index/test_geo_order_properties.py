@@ -22,7 +22,7 @@ from index.edge_store import EdgeStore
 from index.server_store import ServerStore
 from index.types import CollectionSpec, DenseSpec, Filter, GeoBox, GeoPolygon, GeoRadius, StorePoint
 from index.vector_store import VectorStore
-from service.geo_query import GeoSpec, resolve
+from service.query.geo_filter import GeoSpec, resolve
 
 SPEC = CollectionSpec(
     name="geo_order",

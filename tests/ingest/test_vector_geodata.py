@@ -20,7 +20,7 @@ from ingest.pipeline import document_tags
 from ingest.sniff import sniff
 from ingest.vector_geodata import MAX_AREA_RINGS, MAX_TAGS, geodata_tags, parse_geodata
 from service.carta import Carta
-from service.geo_query import GeoSpec
+from service.query.geo_filter import GeoSpec
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 ASA_BRANCA = (-8.124166667, -34.94925278)  # (lat, lon) of Escola Municipal Asa Branca

@@ -71,7 +71,7 @@ def test_carta_eval_uses_the_configured_endpoint(
     """A Carta built from settings naming the endpoint answers by LLM; `carta eval` scores it."""
     from typer.testing import CliRunner
 
-    from service.cli import app
+    from service.cli.main import app
 
     carta = make_carta(geotag=False, llm_base_url=llm_server.url, llm_model="test-model")
     assert carta.llm is not None and carta.llm.client.config.base_url == llm_server.url

@@ -1,0 +1,1 @@
+"""From evidence to answer: extractive, LLM and graph answerers, prompting, citations."""

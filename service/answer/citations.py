@@ -1,0 +1,83 @@
+"""Citation checking by code: every [doc_id p.N] in an answer must point at a page that was
+sent to the model. Valid ones become structured citations (quote and bbox from the chunk
+of that page closest to the claim); the others are flagged, and the answer is then not
+`grounded`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from geo.gazetteer import fold
+from service.answer.extractive import Citation, InvalidCitation
+from service.answer.prompting import SentPage
+
+# one bracket may hold several: [abc p.2], [abc p. 2; def p.3], [abc, p.2]
+_BRACKET = re.compile(r"\[([^\[\]]{1,400})\]")
+_ONE = re.compile(r"([A-Za-z0-9_.:-]+?)\s*,?\s+(?:p|pp|page|pág|pag)\.?\s*(\d{1,5})\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"\w{3,}")
+GRAPH = "graph"
+
+
+@dataclass
+class CitationCheck:
+    citations: list[Citation] = field(default_factory=list)  # valid, in order of first mention
+    invalid: list[InvalidCitation] = field(default_factory=list)
+    uncited_sentences: int = 0  # sentences with content but no citation marker
+
+    @property
+    def grounded(self) -> bool:
+        return bool(self.citations) and not self.invalid
+
+
+def parse(answer: str) -> list[tuple[int, str, int]]:
+    """(offset, doc_id, page_no) of every page citation in the text."""
+    found = []
+    for bracket in _BRACKET.finditer(answer):
+        for one in _ONE.finditer(bracket.group(1)):
+            found.append((bracket.start(), one.group(1), int(one.group(2))))
+    return found
+
+
+def check(answer: str, sent: list[SentPage]) -> CitationCheck:
+    pages = {(p.doc_id, p.page_no): p for p in sent}
+    result = CitationCheck()
+    seen: set[tuple[str, int]] = set()
+    for sentence in _SENTENCE.split(answer):
+        marks = parse(sentence)
+        claim = _BRACKET.sub(" ", sentence).strip()
+        if not marks and len(_WORD.findall(claim)) >= 3 and GRAPH not in sentence:
+            result.uncited_sentences += 1
+        for _, doc_id, page_no in marks:
+            key = (doc_id, page_no)
+            if key in seen:
+                continue
+            seen.add(key)
+            page = pages.get(key)
+            if page is None:
+                known = any(d == doc_id for d, _ in pages)
+                reason = "page not in the evidence sent" if known else "document not in the evidence sent"
+                result.invalid.append(InvalidCitation(doc_id, page_no, reason))
+                continue
+            quote, bbox = _best_quote(claim, page)
+            result.citations.append(Citation(doc_id, page_no, page.title, bbox, quote))
+    return result
+
+
+def _best_quote(claim: str, page: SentPage) -> tuple[str, list[float]]:
+    """The sentence of the page (from its retrieved chunks, else its sent text) that shares
+    most words with the claim, and its chunk's bbox."""
+    claim_words = set(_WORD.findall(fold(claim)))
+    sources = [(c.text, c.bbox) for c in page.chunks] or [(page.text, [])]
+    best = ("", [], -1.0)
+    for text, bbox in sources:
+        for sentence in _SENTENCE.split(text):
+            sentence = " ".join(sentence.split())
+            if len(sentence) < 12:
+                continue
+            words = set(_WORD.findall(fold(sentence)))
+            score = len(words & claim_words) / (len(words) ** 0.5 or 1.0)
+            if score > best[2]:
+                best = (sentence[:600], list(bbox), score)
+    return best[0], best[1]

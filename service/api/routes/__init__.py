@@ -1,0 +1,1 @@
+"""One APIRouter module per resource."""

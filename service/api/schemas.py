@@ -1,0 +1,394 @@
+"""Request and response bodies of the HTTP API (also the CLI's --json output)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from index.registry import Document, PageRecord
+from service.answer.extractive import Answer
+from service.query.geo_filter import GeoSpec
+from service.query.retrieval import SearchResult
+
+PriorModeIn = Literal["filter", "decay", "h3vector"]
+PRIOR_MODE_HELP = (
+    "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
+    "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."
+)
+
+
+class GeoFilterIn(BaseModel):
+    """Exactly one of: lat + lon + radius_m (metres, exact on points); bbox; a GeoJSON
+    polygon; H3 cells (any resolution); a place name from the gazetteers (optionally
+    with radius_m). Coordinates: lat/lon in degrees; bbox and polygon in GeoJSON order."""
+
+    model_config = ConfigDict(extra="forbid")
+    lat: float | None = Field(None, ge=-90, le=90)
+    lon: float | None = Field(None, ge=-180, le=180)
+    radius_m: float | None = Field(None, gt=0, le=2_000_000)
+    bbox: list[float] | None = Field(
+        None, min_length=4, max_length=4, description="[min_lon, min_lat, max_lon, max_lat]"
+    )
+    polygon: dict[str, Any] | None = Field(
+        None, description='GeoJSON Polygon: {"type": "Polygon", "coordinates": [[[lon, lat], ...]]}'
+    )
+    h3: list[str] | None = Field(None, max_length=500)
+    place: str | None = Field(None, max_length=200)
+
+    def spec(self) -> GeoSpec:
+        return GeoSpec(**self.model_dump())
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
+    top_k: int = Field(5, ge=1, le=50)
+    doc_ids: list[str] | None = Field(None, description="Only these documents.")
+    kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip"]] | None = Field(
+        None, description="Retrieval channels to run (default all); one channel alone is a baseline."
+    )
+    geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
+    geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(..., min_length=1, max_length=2000)
+    top_k: int = Field(5, ge=1, le=50)
+    doc_ids: list[str] | None = None
+    kinds: list[str] | None = None
+    geo: GeoFilterIn | None = None
+    geo_prior: bool = True
+    geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
+    stream: bool = Field(
+        False, description="Server-sent events: evidence, token..., citations, done (the full response)."
+    )
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class PageOut(BaseModel):
+    page_no: int
+    width: int
+    height: int
+    text_source: str
+    chars: int
+    chunks: int
+    image_url: str
+    thumbnail_url: str
+
+
+class DocumentOut(BaseModel):
+    id: str
+    title: str
+    filename: str
+    mime: str
+    kind: str
+    size_bytes: int
+    pages: int
+    status: str
+    error: str | None
+    profile: str
+    metadata: dict[str, Any]
+    footprint: dict[str, Any] | None = Field(
+        None, description="GeoJSON geometry of what the document is about."
+    )
+    acl: list[str] = Field(default_factory=list, description="Groups that may see it; empty = the tenant.")
+    created_at: str
+    updated_at: str
+
+
+class DocumentDetail(DocumentOut):
+    page_list: list[PageOut]
+
+
+class PageChunk(BaseModel):
+    chunk_no: int
+    text: str
+    bbox: list[float]
+
+
+class PageText(BaseModel):
+    doc_id: str
+    page_no: int
+    text_source: str
+    text: str
+    chunks: list[PageChunk]
+    image_url: str
+    page_size: list[float] | None = Field(None, description="Page size in the units of chunk bboxes.")
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    geo_tags: list[dict[str, Any]] = Field(
+        default_factory=list, description="Places and coordinates found on the page."
+    )
+
+
+class JobOut(BaseModel):
+    id: str
+    status: Literal["queued", "running", "ready", "failed"]
+    stage: str
+    pages_done: int
+    pages_total: int
+    document_id: str | None
+    error: str | None
+    warnings: list[str] = []
+    created_at: str
+    updated_at: str
+
+
+class UploadResponse(BaseModel):
+    job: JobOut
+    document: DocumentOut | None = Field(None, description="The document when it is already indexed.")
+    created: bool = Field(..., description="False when this content was already indexed (idempotent upload).")
+    warnings: list[str] = []
+
+
+class IngestedOut(BaseModel):
+    """A synchronous (CLI) ingestion's result."""
+
+    document: DocumentOut
+    created: bool
+    warnings: list[str] = []
+
+
+class KeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    groups: list[str] = Field(default_factory=list, max_length=50)
+    admin: bool = False
+    label: str = Field("", max_length=200)
+
+
+class KeyOut(BaseModel):
+    id: str
+    tenant: str
+    groups: list[str]
+    admin: bool
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class KeyCreated(KeyOut):
+    secret: str = Field(..., description="The API key; shown once, only its hash is stored.")
+
+
+class ChannelOut(BaseModel):
+    rank: int
+    score: float
+
+
+class ChunkOut(BaseModel):
+    chunk_no: int
+    text: str
+    bbox: list[float]
+    page_size: list[float]
+    rank: int
+    score: float
+
+
+class PageHit(BaseModel):
+    doc_id: str
+    page_no: int
+    title: str
+    filename: str
+    kind: str
+    score: float
+    channels: dict[str, ChannelOut]
+    chunks: list[ChunkOut]
+    excerpt: str
+    locations: list[dict[str, float]] = Field(
+        default_factory=list, description="Points the page is tagged with."
+    )
+    image_url: str
+    thumbnail_url: str
+    heatmap_url: str | None = Field(
+        None, description="Visual profile: PNG of the page patches that matched the query (late interaction)."
+    )
+
+
+class SearchResponse(BaseModel):
+    query: str
+    results: list[PageHit]
+    timings_ms: dict[str, float]
+    geo_filter: dict[str, Any] | None = None
+    geo_prior: dict[str, Any] | None = Field(
+        None, description="The place the question named, if it boosted pages."
+    )
+
+
+class CitationOut(BaseModel):
+    doc_id: str
+    page_no: int
+    title: str
+    bbox: list[float]
+    quote: str
+    image_url: str
+
+
+class InvalidCitationOut(BaseModel):
+    doc_id: str
+    page_no: int
+    reason: str
+
+
+class AskResponse(BaseModel):
+    question: str
+    answer: str
+    language: str
+    grounded: bool
+    refused: bool
+    relevance: float
+    citations: list[CitationOut]
+    evidence: list[PageHit]
+    timings_ms: dict[str, float]
+    geo_filter: dict[str, Any] | None = None
+    geo_prior: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = Field(
+        None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
+    )
+    answerer: Literal["extractive", "llm"] = "extractive"
+    invalid_citations: list[InvalidCitationOut] = Field(
+        default_factory=list, description="Citations pointing outside the evidence sent (not grounded)."
+    )
+    usage: dict[str, Any] | None = Field(
+        None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
+    )
+
+
+class DatasetOut(BaseModel):
+    id: str
+    name: str
+    filename: str
+    kind: str
+    pois: int
+    roads: int
+    duplicates: int
+    skipped: int
+    created_at: str
+
+
+class DatasetUploadResponse(BaseModel):
+    dataset: DatasetOut
+    created: bool
+
+
+def image_url(doc_id: str, page_no: int, thumb: bool = False) -> str:
+    return f"/v1/documents/{doc_id}/pages/{page_no}/{'thumbnail' if thumb else 'image'}"
+
+
+def page_geo(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Page size, tagged points and geo tags of a page, from its chunk payloads (deduplicated)."""
+    points = {(p["lat"], p["lon"]) for ch in chunks for p in ch.get("location", [])}
+    tags = {(t.get("label"), t.get("lat"), t.get("lon")): t for ch in chunks for t in ch.get("geo_tags", [])}
+    return {
+        "page_size": next((ch["page_size"] for ch in chunks if ch.get("page_size")), None),
+        "locations": [{"lat": lat, "lon": lon} for lat, lon in sorted(points)],
+        "geo_tags": list(tags.values()),
+    }
+
+
+def document_out(doc: Document) -> DocumentOut:
+    data = doc.to_dict()
+    data["footprint"] = json.loads(doc.footprint) if doc.footprint else None
+    return DocumentOut.model_validate(data)
+
+
+def document_detail(doc: Document, pages: list[PageRecord]) -> DocumentDetail:
+    page_list = [
+        PageOut(
+            **p.to_dict(),
+            image_url=image_url(doc.id, p.page_no),
+            thumbnail_url=image_url(doc.id, p.page_no, thumb=True),
+        )
+        for p in pages
+    ]
+    return DocumentDetail(**document_out(doc).model_dump(), page_list=page_list)
+
+
+def heatmap_url(doc_id: str, page_no: int, query: str) -> str:
+    return f"/v1/documents/{doc_id}/pages/{page_no}/heatmap?{urlencode({'query': query})}"
+
+
+def _page_hits(pages: list, query: str = "") -> list[PageHit]:
+    return [
+        PageHit(
+            doc_id=p.doc_id,
+            page_no=p.page_no,
+            title=p.title,
+            filename=p.filename,
+            kind=p.kind,
+            score=round(p.score, 6),
+            channels={k: ChannelOut(rank=v.rank, score=round(v.score, 6)) for k, v in p.channels.items()},
+            chunks=[ChunkOut.model_validate(c, from_attributes=True) for c in p.chunks[:3]],
+            excerpt=p.excerpt,
+            locations=p.locations,
+            image_url=image_url(p.doc_id, p.page_no),
+            thumbnail_url=image_url(p.doc_id, p.page_no, thumb=True),
+            heatmap_url=heatmap_url(p.doc_id, p.page_no, query) if query and "visual" in p.channels else None,
+        )
+        for p in pages
+    ]
+
+
+def search_response(result: SearchResult) -> SearchResponse:
+    return SearchResponse(
+        query=result.query,
+        results=_page_hits(result.pages, result.query),
+        timings_ms=result.timings_ms,
+        geo_filter=result.geo_filter,
+        geo_prior=result.geo_prior,
+    )
+
+
+def citations_out(citations: list) -> list[CitationOut]:
+    return [
+        CitationOut(
+            doc_id=c.doc_id,
+            page_no=c.page_no,
+            title=c.title,
+            bbox=c.bbox,
+            quote=c.quote,
+            image_url=image_url(c.doc_id, c.page_no),
+        )
+        for c in citations
+    ]
+
+
+def page_hits(pages: list) -> list[PageHit]:
+    return _page_hits(pages)
+
+
+def ask_response(answer: Answer) -> AskResponse:
+    return AskResponse(
+        question=answer.question,
+        answer=answer.answer,
+        language=answer.language,
+        grounded=answer.grounded,
+        refused=answer.refused,
+        relevance=answer.relevance,
+        citations=citations_out(answer.citations),
+        evidence=_page_hits(answer.evidence, answer.question),
+        timings_ms=answer.timings_ms,
+        geo_filter=answer.geo_filter,
+        geo_prior=answer.geo_prior,
+        graph=answer.graph,
+        answerer=answer.answerer,
+        invalid_citations=[
+            InvalidCitationOut(doc_id=c.doc_id, page_no=c.page_no, reason=c.reason)
+            for c in answer.invalid_citations
+        ],
+        usage=answer.usage,
+    )

@@ -1,0 +1,73 @@
+"""Server-sent events for a streamed answer (the contract in the README):
+`evidence`, `token`..., `citations`, `done` (the full AskResponse); `error` on failure."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from index.vector_store import StoreError
+from models.errors import ModelUnavailable
+from models.llm_client import LLMError
+from service.answer.llm import Event
+from service.api import schemas
+
+log = logging.getLogger(__name__)
+
+
+def sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """The JSON body of one event."""
+    if event.kind == "evidence":
+        return {"evidence": [h.model_dump() for h in schemas.page_hits(event.data)]}
+    if event.kind == "token":
+        return {"text": event.data}
+    if event.kind == "citations":
+        return {
+            "citations": [c.model_dump() for c in schemas.citations_out(event.data.citations)],
+            "grounded": event.data.grounded,
+            "invalid_citations": [c.__dict__ for c in event.data.invalid],
+        }
+    return schemas.ask_response(event.data).model_dump()
+
+
+def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
+    """HTTP status and error JSON for what can fail while answering."""
+    if isinstance(exc, LLMError):
+        return exc.status, {"error": {"code": exc.code, "message": exc.message}}
+    if isinstance(exc, StoreError):
+        return 503, {"error": {"code": "store_unavailable", "message": str(exc)}}
+    if isinstance(exc, ModelUnavailable):
+        return 503, {"error": {"code": "model_unavailable", "message": str(exc)}}
+    log.exception("answer stream failed")
+    message = f"the answer failed ({exc.__class__.__name__})"
+    return 500, {"error": {"code": "internal_error", "message": message}}
+
+
+def sse_stream(events: Iterator[Event]) -> Iterator[str]:
+    """The events as SSE text; a failure ends the stream with an `error` event."""
+    try:
+        for event in events:
+            yield sse(event.kind, event_data(event))
+    except Exception as exc:  # noqa: BLE001 - every failure must reach the client as an event
+        yield sse("error", error_body(exc)[1])
+
+
+def parse_sse(lines: Iterator[str]) -> Iterator[tuple[str, Any]]:
+    """(event, data) pairs from SSE text lines (the CLI reads a server's stream with this)."""
+    event, data = "message", []
+    for line in lines:
+        if line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif not line.strip() and data:
+            yield event, json.loads("\n".join(data))
+            event, data = "message", []
+    if data:
+        yield event, json.loads("\n".join(data))

@@ -1,0 +1,5 @@
+"""The `carta` command line: one module per command group."""
+
+from service.cli.main import app
+
+__all__ = ["app"]

@@ -1,0 +1,1 @@
+"""The retrieval side: engine filter, channels, fusion."""

@@ -1,0 +1,83 @@
+"""Extractive answers: cited, grounded in the evidence, refused when evidence is weak."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.answer.extractive import key_terms, missing_key_terms, question_language
+from service.carta import Carta
+from service.query.retrieval import SearchQuery
+
+UNANSWERABLE = [
+    "What is the capital of Mongolia?",
+    "Who won the 2018 football world cup?",
+    "Qual é a receita da Petrobras em 2023?",
+    "Quantos habitantes tem Lisboa?",
+    "what is the weather like on mars",
+]
+
+
+def test_text_facts_are_answered_with_a_citation_of_their_page(
+    sample_carta: Carta, ground_truth: list[dict[str, Any]]
+) -> None:
+    ids = {d.filename: d.id for d in sample_carta.registry.list("default")}
+    wrong = []
+    for fact in ground_truth:
+        if fact["evidence"] is None:
+            continue
+        answer = sample_carta.ask(SearchQuery(fact["question"], "default"))
+        cited = {(c.doc_id, c.page_no) for c in answer.citations}
+        if answer.refused or (ids[fact["doc"]], fact["page"]) not in cited:
+            wrong.append((fact["id"], answer.answer[:120]))
+        # every citation marker in the text points at a page that was in the evidence
+        evidence = {(p.doc_id, p.page_no) for p in answer.evidence}
+        assert cited <= evidence
+        for c in answer.citations:
+            assert f"[{c.doc_id} p.{c.page_no}]" in answer.answer
+            assert c.quote in answer.answer
+    assert not wrong, wrong
+
+
+def test_exact_code_answer_contains_the_value(sample_carta: Carta) -> None:
+    answer = sample_carta.ask(SearchQuery("How many active accounts does SKU NW-5502 have?", "default"))
+    assert not answer.refused and "377" in answer.answer
+
+
+@pytest.mark.parametrize("question", UNANSWERABLE)
+def test_unanswerable_questions_are_refused(sample_carta: Carta, question: str) -> None:
+    answer = sample_carta.ask(SearchQuery(question, "default"))
+    assert answer.refused
+    assert answer.citations == []
+    assert answer.answer in {
+        "Not found in the indexed documents.",
+        "Não encontrado nos documentos indexados.",
+    }
+
+
+def test_refusal_speaks_the_question_language(sample_carta: Carta) -> None:
+    assert sample_carta.ask(
+        SearchQuery("Qual é a receita da Petrobras em 2023?", "default")
+    ).answer.startswith("Não encontrado")
+    assert sample_carta.ask(SearchQuery("What is the capital of Mongolia?", "default")).answer.startswith(
+        "Not found"
+    )
+
+
+def test_key_terms_are_names_numbers_and_codes() -> None:
+    assert key_terms("What was the revenue of SKU NW-4471 in Q3 2024 in Europe?") == [
+        "sku",
+        "nw-4471",
+        "q3",
+        "2024",
+        "europe",
+    ]
+    assert key_terms("quantas mudas foram plantadas?") == []
+    assert missing_key_terms("Receita da Petrobras em 2023", ["Em 2023 a receita..."]) == ["petrobras"]
+    assert missing_key_terms("Dados de São Paulo", ["sao paulo em números"]) == []
+
+
+def test_question_language() -> None:
+    assert question_language("Qual bairro teve mais pontos de alagamento?") == "pt"
+    assert question_language("Which district had the most flooding points?") == "en"
