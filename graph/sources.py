@@ -2,22 +2,24 @@
 
 Every reader returns a `Parsed` with POIs keyed by a stable source id (`osm:n123`,
 `osm:w45`, or `<dataset>:<feature id or row>`), already normalised to one category and
-deduplicated by that id. The file type is sniffed from the content, not the name.
+deduplicated by that id. The file type is sniffed from the content, not the name. The
+files are parsed by the readers the document formats use too (ingest/readers/); this
+module turns their records into POIs and roads.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from graph.categories import normalise_name, normalise_tags
+from ingest.errors import CorruptDocument
+from ingest.readers.delimited import read_rows
+from ingest.readers.geojson import load_json, raw_features
+from ingest.readers.osm import read_osm_elements
 
 ROAD_KINDS = frozenset(
     "motorway trunk primary secondary tertiary unclassified residential service living_street pedestrian "
@@ -89,8 +91,8 @@ def sniff(data: bytes) -> str:
         return "osm-xml"
     if head.startswith(b"{"):
         try:
-            doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            doc = load_json(data)
+        except (ValueError, RecursionError) as exc:
             raise PoiFormatError(f"invalid JSON ({exc})") from exc
         if isinstance(doc, dict) and "elements" in doc:
             return "overpass"
@@ -113,9 +115,9 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
     if kind in ("pbf", "osm-xml"):
         return read_osm(data, kind)
     if kind == "overpass":
-        return read_overpass(json.loads(data))
+        return read_overpass(load_json(data))
     if kind == "geojson":
-        return read_geojson(json.loads(data), dataset, default_category)
+        return read_geojson(load_json(data), dataset, default_category)
     return read_csv(data.decode("utf-8-sig"), dataset, default_category)
 
 
@@ -130,41 +132,32 @@ def _osm_poi(prefix: str, ident: int, tags: Mapping[str, str], lat: float, lon: 
 
 
 def read_osm(data: bytes, kind: str = "pbf") -> Parsed:
-    """Tagged nodes and ways of an OSM PBF or XML file (pyosmium). A way POI sits at the
-    mean of its distinct vertices; ways tagged highway=<road kind> become roads."""
-    import osmium
-
-    suffix = ".osm.pbf" if kind == "pbf" else ".osm"
+    """Tagged nodes and ways of an OSM PBF or XML file. A way POI sits at the mean of its
+    distinct vertices; ways tagged highway=<road kind> become roads."""
     pois: list[Poi | None] = []
     roads: list[Road] = []
-    with tempfile.NamedTemporaryFile(suffix=suffix) as tmp:
-        tmp.write(data)
-        tmp.flush()
-        try:
-            processor = osmium.FileProcessor(tmp.name).with_locations()
-            for obj in processor:
-                if obj.is_node():
-                    if len(obj.tags) and normalise_tags(dict(obj.tags)) is not None:
-                        loc = obj.location
-                        pois.append(_osm_poi("n", obj.id, dict(obj.tags), loc.lat, loc.lon))
-                elif obj.is_way() and len(obj.tags):
-                    tags = dict(obj.tags)
-                    coords = [(n.location.lat, n.location.lon) for n in obj.nodes if n.location.valid()]
-                    if not coords:
-                        continue
-                    if tags.get("highway") in ROAD_KINDS:
-                        if len(coords) < 2:  # clipped extract: a road needs two known vertices
-                            continue
-                        roads.append(
-                            Road(f"osm:w{obj.id}", tags.get("name", ""), tags["highway"], tuple(coords))
-                        )
-                    elif normalise_tags(tags) is not None:
-                        distinct = coords[:-1] if len(coords) > 1 and coords[0] == coords[-1] else coords
-                        lat = sum(c[0] for c in distinct) / len(distinct)
-                        lon = sum(c[1] for c in distinct) / len(distinct)
-                        pois.append(_osm_poi("w", obj.id, tags, lat, lon))
-        except RuntimeError as exc:
-            raise PoiFormatError(f"unreadable OSM {kind} file ({exc})") from exc
+    try:
+        for element in read_osm_elements(data, pbf=kind == "pbf"):
+            tags = element.tags
+            if element.type == "node":
+                if normalise_tags(tags) is not None:
+                    lon, lat = element.coords[0] if element.coords else (math.nan, math.nan)
+                    pois.append(_osm_poi("n", element.id, tags, lat, lon))
+                continue
+            coords = [(lat, lon) for lon, lat in element.coords]
+            if not coords:
+                continue
+            if tags.get("highway") in ROAD_KINDS:
+                if len(coords) < 2:  # clipped extract: a road needs two known vertices
+                    continue
+                roads.append(Road(f"osm:w{element.id}", tags.get("name", ""), tags["highway"], tuple(coords)))
+            elif normalise_tags(tags) is not None:
+                distinct = coords[:-1] if len(coords) > 1 and coords[0] == coords[-1] else coords
+                lat = sum(c[0] for c in distinct) / len(distinct)
+                lon = sum(c[1] for c in distinct) / len(distinct)
+                pois.append(_osm_poi("w", element.id, tags, lat, lon))
+    except CorruptDocument as exc:
+        raise PoiFormatError(f"unreadable OSM {kind} file ({exc.__cause__ or exc})") from exc
     return _collect(pois, roads)
 
 
@@ -227,7 +220,10 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
     """Point features (other geometries at their centroid)."""
     from shapely.geometry import shape
 
-    features = [doc] if doc.get("type") == "Feature" else doc.get("features") or []
+    try:
+        features = raw_features(doc)
+    except CorruptDocument as exc:
+        raise PoiFormatError(str(exc)) from exc
     pois: list[Poi | None] = []
     for i, feature in enumerate(features):
         props = feature.get("properties") or {}
@@ -255,10 +251,8 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
 
 def read_csv(text: str, dataset: str, default_category: str | None = None) -> Parsed:
     """Rows with lat/lon columns (comma or semicolon separated, decimal point)."""
-    dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t") if text.strip() else csv.excel
-    reader = csv.DictReader(io.StringIO(text), dialect=dialect)
     pois: list[Poi | None] = []
-    for i, row in enumerate(reader, start=1):
+    for i, row in enumerate(read_rows(text), start=1):
         lat_raw, lon_raw = _pick(row, _LAT_KEYS), _pick(row, _LON_KEYS)
         category = _category(
             {k: v for k, v in row.items() if k and k.lower() in _CATEGORY_KEYS}, default_category

@@ -1,6 +1,6 @@
-"""Ingest one file: validate, render and read pages, chunk, encode, index, then flip
-the document to ready. Idempotent per tenant by content hash; a failure leaves no
-points or files behind."""
+"""Ingest one file: validate (ingest/upload.py), render and read pages (its format,
+ingest/formats/), chunk, encode, index, then flip the document to ready. Idempotent per
+tenant by content hash; a failure leaves no points or files behind."""
 
 from __future__ import annotations
 
@@ -9,21 +9,19 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
-from typing import Any
+from pathlib import PurePath
 
 import numpy as np
 from PIL import Image
 
-from geo.coordinates import valid_latlon
-from geo.georef import exif_location, georeference_raster
 from index.collections import CHUNK_VECTOR, GEO_VECTOR, PAGE_VECTOR, POOLED_VECTOR, Collections
 from index.page_images import PageImages
-from index.registry import PUBLIC_ACL, Document, PageRecord, Registry
+from index.payloads import Payload, chunk_payload, page_payload
+from index.registry import Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
 from ingest.chunking import Chunk, chunk_page
-from ingest.errors import BadCoordinates, IngestError, TooLarge
+from ingest.formats.vector import GEODATA_SOURCE
 from ingest.geotagging import (
     GeoTag,
     GeoTagger,
@@ -33,10 +31,9 @@ from ingest.geotagging import (
     geo_payload,
     hashed_location,
 )
-from ingest.loaders import LoadedPage, LoadOptions, open_document
+from ingest.loaders import LoadedPage, LoadOptions, PointKind
 from ingest.ocr import INSTALL_HINT, tesseract_available
-from ingest.sniff import sniff
-from ingest.vector_geodata import GEODATA_KINDS, GEODATA_SOURCE, geodata_tags
+from ingest.upload import IngestRequest, open_upload, sniff_upload, validate_upload
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 
@@ -44,7 +41,6 @@ log = logging.getLogger(__name__)
 _NS = uuid.UUID("6f1c1e4e-8a0c-4b5e-9d3c-2f6a7e0c9b11")
 PAGE_BATCH = 8
 DOCUMENT_ANCHOR_CONFIDENCE = 0.5
-EXCERPT_CHARS = 1200
 
 
 @dataclass(frozen=True)
@@ -58,6 +54,8 @@ class Progress:
 ProgressFn = Callable[[Progress], None]
 # (point id, page image, payload) triples -> points of the visual collection
 VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint]]
+# called with every document that has just become ready (e.g. the graph's page nodes)
+IndexedHook = Callable[[Document], None]
 
 
 @dataclass
@@ -76,6 +74,8 @@ def point_id(tenant: str, doc_id: str, suffix: str) -> str:
 
 
 class Ingestor:
+    """Indexes files into the store, registry and page images of one profile."""
+
     def __init__(
         self,
         store: VectorStore,
@@ -111,47 +111,40 @@ class Ingestor:
         )
         self.visual_points = visual_points  # visual profile: page-image vectors
         self.page_pool = page_pool  # CARTA_PAGE_POOLING: the page multivector's pooled first stage
+        # Called after a new document turns ready, where the service is built (the graph).
+        self.indexed_hooks: list[IndexedHook] = []
 
-    def ingest(
-        self,
-        data: bytes,
-        filename: str,
-        tenant: str,
-        title: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        progress: ProgressFn | None = None,
-        sidecars: dict[str, bytes] | None = None,
-        source_path: Path | None = None,
-        acl: list[str] | None = None,
-    ) -> IngestResult:
-        """Index one file. `sidecars` (suffix -> bytes, e.g. ".pgw", ".prj") or the files
-        next to `source_path` georeference a map raster; `acl`: the groups that may see it
-        (none = every key of the tenant)."""
-        if len(data) > self.max_upload_bytes:
-            raise TooLarge(
-                f"the file is {len(data):,} bytes; the limit is {self.max_upload_bytes:,} "
-                "(CARTA_MAX_UPLOAD_BYTES)"
-            )
-        ftype = sniff(data)
-        filename = PurePath(filename.replace("\\", "/")).name or "upload"
+    def validate(self, request: IngestRequest) -> None:
+        """Refuse a file `ingest` would refuse (size, type, content, coordinates) without
+        storing anything: the upload-time check of a job."""
+        validate_upload(request, self.options, self.max_upload_bytes)
+
+    def indexed(self, tenant: str, doc_id: str) -> Document | None:
+        """The document when it is ready under this profile's collections, else None."""
+        existing = self.registry.get(tenant, doc_id)
+        return existing if existing and self._is_current(existing) else None
+
+    def _is_current(self, doc: Document) -> bool:
+        return doc.status == "ready" and doc.profile == self.index_signature
+
+    def ingest(self, request: IngestRequest, progress: ProgressFn | None = None) -> IngestResult:
+        """Index one file (an IngestError, with nothing stored, when it is refused); the
+        same content again for the tenant answers the existing document."""
+        ftype = sniff_upload(request, self.max_upload_bytes)
+        tenant, filename, data = request.tenant, request.safe_filename, request.data
         doc_id = content_id(data)
         existing = self.registry.get(tenant, doc_id)
-        if existing and existing.status == "ready" and existing.profile == self.index_signature:
+        if existing and self._is_current(existing):
             return IngestResult(existing, created=False)
-        opened = open_document(data, ftype, self.options)  # raises on bad input: nothing stored yet
-        try:
-            geo = _GeoContext(
-                document_tags(data, ftype.kind, filename, metadata or {}, sidecars, source_path)
-            )
-        except IngestError:
-            opened.close()
-            raise
+        upload = open_upload(request, ftype, self.options)  # raises on bad input: nothing stored yet
+        opened = upload.document
+        geo = _GeoContext(upload.document_tags, upload.loader.point_kind(upload.document_tags))
         if existing:  # an earlier attempt failed or was interrupted: start clean
             self.purge(tenant, doc_id)
         doc = Document(
             tenant=tenant,
             id=doc_id,
-            title=title or opened.title or PurePath(filename).stem,
+            title=request.title or opened.title or PurePath(filename).stem,
             filename=filename,
             mime=ftype.mime,
             kind=ftype.kind,
@@ -159,8 +152,8 @@ class Ingestor:
             profile=self.index_signature,
             pages=opened.page_count,
             status="processing",
-            metadata=metadata or {},
-            acl=sorted(set(acl or [])),
+            metadata=request.metadata,
+            acl=sorted(set(request.acl)),
         )
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
@@ -190,6 +183,8 @@ class Ingestor:
         if progress:
             progress(Progress(filename, "done", opened.page_count, opened.page_count))
         doc = self.registry.get(tenant, doc_id) or doc
+        for hook in self.indexed_hooks:
+            hook(doc)
         return IngestResult(doc, created=True, warnings=sorted(set(warnings)))
 
     def purge(self, tenant: str, doc_id: str, keep_row: bool = False) -> None:
@@ -236,15 +231,6 @@ class Ingestor:
                 # a page naming no place is about where its document is (a table page of a
                 # Recife report is still about Recife), with a weak, labelled tag
                 tags.append(GeoTag(*geo.anchor, "document", "document anchor", DOCUMENT_ANCHOR_CONFIDENCE))
-        base = {
-            "tenant": doc.tenant,
-            "doc_id": doc.id,
-            "kind": _point_kind(doc, geo),
-            "title": doc.title,
-            "filename": doc.filename,
-            "acl": doc.acl or [PUBLIC_ACL],
-            "state": "indexing",
-        }
         sizes = {p.page_no: [p.width, p.height] for p in pages}
         chunk_points = []
         for c, emb, sp, tags in zip(chunks, embeddings, sparse, chunk_tags, strict=True):
@@ -256,18 +242,21 @@ class Ingestor:
             }
             if (hashed := hashed_location(located)) is not None:
                 vectors[GEO_VECTOR] = SparseVec(*hashed)
-            payload = {
-                **base,
-                "page_no": c.page_no,
-                "chunk_no": c.index,
-                "text": c.text,
-                "bbox": [round(x, 2) for x in c.bbox],
-                "page_size": sizes[c.page_no],
-                **located,
-            }
+            payload = chunk_payload(
+                doc,
+                kind=geo.point_kind,
+                page_no=c.page_no,
+                chunk_no=c.index,
+                text=c.text,
+                bbox=c.bbox,
+                page_size=sizes[c.page_no],
+                geo=located,
+            )
             chunk_id = point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}")
             chunk_points.append(StorePoint(chunk_id, vectors, payload))
-        page_points, records, visual_inputs = [], [], []
+        page_points: list[StorePoint] = []
+        records: list[PageRecord] = []
+        visual_inputs: list[tuple[str, Image.Image, Payload]] = []
         for page in pages:
             page_chunks = [
                 (c, e) for c, e in zip(chunks, embeddings, strict=True) if c.page_no == page.page_no
@@ -286,14 +275,15 @@ class Ingestor:
                 )
             )
             geo.all_tags.extend(page_tags[page.page_no])
-            payload = {
-                **base,
-                "page_no": page.page_no,
-                "text": text[:EXCERPT_CHARS],
-                "page_size": [page.width, page.height],
-                "text_source": page.text_source,
-                **geo_payload(page_tags[page.page_no]),
-            }
+            payload = page_payload(
+                doc,
+                kind=geo.point_kind,
+                page_no=page.page_no,
+                text=text,
+                page_size=[page.width, page.height],
+                text_source=page.text_source,
+                geo=geo_payload(page_tags[page.page_no]),
+            )
             page_id = point_id(doc.tenant, doc.id, f"p{page.page_no}")
             visual_inputs.append((page_id, page.image, payload))
             if not page_chunks:
@@ -338,57 +328,11 @@ class Ingestor:
 @dataclass
 class _GeoContext:
     """Geo state of one ingestion: tags of the whole file (raster footprint, EXIF,
-    metadata), the document's country, every tag seen (for the footprint)."""
+    metadata), the kind of point its pages become (a georeferenced image is a map), the
+    document's country, every tag seen (for the footprint)."""
 
     document_tags: list[GeoTag]
+    point_kind: PointKind
     country_hint: str | None = None
     anchor: tuple[float, float] | None = None
     all_tags: list[GeoTag] = field(default_factory=list)
-
-
-def _point_kind(doc: Document, geo: _GeoContext) -> str:
-    if doc.kind == "pdf":
-        return "pdf_page"
-    if doc.kind in GEODATA_KINDS:
-        return "map"
-    return "map" if any(t.source == "raster" for t in geo.document_tags) else "image"
-
-
-def document_tags(
-    data: bytes,
-    kind: str,
-    filename: str,
-    metadata: dict[str, Any],
-    sidecars: dict[str, bytes] | None,
-    source_path: Path | None,
-) -> list[GeoTag]:
-    """Tags that hold for every page: user metadata lat/lon, a raster's georeference
-    (GeoTIFF tags or world file + .prj), a photo's EXIF GPS, the features of a GeoJSON/KML
-    file (the first MAX_TAGS of them). Invalid ones are refused."""
-    tags: list[GeoTag] = []
-    if "lat" in metadata or "lon" in metadata:
-        try:
-            lat, lon = float(metadata["lat"]), float(metadata["lon"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadCoordinates("metadata needs both 'lat' and 'lon' as numbers") from exc
-        if not valid_latlon(lat, lon):
-            raise BadCoordinates(f"metadata coordinates ({lat}, {lon}) are outside -90..90 / -180..180")
-        tags.append(GeoTag(lat, lon, "metadata", "user metadata", 1.0))
-    if kind in GEODATA_KINDS:
-        return tags + geodata_tags(data, kind)
-    if kind != "image":
-        return tags
-    try:
-        footprint = georeference_raster(source_path or Path(filename), data, sidecars)
-    except ValueError as exc:
-        raise BadCoordinates(f"the map's georeference is invalid: {exc}") from exc
-    if footprint is not None:
-        lat, lon = footprint.center
-        tags.append(
-            GeoTag(
-                lat, lon, "raster", f"{footprint.source} {footprint.crs}", 1.0, ring=list(footprint.polygon)
-            )
-        )
-    elif (gps := exif_location(data)) is not None:
-        tags.append(GeoTag(gps[0], gps[1], "exif", "EXIF GPS", 0.95))
-    return tags

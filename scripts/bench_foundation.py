@@ -31,6 +31,7 @@ from benchlib import disk_usage, machine_facts, percentile  # noqa: E402
 
 from index.collections import CHUNK_VECTOR, PAGE_VECTOR  # noqa: E402
 from index.types import Branch, SparseVec  # noqa: E402
+from ingest.upload import IngestRequest  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.query.retrieval import SearchQuery, engine_filter  # noqa: E402
 from service.settings import Settings  # noqa: E402
@@ -93,7 +94,7 @@ def ingest_all(carta: Carta, files: list[Path]) -> list[dict]:
     rows = []
     for path in files:
         t0 = time.perf_counter()
-        result = carta.ingest(path.read_bytes(), path.name, "bench")
+        result = carta.ingest(IngestRequest(path.read_bytes(), path.name, "bench"))
         seconds = time.perf_counter() - t0
         sources = [p.text_source for p in carta.registry.pages("bench", result.document.id)]
         rows.append(

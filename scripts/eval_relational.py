@@ -28,6 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from graph.baseline import VectorBaseline  # noqa: E402
+from ingest.upload import IngestRequest  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.evaluation import metrics as m  # noqa: E402
 from service.evaluation.questions import load_questions  # noqa: E402
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 for f in files:
                     if f.suffix.lower() in {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}:
-                        carta.ingest(f.read_bytes(), f.name, tenant, source_path=f)
+                        carta.ingest(IngestRequest(f.read_bytes(), f.name, tenant, source_path=f))
             target = InProcessTarget(carta, tenant)
             baseline = VectorBaseline(carta.graph.store.pois(tenant), carta.text.embed)
             rows = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,12 +21,14 @@ from index.vector_store import open_store
 from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from ingest.upload import IngestRequest
 from models.llm_client import LLMClient
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import Answer, ExtractiveAnswerer
 from service.answer.graph import graph_answer
 from service.answer.llm import Event, LLMAnswerer, answer_events, extractive_events, llm_config
+from service.jobs import JobStore
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.query.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.query.visual import load_visual, reindex_message, with_visual
@@ -130,6 +131,11 @@ class Carta:
         self.erasure_hooks: list[Callable[[str, str], None]] = []
         if self.graph is not None:
             self.erasure_hooks.append(self.graph.delete_document)
+            self.ingestor.indexed_hooks.append(self._index_graph_pages)
+        # The job table lives with the service, not the API: an in-process `carta delete`
+        # erases the finished jobs that name the file too.
+        self.job_store = JobStore(settings.jobs_path)
+        self.erasure_hooks.append(self.job_store.delete_tenant_document)
         self._recover_interrupted()
         if stale := self.reindex_needed():
             log.warning(stale)
@@ -159,13 +165,13 @@ class Carta:
             llm_summaries=settings.graph_llm_summaries,
         )
 
-    def _index_graph_pages(self, tenant: str, doc: Document) -> None:
+    def _index_graph_pages(self, doc: Document) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
         if self.graph is None or doc.status != "ready":
             return
-        flt = Filter({"tenant": tenant, "doc_id": doc.id})
+        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
         pages = [h.payload for h in self.store.scroll(self.collections.pages.name, flt)]
-        self.graph.index_document(tenant, doc.id, doc.title, pages)
+        self.graph.index_document(doc.tenant, doc.id, doc.title, pages)
 
     def _recover_interrupted(self) -> None:
         """Documents left 'processing' by a crash are purged and marked failed, so no
@@ -175,24 +181,10 @@ class Carta:
             self.registry.set_status(tenant, doc_id, "failed", error="interrupted; upload the file again")
             log.warning("document %s/%s was interrupted during ingestion; marked failed", tenant, doc_id)
 
-    def ingest(
-        self,
-        data: bytes,
-        filename: str,
-        tenant: str,
-        title: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        progress: ProgressFn | None = None,
-        sidecars: dict[str, bytes] | None = None,
-        source_path: Path | None = None,
-        acl: list[str] | None = None,
-    ) -> IngestResult:
-        result = self.ingestor.ingest(
-            data, filename, tenant, title, metadata, progress, sidecars, source_path, acl=acl
-        )
-        if result.created:
-            self._index_graph_pages(tenant, result.document)
-        return result
+    def ingest(self, request: IngestRequest, progress: ProgressFn | None = None) -> IngestResult:
+        """Index one file (`Ingestor.ingest`; the graph indexes its pages through the
+        ingestor's hook)."""
+        return self.ingestor.ingest(request, progress)
 
     def query(
         self,
@@ -279,5 +271,6 @@ class Carta:
     def close(self) -> None:
         self.store.close()
         self.registry.close()
+        self.job_store.close()
         if self.graph is not None:
             self.graph.close()

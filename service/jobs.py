@@ -18,15 +18,12 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from index.registry import Document
-from ingest.errors import IngestError, TooLarge
-from ingest.loaders import open_document
-from ingest.pipeline import Progress, content_id, document_tags
-from ingest.sniff import sniff
-from service.auth import Principal
-from service.carta import Carta
+from ingest.errors import IngestError
+from ingest.pipeline import Ingestor, Progress, content_id
+from ingest.upload import IngestRequest
 
 log = logging.getLogger(__name__)
 JobStatus = Literal["queued", "running", "ready", "failed"]
@@ -98,6 +95,8 @@ class Job:
 
 
 class JobStore:
+    """The job table (one SQLite file): jobs by id, in flight per document, unfinished ones."""
+
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -167,18 +166,33 @@ class JobStore:
 
 @dataclass
 class Submitted:
+    """What an upload became: its job, and the document when the content was indexed already."""
+
     job: Job
     document: Document | None
     created: bool
 
 
-class JobRunner:
-    """Accepts uploads as jobs and runs them on `workers` threads."""
+class Submitter(Protocol):
+    """The caller of an upload, as jobs need it (a service.auth.Principal is one)."""
 
-    def __init__(self, carta: Carta, store: JobStore, workers: int, max_attempts: int) -> None:
-        self.carta = carta
+    @property
+    def tenant(self) -> str: ...
+
+    @property
+    def key_id(self) -> str: ...
+
+
+class JobRunner:
+    """Accepts uploads as jobs and runs them on `workers` threads; files wait in `uploads`
+    (`<data_dir>/uploads`) until their job ends."""
+
+    def __init__(
+        self, ingestor: Ingestor, store: JobStore, uploads: Path, workers: int, max_attempts: int
+    ) -> None:
+        self.ingestor = ingestor
         self.store = store
-        self.uploads = carta.settings.uploads_dir
+        self.uploads = uploads
         self.max_attempts = max_attempts
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._submit_lock = threading.Lock()
@@ -213,22 +227,9 @@ class JobRunner:
             if t.is_alive():
                 t.join(timeout)
 
-    def check(
-        self, data: bytes, filename: str, metadata: dict[str, Any], sidecars: dict[str, bytes] | None
-    ) -> None:
-        """Refuse bad input at upload time with the ingestor's 4xx errors (nothing stored)."""
-        limit = self.carta.settings.max_upload_bytes
-        if len(data) > limit:
-            raise TooLarge(
-                f"the file is {len(data):,} bytes; the limit is {limit:,} (CARTA_MAX_UPLOAD_BYTES)"
-            )
-        ftype = sniff(data)
-        open_document(data, ftype, self.carta.ingestor.options).close()
-        document_tags(data, ftype.kind, filename, metadata, sidecars, None)
-
     def submit(
         self,
-        who: Principal,
+        who: Submitter,
         data: bytes,
         filename: str,
         title: str | None,
@@ -236,15 +237,15 @@ class JobRunner:
         acl: list[str],
         sidecars: dict[str, bytes] | None = None,
     ) -> Submitted:
-        self.check(data, filename, metadata, sidecars or None)
+        """Check the upload as ingestion would (its IngestError refuses it, nothing stored),
+        then answer the indexed document, the job already indexing the same content, or a
+        new queued job whose file is written durably first."""
+        request = IngestRequest(data, filename, who.tenant, title, metadata, sidecars or None, acl=acl)
+        self.ingestor.validate(request)
         doc_id = content_id(data)
         with self._submit_lock:
-            existing = self.carta.registry.get(who.tenant, doc_id)
-            if (
-                existing
-                and existing.status == "ready"
-                and existing.profile == self.carta.ingestor.index_signature
-            ):
+            existing = self.ingestor.indexed(who.tenant, doc_id)
+            if existing is not None:
                 job = Job(_new_id(), who.tenant, who.key_id, filename, title, status="ready", stage="done")
                 job.document_id, job.pages_done, job.pages_total = doc_id, existing.pages, existing.pages
                 self.store.add(job)
@@ -296,17 +297,11 @@ class JobRunner:
             stage = "indexing" if p.stage == "pages" else "finishing"
             self.store.update(job.id, stage=stage, pages_done=p.done, pages_total=p.total)
 
+        request = IngestRequest(
+            data, job.filename, job.tenant, job.title, job.metadata, sidecars or None, acl=job.acl
+        )
         try:
-            result = self.carta.ingest(
-                data,
-                job.filename,
-                job.tenant,
-                job.title,
-                job.metadata,
-                progress,
-                sidecars or None,
-                acl=job.acl,
-            )
+            result = self.ingestor.ingest(request, progress)
         except IngestError as exc:
             self._finish_failed(job, str(exc))
             return

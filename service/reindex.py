@@ -4,6 +4,12 @@ The text channels (chunks, text-token pages) depend only on the text model, and 
 rendered page images are kept, so a switch between `lite` and `visual` needs no upload:
 the visual vectors are computed from the stored page images. A document whose text
 collection differs (another text model) has to be uploaded again; it is reported.
+
+A visual point takes the payload of the page's text-token point, built at ingestion by
+index/payloads.py. A page without one (an image or scan without text) gets a payload from
+the same builder: tenant, ACL, kind and the geo fields of the document's metadata
+position. (Its raster georeference or EXIF position is not kept for a page without text
+in the lite profile, so those cannot come back without an upload.)
 """
 
 from __future__ import annotations
@@ -14,19 +20,29 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
+from index.payloads import Payload, page_payload
+from index.registry import Document
 from index.types import Filter
+from ingest.formats import point_kind
+from ingest.geotagging import geo_payload
+from ingest.loaders import FileType
 from ingest.pipeline import PAGE_BATCH, point_id
+from ingest.upload import metadata_tags
+from service.carta import Carta
 
 log = logging.getLogger(__name__)
+ReindexProgress = Callable[[str, int, int], None]  # (doc_id, pages done, pages in all)
 
 
 @dataclass
 class ReindexReport:
+    """Which documents were brought up to the profile and which need an upload."""
+
     reindexed: list[str] = field(default_factory=list)  # "tenant/doc_id"
     needs_upload: list[str] = field(default_factory=list)
 
 
-def reindex(carta, progress: Callable[[str, int, int], None] | None = None) -> ReindexReport:  # noqa: ANN001
+def reindex(carta: Carta, progress: ReindexProgress | None = None) -> ReindexReport:
     """Re-index every ready document whose recorded profile differs from the current one."""
     signature = carta.ingestor.index_signature
     chunks_name = carta.collections.chunks.name
@@ -39,48 +55,69 @@ def reindex(carta, progress: Callable[[str, int, int], None] | None = None) -> R
             report.needs_upload.append(f"{tenant}/{doc_id}")
             continue
         if carta.visual is not None and carta.collections.visual is not None:
-            _visual_pages(carta, tenant, doc_id, progress)
+            _visual_pages(carta, doc, progress)
         doc.profile = signature
         carta.registry.put(doc)
         report.reindexed.append(f"{tenant}/{doc_id}")
     return report
 
 
-def _visual_pages(carta, tenant: str, doc_id: str, progress: Callable[[str, int, int], None] | None) -> None:  # noqa: ANN001
-    """Visual points of one document from its stored page images, payloads from its text points."""
-    flt = Filter({"tenant": tenant, "doc_id": doc_id})
+def _visual_pages(carta: Carta, doc: Document, progress: ReindexProgress | None) -> None:
+    """Visual points of one document from its stored page images."""
+    assert carta.visual is not None and carta.collections.visual is not None  # checked by the caller
+    flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
     visual_name = carta.collections.visual.name
     carta.store.delete(visual_name, flt)
     text_pages = {
         int(h.payload["page_no"]): h.payload for h in carta.store.scroll(carta.collections.pages.name, flt)
     }
-    any_payload = next(iter(text_pages.values()), None) or next(
-        (h.payload for h in carta.store.scroll(carta.collections.chunks.name, flt, limit=1)), {}
-    )
-    doc = carta.registry.get(tenant, doc_id)
-    base = {
-        "tenant": tenant,
-        "doc_id": doc_id,
-        "kind": any_payload.get("kind", "pdf_page" if doc.kind == "pdf" else "image"),
-        "title": doc.title,
-        "filename": doc.filename,
-        "state": "ready",
-    }
-    records = carta.registry.pages(tenant, doc_id)
+    records = carta.registry.pages(doc.tenant, doc.id)
+    without_text = _payload_without_text(carta, doc, text_pages)
     for start in range(0, len(records), PAGE_BATCH):
         batch = []
         for rec in records[start : start + PAGE_BATCH]:
-            path = carta.images.path(tenant, doc_id, rec.page_no)
-            with Image.open(path) as im:
+            with Image.open(carta.images.path(doc.tenant, doc.id, rec.page_no)) as im:
                 image = im.convert("RGB")
-            payload = text_pages.get(rec.page_no) or {
-                **base,
-                "page_no": rec.page_no,
-                "text": "",
-                "page_size": [rec.width, rec.height],
-                "text_source": rec.text_source,
-            }
-            batch.append((point_id(tenant, doc_id, f"p{rec.page_no}"), image, {**payload, "state": "ready"}))
+            stored = text_pages.get(rec.page_no)
+            payload = (
+                {**stored, "state": "ready"}
+                if stored
+                else without_text(rec.page_no, [rec.width, rec.height], rec.text_source)
+            )
+            batch.append((point_id(doc.tenant, doc.id, f"p{rec.page_no}"), image, payload))
         carta.store.upsert(visual_name, carta.visual.points(batch))
         if progress:
-            progress(doc_id, min(start + PAGE_BATCH, len(records)), len(records))
+            progress(doc.id, min(start + PAGE_BATCH, len(records)), len(records))
+
+
+def _payload_without_text(
+    carta: Carta, doc: Document, text_pages: dict[int, Payload]
+) -> Callable[[int, list[float], str], Payload]:
+    """The payload builder for pages of `doc` that have no text point: the point kind the
+    document's other points carry (else its format's), the metadata position's geo fields."""
+    stored = next(iter(text_pages.values()), None) or next(
+        (
+            h.payload
+            for h in carta.store.scroll(
+                carta.collections.chunks.name, Filter({"tenant": doc.tenant, "doc_id": doc.id}), limit=1
+            )
+        ),
+        None,
+    )
+    tags = metadata_tags(doc.metadata)  # validated at ingestion
+    kind = stored["kind"] if stored else point_kind(FileType(doc.mime, doc.kind), tags)
+    geo = geo_payload(tags)
+
+    def build(page_no: int, page_size: list[float], text_source: str) -> Payload:
+        return page_payload(
+            doc,
+            kind=kind,
+            page_no=page_no,
+            text="",
+            page_size=page_size,
+            text_source=text_source,
+            geo=geo,
+            state="ready",
+        )
+
+    return build

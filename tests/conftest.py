@@ -15,6 +15,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from ingest.upload import IngestRequest
 from models.text_encoder import TextEncoder  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.settings import Settings  # noqa: E402
@@ -82,7 +83,7 @@ def sample_carta(
     carta = Carta(settings_for(tmp_path_factory.mktemp("sample-data")), text_encoder=text_encoder)
     for path in sorted(samples_dir.iterdir()):
         if path.suffix in {".pdf", ".png"}:
-            carta.ingest(path.read_bytes(), path.name, "default")
+            carta.ingest(IngestRequest(path.read_bytes(), path.name, "default"))
     yield carta
     carta.close()
 

@@ -36,7 +36,7 @@ from service.api.streaming import sse_stream
 from service.audit import AuditLog
 from service.auth import AuthError, Caller, KeyStore, Principal, RateLimiter, check_name
 from service.carta import Carta, DocumentNotFound
-from service.jobs import SIDECAR_SUFFIXES, JobRunner, JobStore
+from service.jobs import SIDECAR_SUFFIXES, JobRunner
 from service.observability import Metrics, TraceStore, ask_trace
 from service.query.geo_filter import GeoFilterError
 from service.settings import Settings
@@ -55,17 +55,13 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         c = app.state.carta = carta or await run_in_threadpool(Carta, settings)
         app.state.keys = KeyStore(c.settings.auth_path)
         app.state.audit = AuditLog(c.settings.audit_path)
-        app.state.job_store = JobStore(c.settings.jobs_path)
-        app.state.jobs = JobRunner(
-            c, app.state.job_store, c.settings.ingest_workers, c.settings.job_max_attempts
-        )
-        erase_jobs = app.state.job_store.delete_tenant_document
-        c.erasure_hooks.append(erase_jobs)
+        app.state.job_store = c.job_store  # built (and closed) with Carta, erasure hook included
+        workers, attempts = c.settings.ingest_workers, c.settings.job_max_attempts
+        app.state.jobs = JobRunner(c.ingestor, c.job_store, c.settings.uploads_dir, workers, attempts)
         app.state.jobs.start()
         yield
         app.state.jobs.stop()
-        c.erasure_hooks.remove(erase_jobs)
-        for part in (app.state.job_store, app.state.audit, app.state.keys):
+        for part in (app.state.audit, app.state.keys):
             part.close()
         if owned:
             c.close()

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from index.vector_store import StoreError
 from ingest.errors import IngestError
+from ingest.upload import IngestRequest
 from models.errors import ModelUnavailable
 from models.llm_client import LLMError
 from service.api import schemas
@@ -287,12 +288,14 @@ def ingest(
                     else:
                         assert carta is not None
                         result = carta.ingest(
-                            path.read_bytes(),
-                            path.name,
-                            carta.settings.default_tenant,
-                            title,
-                            progress=lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
-                            source_path=path,
+                            IngestRequest(
+                                path.read_bytes(),
+                                path.name,
+                                carta.settings.default_tenant,
+                                title=title,
+                                source_path=path,
+                            ),
+                            lambda p, t=task: bar.update(t, completed=p.done, total=p.total),
                         )
                         body = schemas.IngestedOut(
                             document=schemas.document_out(result.document),
@@ -499,7 +502,9 @@ def evaluate(
                         fail("--ingest works in-process only; upload to the server first", code=2)
                     task = bar.add_task("indexing", total=len(files))
                     for i, path in enumerate(files, start=1):
-                        carta.ingest(path.read_bytes(), path.name, carta.settings.default_tenant)
+                        carta.ingest(
+                            IngestRequest(path.read_bytes(), path.name, carta.settings.default_tenant)
+                        )
                         bar.update(task, completed=i)
                 task = bar.add_task("questions", total=total)
                 results = runner.run(sets, target, progress=lambda n: bar.update(task, completed=n))
@@ -581,7 +586,7 @@ def serve(
             for path in iter_files([ingest_samples]):
                 console.print(f"indexing sample {path.name} ...")
                 try:
-                    carta.ingest(path.read_bytes(), path.name, tenant)
+                    carta.ingest(IngestRequest(path.read_bytes(), path.name, tenant))
                 except IngestError as exc:
                     console.print(f"[yellow]skipped {path.name}: {exc}")
         console.print(f"Carta on http://{host}:{port} (docs: /docs, data: {carta.settings.data_dir})")

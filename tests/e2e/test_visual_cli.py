@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from index.types import Filter
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
 
@@ -18,7 +19,7 @@ def test_cli_warns_about_profile_change_and_reindex_fixes_it(
 ) -> None:
     data = tmp_path / "data"
     lite = make_carta(data, geotag=False, ocr_enabled=False)
-    doc = lite.ingest(sample_pdf(), "report.pdf", "default").document
+    doc = lite.ingest(IngestRequest(sample_pdf(), "report.pdf", "default")).document
     lite.close()
     env = {**os.environ, "CARTA_DATA_DIR": str(data)}
     settings = visual_settings(tiny_visual_models, "colpali")

@@ -42,6 +42,8 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from ingest.upload import IngestRequest  # noqa: E402
+
 WIDE, NARROW = 1440, 375
 SHOTS = Path(os.environ.get("CARTA_UI_SCREENSHOTS") or REPO / "tests" / "artifacts" / "ui")
 JAQUEIRA = "Quais são as coordenadas do Parque da Jaqueira?"
@@ -530,7 +532,7 @@ def test_why_this_page_heatmap_in_the_visual_profile(
 
     carta = make_carta(**visual_settings(tiny_visual_models, "colpali"))
     pdf = samples_dir / "quarterly_report_q3_2024.pdf"
-    carta.ingest(pdf.read_bytes(), pdf.name, "default")
+    carta.ingest(IngestRequest(pdf.read_bytes(), pdf.name, "default"))
     with LiveServer(carta) as live:
         open_ui(browser, live.url, "#/ask")
         ask(browser, "revenue by region")

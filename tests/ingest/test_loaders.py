@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from ingest.errors import CorruptDocument, EncryptedDocument, IngestError, TooLarge
-from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument, open_document
+from ingest.formats import open_document
+from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument
 from ingest.ocr import tesseract_available
 from ingest.sniff import sniff
 

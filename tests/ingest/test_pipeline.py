@@ -22,6 +22,7 @@ from ingest.errors import (
     UnsupportedType,
 )
 from ingest.pipeline import PAGE_BATCH, Progress, content_id
+from ingest.upload import IngestRequest
 from service.carta import Carta
 
 QUARTERLY = "quarterly_report_q3_2024.pdf"  # 4 pages with a text layer
@@ -71,7 +72,9 @@ def test_ingesting_a_pdf_stores_registry_rows_images_and_ready_points(
 ) -> None:
     carta = make_carta()
     data = (samples_dir / QUARTERLY).read_bytes()
-    result = carta.ingest(data, f"uploads/{QUARTERLY}", "default", metadata={"cidade": "São Paulo"})
+    result = carta.ingest(
+        IngestRequest(data, f"uploads/{QUARTERLY}", "default", metadata={"cidade": "São Paulo"})
+    )
 
     assert result.created is True
     doc = result.document
@@ -127,10 +130,10 @@ def test_same_bytes_again_is_not_indexed_twice(make_carta: Callable[..., Carta],
     carta = make_carta()
     data_dir = carta.settings.data_dir
     data = (samples_dir / QUARTERLY).read_bytes()
-    first = carta.ingest(data, QUARTERLY, "default")
+    first = carta.ingest(IngestRequest(data, QUARTERLY, "default"))
     before = _snapshot(carta, data_dir)
 
-    again = carta.ingest(data, "renamed-copy.pdf", "default", title="Outro título")
+    again = carta.ingest(IngestRequest(data, "renamed-copy.pdf", "default", title="Outro título"))
     assert again.created is False
     assert again.document.id == first.document.id
     assert again.document.filename == QUARTERLY  # the stored document, untouched
@@ -141,8 +144,8 @@ def test_same_bytes_again_is_not_indexed_twice(make_carta: Callable[..., Carta],
 def test_other_tenant_gets_its_own_copy(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta()
     data = _pdf(2)
-    a = carta.ingest(data, "a.pdf", "prefeitura")
-    b = carta.ingest(data, "b.pdf", "defesa_civil")
+    a = carta.ingest(IngestRequest(data, "a.pdf", "prefeitura"))
+    b = carta.ingest(IngestRequest(data, "b.pdf", "defesa_civil"))
     assert a.created and b.created
     assert a.document.id == b.document.id  # same content, same id...
     counts_a = _counts(carta, "prefeitura", a.document.id)
@@ -164,7 +167,7 @@ def test_progress_counts_pages_up_to_done(make_carta: Callable[..., Carta]) -> N
     carta = make_carta()
     pages = PAGE_BATCH + 3  # two batches
     events: list[Progress] = []
-    result = carta.ingest(_pdf(pages), "longo.pdf", "default", progress=events.append)
+    result = carta.ingest(IngestRequest(_pdf(pages), "longo.pdf", "default"), events.append)
 
     assert result.document.pages == pages
     assert len(events) >= 3
@@ -179,7 +182,7 @@ def test_progress_counts_pages_up_to_done(make_carta: Callable[..., Carta]) -> N
 
 def test_image_named_like_a_pdf_is_stored_as_an_image(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta(ocr_enabled=False)
-    result = carta.ingest(_png(320, 200), "scan.pdf", "default")
+    result = carta.ingest(IngestRequest(_png(320, 200), "scan.pdf", "default"))
     doc = result.document
     assert (doc.mime, doc.kind, doc.pages) == ("image/png", "image", 1)
     (page,) = carta.registry.pages("default", doc.id)
@@ -201,7 +204,7 @@ def _encrypted_pdf() -> bytes:
 def test_refused_uploads_store_nothing(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta(max_image_pixels=10_000)
     data_dir = carta.settings.data_dir
-    kept = carta.ingest(_pdf(1), "bom.pdf", "default").document
+    kept = carta.ingest(IngestRequest(_pdf(1), "bom.pdf", "default")).document
     before = _snapshot(carta, data_dir)
     assert before[0] == [("default", kept.id, "ready")]
 
@@ -214,7 +217,7 @@ def test_refused_uploads_store_nothing(make_carta: Callable[..., Carta]) -> None
     ]
     for data, error, status in cases:
         with pytest.raises(error) as info:
-            carta.ingest(data, "ruim.pdf", "default")
+            carta.ingest(IngestRequest(data, "ruim.pdf", "default"))
         assert info.value.status == status
         assert _snapshot(carta, data_dir) == before, error.__name__
         if data:
@@ -227,7 +230,7 @@ def test_refused_uploads_store_nothing(make_carta: Callable[..., Carta]) -> None
 def test_upload_over_max_bytes_is_refused_before_reading(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta(max_upload_bytes=1024)
     with pytest.raises(TooLarge) as info:
-        carta.ingest(b"%PDF-1.7\n" + b"0" * 2000, "grande.pdf", "default")
+        carta.ingest(IngestRequest(b"%PDF-1.7\n" + b"0" * 2000, "grande.pdf", "default"))
     assert info.value.status == 413
     assert "CARTA_MAX_UPLOAD_BYTES" in str(info.value)
     assert carta.registry.list("default") == []
@@ -237,7 +240,7 @@ def test_failure_midway_leaves_nothing_and_a_retry_succeeds(
     make_carta: Callable[..., Carta], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     carta = make_carta()
-    other = carta.ingest(_pdf(1, marker="Olinda"), "outro.pdf", "default").document
+    other = carta.ingest(IngestRequest(_pdf(1, marker="Olinda"), "outro.pdf", "default")).document
     other_counts = _counts(carta, "default", other.id)
     data = _pdf(PAGE_BATCH + 2)
     doc_id = content_id(data)
@@ -253,7 +256,7 @@ def test_failure_midway_leaves_nothing_and_a_retry_succeeds(
 
     monkeypatch.setattr(carta.ingestor.store, "upsert", flaky_upsert)
     with pytest.raises(RuntimeError, match="disco cheio"):
-        carta.ingest(data, "enchentes.pdf", "default")
+        carta.ingest(IngestRequest(data, "enchentes.pdf", "default"))
     assert len(calls) == 3
 
     failed = carta.registry.get("default", doc_id)
@@ -268,7 +271,7 @@ def test_failure_midway_leaves_nothing_and_a_retry_succeeds(
     assert carta.registry.get("default", other.id).status == "ready"
 
     monkeypatch.setattr(carta.ingestor.store, "upsert", real_upsert)
-    retry = carta.ingest(data, "enchentes.pdf", "default")
+    retry = carta.ingest(IngestRequest(data, "enchentes.pdf", "default"))
     assert retry.created is True
     assert retry.document.status == "ready"
     assert retry.document.error is None
@@ -295,7 +298,7 @@ def test_failed_document_lists_no_pages(
 
     monkeypatch.setattr(carta.ingestor.store, "upsert", flaky_upsert)
     with pytest.raises(RuntimeError):
-        carta.ingest(data, "x.pdf", "default")
+        carta.ingest(IngestRequest(data, "x.pdf", "default"))
     assert carta.registry.get("default", content_id(data)).status == "failed"
     assert carta.registry.pages("default", content_id(data)) == []
 
@@ -305,9 +308,9 @@ def test_restart_marks_interrupted_document_failed_and_purges_it(
 ) -> None:
     data_dir = tmp_path / "restart"
     first = make_carta(data_dir)
-    kept = first.ingest(_pdf(1, marker="Olinda"), "fica.pdf", "default").document
+    kept = first.ingest(IngestRequest(_pdf(1, marker="Olinda"), "fica.pdf", "default")).document
     crashed_bytes = _pdf(2, marker="Jaboatão")
-    crashed = first.ingest(crashed_bytes, "cai.pdf", "default").document
+    crashed = first.ingest(IngestRequest(crashed_bytes, "cai.pdf", "default")).document
     kept_counts = _counts(first, "default", kept.id)
     assert _counts(first, "default", crashed.id)[1] == 2
     # As if the process died while indexing it.
@@ -327,7 +330,7 @@ def test_restart_marks_interrupted_document_failed_and_purges_it(
     assert len(second.images.files_of("default", kept.id)) == 2
 
     # Uploading the interrupted file again indexes it afresh.
-    again = second.ingest(crashed_bytes, "cai.pdf", "default")
+    again = second.ingest(IngestRequest(crashed_bytes, "cai.pdf", "default"))
     assert again.created is True
     assert again.document.id == crashed.id
     assert again.document.status == "ready"

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from shapely.geometry import Point, shape
 
-from ingest import vector_geodata
 from ingest.errors import BadCoordinates, CorruptDocument, TooLarge, UnsupportedType
-from ingest.loaders import LoadOptions, open_document
-from ingest.pipeline import document_tags
+from ingest.formats import open_document, vector
+from ingest.formats.vector import MAX_AREA_RINGS, MAX_TAGS, geodata_tags, parse_geodata
+from ingest.loaders import LoadOptions
 from ingest.sniff import sniff
-from ingest.vector_geodata import MAX_AREA_RINGS, MAX_TAGS, geodata_tags, parse_geodata
+from ingest.upload import IngestRequest, document_tags
 from service.carta import Carta
 from service.query.geo_filter import GeoSpec
 
@@ -254,10 +254,10 @@ def test_broken_files_are_corrupt_and_huge_ones_too_large(monkeypatch: pytest.Mo
     with pytest.raises(CorruptDocument, match="entities"):
         parse_geodata(b'<!DOCTYPE kml [<!ENTITY a "aaaa">]><kml>&a;</kml>', "kml")
 
-    monkeypatch.setattr(vector_geodata, "MAX_FEATURES", 3)
+    monkeypatch.setattr(vector, "MAX_FEATURES", 3)
     with pytest.raises(TooLarge, match="4 features"):
         parse_geodata(_geojson(*[_point(1, i) for i in range(4)]), "geojson")
-    monkeypatch.setattr(vector_geodata, "MAX_VERTICES", 5)
+    monkeypatch.setattr(vector, "MAX_VERTICES", 5)
     line = {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[0, i] for i in range(6)]}}
     with pytest.raises(TooLarge, match="vertices"):
         parse_geodata(_geojson(line), "geojson")
@@ -272,7 +272,8 @@ def test_features_without_geometry_are_text_only() -> None:
 
 
 def test_document_tags_of_a_geodata_file_keep_metadata_tags() -> None:
-    tags = document_tags(KML, "kml", "pontos.kml", {"lat": -8.05, "lon": -34.9}, None, None)
+    request = IngestRequest(KML, "pontos.kml", "default", metadata={"lat": -8.05, "lon": -34.9})
+    tags = document_tags(request, sniff(KML))
     assert [t.source for t in tags] == ["metadata", "geodata", "geodata"]
 
 
@@ -282,7 +283,7 @@ def test_document_tags_of_a_geodata_file_keep_metadata_tags() -> None:
 def test_schools_geojson_end_to_end(make_carta: Callable[..., Carta]) -> None:
     data = _corpus("recife_escolas_municipais.geojson").read_bytes()
     carta = make_carta()
-    result = carta.ingest(data, "recife_escolas_municipais.geojson", "default")
+    result = carta.ingest(IngestRequest(data, "recife_escolas_municipais.geojson", "default"))
     doc = result.document
     assert (doc.status, doc.kind, doc.mime, doc.pages) == ("ready", "geojson", "application/geo+json", 1)
     assert any("geo-tagged" in w for w in result.warnings)
@@ -330,7 +331,7 @@ def test_kmz_is_a_zipped_kml() -> None:
 
 
 def test_kmz_bomb_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vector_geodata, "MAX_KMZ_KML_BYTES", 1000)
+    monkeypatch.setattr(vector, "MAX_KMZ_KML_BYTES", 1000)
     big = KML.replace(b"<!-- exported by hand -->", b"<!--" + b" " * 5000 + b"-->")
     with pytest.raises(TooLarge, match="uncompressed"):
         parse_geodata(_kmz(big), "kmz")
@@ -370,7 +371,7 @@ def test_osm_pbf_pois_and_areas() -> None:
 def test_osm_pbf_end_to_end(make_carta: Callable[..., Carta]) -> None:
     data = _corpus("pyrosm_test.osm.pbf").read_bytes()
     carta = make_carta()
-    doc = carta.ingest(data, "kotka.osm.pbf", "default").document
+    doc = carta.ingest(IngestRequest(data, "kotka.osm.pbf", "default")).document
     assert (doc.status, doc.kind, doc.pages) == ("ready", "osm-pbf", 1)
     top = carta.search(carta.query("Neste Huttunen fuel station", "default")).pages[0]
     assert top.doc_id == doc.id and any("Neste Huttunen" in c.text for c in top.chunks)

@@ -10,6 +10,7 @@ from typing import Any
 import pymupdf
 import pytest
 
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.query.retrieval import SearchQuery
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts, part_texts
@@ -190,7 +191,7 @@ def test_planted_instructions_cannot_break_out_and_a_hijacked_answer_is_flagged(
     make_carta: Callable[..., Carta], attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer
 ) -> None:
     carta = make_carta(geotag=False)
-    carta.ingest(planted_pdf(), "planted.pdf", "default")
+    carta.ingest(IngestRequest(planted_pdf(), "planted.pdf", "default"))
     attach_llm(carta, llm_vision=False)
 
     def hijackable(body: dict[str, Any]) -> str:  # a model that obeys whatever it reads

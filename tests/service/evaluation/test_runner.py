@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.evaluation import runner
 from service.evaluation.questions import Evidence, NumberFact, Question, load_peer_qa, load_questions
@@ -82,7 +83,11 @@ def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
 def test_http_target_gives_the_same_rankings(make_carta: Callable[..., Carta], samples_dir: Path) -> None:
     carta = make_carta()
     carta.ingest(
-        (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(), "quarterly_report_q3_2024.pdf", "default"
+        IngestRequest(
+            (samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(),
+            "quarterly_report_q3_2024.pdf",
+            "default",
+        )
     )
     local = InProcessTarget(carta, "default")
     with LiveServer(carta) as live:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.evaluation import runner
 from service.evaluation.questions import load_questions
@@ -76,7 +77,7 @@ def test_carta_eval_uses_the_configured_endpoint(
     carta = make_carta(geotag=False, llm_base_url=llm_server.url, llm_model="test-model")
     assert carta.llm is not None and carta.llm.client.config.base_url == llm_server.url
     note = samples_dir / "nota_tecnica_drenagem_2024.pdf"
-    carta.ingest(note.read_bytes(), note.name, "default")
+    carta.ingest(IngestRequest(note.read_bytes(), note.name, "default"))
     questions = tmp_path / "q.yaml"
     items = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS[:1]]
     questions.write_text(json.dumps([q.model_dump(exclude_none=True) for q in items]))

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from geo.h3tags import haversine_m
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from tests.conftest import corpus_path
 from tests.support import LiveServer, ingest_via_api
@@ -200,7 +201,7 @@ def test_radius_never_returns_a_point_just_outside(make_carta: Callable[..., Car
             lat, lon = lat0 + dy * d / metres_per_deg_lat, lon0 + dx * d / metres_per_deg_lon
             name = f"ponto {i} fator {factor} relatório de campo"
             result = carta.ingest(
-                _pdf(name), f"{i}-{factor}.pdf", "default", metadata={"lat": lat, "lon": lon}
+                IngestRequest(_pdf(name), f"{i}-{factor}.pdf", "default", metadata={"lat": lat, "lon": lon})
             )
             if haversine_m(lat, lon, lat0, lon0) <= radius_m:
                 expected_inside.add(result.document.id)

@@ -12,6 +12,7 @@ import pytest
 
 from index.collections import PAGE_VECTOR, POOLED_VECTOR, lite_collections
 from index.vector_store import StoreError
+from ingest.upload import IngestRequest
 from models.text_encoder import TextEncoder
 from service.carta import Carta
 from service.query.retrieval import SearchQuery
@@ -23,7 +24,7 @@ PAGES = frozenset({"pages"})
 def _ingest(carta: Carta, samples_dir: Path) -> Carta:
     for path in sorted(samples_dir.iterdir()):
         if path.suffix in {".pdf", ".png"}:
-            carta.ingest(path.read_bytes(), path.name, "default")
+            carta.ingest(IngestRequest(path.read_bytes(), path.name, "default"))
     return carta
 
 

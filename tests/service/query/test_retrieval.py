@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.query.retrieval import SearchQuery
 
@@ -53,7 +54,7 @@ def test_doc_and_kind_filters_apply_before_top_k(sample_carta: Carta) -> None:
 
 def test_tenants_are_isolated(make_carta: Callable[..., Carta], samples_dir: Path) -> None:
     carta = make_carta()
-    carta.ingest((samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(), "q.pdf", "alpha")
+    carta.ingest(IngestRequest((samples_dir / "quarterly_report_q3_2024.pdf").read_bytes(), "q.pdf", "alpha"))
     assert carta.search(SearchQuery("Northwind revenue", "alpha", top_k=3)).pages
     assert carta.search(SearchQuery("Northwind revenue", "beta", top_k=3)).pages == []
     assert carta.registry.list("beta") == []

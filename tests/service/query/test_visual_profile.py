@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from index.collections import POOLED_VECTOR, VISUAL_VECTOR
 from index.types import Branch, Filter
+from ingest.upload import IngestRequest
 from models.errors import ModelUnavailable
 from service.carta import Carta
 from service.query.retrieval import engine_filter
@@ -42,9 +43,10 @@ def test_visual_pipeline_ingest_two_stage_search_fusion_answer(
     assert carta.visual.page.family == family
     steps: list[tuple[str, int, int]] = []
     doc = carta.ingest(
-        sample_pdf(), "report.pdf", "default", progress=lambda p: steps.append((p.stage, p.done, p.total))
+        IngestRequest(sample_pdf(), "report.pdf", "default"),
+        lambda p: steps.append((p.stage, p.done, p.total)),
     )
-    carta.ingest(_png("red"), "red.png", "default")
+    carta.ingest(IngestRequest(_png("red"), "red.png", "default"))
     assert steps[-1] == ("done", 3, 3)
     visual = carta.collections.visual
     assert visual is not None and carta.store.count(visual.name) == 4  # 3 pages + 1 image
@@ -107,9 +109,9 @@ def visual_server(
 
 def test_query_by_image_and_heatmap_over_http(visual_server: LiveServer) -> None:
     carta = visual_server.carta
-    red = carta.ingest(_png("red"), "red.png", "default").document
-    carta.ingest(_png("green", "square"), "green.png", "default")
-    doc = carta.ingest(sample_pdf(), "report.pdf", "default").document
+    red = carta.ingest(IngestRequest(_png("red"), "red.png", "default")).document
+    carta.ingest(IngestRequest(_png("green", "square"), "green.png", "default"))
+    doc = carta.ingest(IngestRequest(sample_pdf(), "report.pdf", "default")).document
     with httpx.Client(base_url=visual_server.url, timeout=120) as client:
         r = client.post("/v1/search/image", files={"file": ("q.png", _png("red"))}, data={"top_k": "3"})
         assert r.status_code == 200, r.text
@@ -151,7 +153,7 @@ def test_missing_visual_model_fails_at_start_or_falls_back_to_lite(
         and "CARTA_VISUAL_MODEL" in (carta.visual_error or "")
     )
     assert carta.collections.visual is None
-    carta.ingest(sample_pdf(), "report.pdf", "default")
+    carta.ingest(IngestRequest(sample_pdf(), "report.pdf", "default"))
     result = carta.search(carta.query("population of Recife", "default"))
     assert result.pages and {"dense", "pages"} <= set(result.pages[0].channels)
     assert not any("visual" in p.channels for p in result.pages)
@@ -166,7 +168,7 @@ def test_profile_switch_is_reported_and_reindex_adds_visual_vectors(
 ) -> None:
     data_dir = tmp_path / "data"
     lite = make_carta(data_dir, geotag=False, ocr_enabled=False)
-    doc = lite.ingest(sample_pdf(), "report.pdf", "default").document
+    doc = lite.ingest(IngestRequest(sample_pdf(), "report.pdf", "default")).document
     assert lite.reindex_needed() is None
     lite.close()
 
@@ -182,4 +184,4 @@ def test_profile_switch_is_reported_and_reindex_adds_visual_vectors(
     result = carta.search(carta.query("population of Recife", "default"))
     assert any("visual" in p.channels for p in result.pages)
     # the same upload again is now a duplicate, not a second indexing
-    assert carta.ingest(sample_pdf(), "report.pdf", "default").created is False
+    assert carta.ingest(IngestRequest(sample_pdf(), "report.pdf", "default")).created is False

@@ -1,5 +1,7 @@
-"""A viewable RGB picture of a TIFF raster: multi-band satellite scenes, float DEMs and
-16-bit grids that Pillow cannot open or would render black."""
+"""Rasters Pillow cannot show: multi-band satellite scenes, float DEMs and 16-bit grids
+(GeoTIFF). They are sniffed as images and claimed here first; the page picture is a
+stretched RGB preview, and they are georeferenced like any image (ingest/formats/image.py).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,42 @@ import io
 import numpy as np
 import tifffile
 from PIL import Image
+
+from ingest.errors import CorruptDocument, TooLarge
+from ingest.formats.image import image_document, picture_kind, picture_tags
+from ingest.formats.pdf import PdfPages
+from ingest.geotagging import GeoTag
+from ingest.loaders import FileType, LoadOptions, PointKind, SourceFile
+
+
+class RasterLoader:
+    """TIFFs that are not plain 8-bit grey/RGB/RGBA images."""
+
+    name = "raster"
+
+    def sniff(self, data: bytes) -> FileType | None:
+        return None  # a raster is a TIFF: the image loader sniffs it
+
+    def claims(self, ftype: FileType, data: bytes) -> bool:
+        return ftype.kind == "image" and needs_raster_preview(data)
+
+    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PdfPages:
+        try:
+            image = raster_preview(data, options.max_image_pixels)
+        except Exception as exc:
+            raise CorruptDocument(f"the raster cannot be decoded ({exc})") from exc
+        if image.width * image.height > options.max_image_pixels:
+            raise TooLarge(
+                f"the raster is {image.width}x{image.height} pixels; the limit is "
+                f"{options.max_image_pixels:,} pixels (CARTA_MAX_IMAGE_PIXELS)"
+            )
+        return image_document(image, options)
+
+    def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
+        return picture_tags(source)
+
+    def point_kind(self, tags: list[GeoTag]) -> PointKind:
+        return picture_kind(tags)
 
 
 def needs_raster_preview(data: bytes) -> bool:

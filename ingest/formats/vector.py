@@ -1,4 +1,4 @@
-"""GeoJSON, KML/KMZ and OpenStreetMap files as documents.
+"""GeoJSON and KML/KMZ files as documents (and the map page OpenStreetMap files share).
 
 A vector file becomes one page: a rendered map of its features (the page picture) and
 one text block per feature ("name — key: value; ..."), boxed where the feature is drawn,
@@ -28,10 +28,12 @@ from PIL import Image
 from geo.shapes import outer_ring
 from ingest.errors import BadCoordinates, CorruptDocument, TooLarge, UnsupportedType
 from ingest.geotagging import GeoTag
-from ingest.loaders import BBox, LoadedPage, LoadOptions, OpenedDocument, TextBlock
-from ingest.sniff import GEOJSON_TYPES
+from ingest.loaders import BBox, FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
+from ingest.readers.geojson import GEOJSON_TYPES, load_json, raw_features
 
-GEODATA_KINDS = frozenset({"geojson", "kml", "kmz", "osm", "osm-pbf"})
+GEOJSON = FileType("application/geo+json", "geojson")
+KML = FileType("application/vnd.google-earth.kml+xml", "kml")
+KMZ = FileType("application/vnd.google-earth.kmz", "kmz")
 MAX_KMZ_KML_BYTES = 50 * 1024 * 1024  # the .kml inside a KMZ, uncompressed (zip bombs)
 MAX_FEATURES = 20_000
 MAX_VERTICES = 2_000_000
@@ -83,7 +85,7 @@ class Feature:
 
 @dataclass
 class VectorLayer:
-    kind: str  # one of GEODATA_KINDS
+    kind: str  # "geojson", "kml", "kmz", "osm" or "osm-pbf"
     title: str | None
     features: list[Feature]
 
@@ -92,16 +94,20 @@ class VectorLayer:
 
 
 def parse_geodata(data: bytes, kind: str) -> VectorLayer:
-    """Features of a GeoJSON, KML/KMZ or OSM file, validated (structure, coordinate
-    ranges, size)."""
+    """Features of a GeoJSON or KML/KMZ file, validated (structure, coordinate ranges, size)."""
     if kind == "kml":
         layer = _parse_kml(data)
     elif kind == "kmz":
         layer = _parse_kml(_kml_in_kmz(data))
-    elif kind in ("osm", "osm-pbf"):
-        layer = _parse_osm(data, kind)
     else:
         layer = _parse_geojson(data)
+    return validated(layer, data)
+
+
+def validated(layer: VectorLayer, data: bytes) -> VectorLayer:
+    """`layer` when it has features and every position is a WGS84 [lon, lat] within range
+    and the vertex count within MAX_VERTICES; `data` (the file) only feeds the CRS hint."""
+    kind = layer.kind
     if not layer.features:
         what = {"kml": "Placemarks", "kmz": "Placemarks", "osm": "named or tagged places"}.get(
             kind.removesuffix("-pbf"), "features"
@@ -126,10 +132,7 @@ def parse_geodata(data: bytes, kind: str) -> VectorLayer:
 
 def _parse_geojson(data: bytes) -> VectorLayer:
     try:
-        try:
-            obj = json.loads(data)  # UTF-8 (RFC 7946), with or without a BOM; UTF-16/32 too
-        except UnicodeDecodeError:
-            obj = json.loads(data.decode("latin-1"))  # older shapefile exports
+        obj = load_json(data)
     except (ValueError, RecursionError) as exc:
         raise CorruptDocument(f"the GeoJSON is not valid JSON ({exc})") from exc
     kind = obj.get("type") if isinstance(obj, dict) else None
@@ -137,14 +140,7 @@ def _parse_geojson(data: bytes) -> VectorLayer:
         raise UnsupportedType(
             'the JSON is not GeoJSON (no top-level "type" FeatureCollection/Feature/geometry)'
         )
-    if kind == "FeatureCollection":
-        raw = obj.get("features")
-        if not isinstance(raw, list):
-            raise CorruptDocument('the GeoJSON FeatureCollection has no "features" list')
-    elif kind == "Feature":
-        raw = [obj]
-    else:
-        raw = [{"type": "Feature", "geometry": obj, "properties": {}}]
+    raw = raw_features(obj)
     if len(raw) > MAX_FEATURES:
         raise TooLarge(f"the GeoJSON has {len(raw):,} features; the limit is {MAX_FEATURES:,}")
     features = []
@@ -292,13 +288,6 @@ def _kml_in_kmz(data: bytes) -> bytes:
     return kml
 
 
-def _parse_osm(data: bytes, kind: str) -> VectorLayer:
-    from ingest.osm_reader import read_osm  # pyosmium loads only for OSM uploads
-
-    items = read_osm(data, pbf=kind == "osm-pbf", limit=MAX_FEATURES)
-    return VectorLayer(kind, None, [Feature(name, props, geometry) for name, props, geometry in items])
-
-
 def _kml_coordinates(element: ET.Element | None, index: int) -> list[list[float]]:
     coords = _child(element, "coordinates") if element is not None else None
     text = re.sub(r"\s*,\s*", ",", (coords.text or "") if coords is not None else "").split()
@@ -396,11 +385,16 @@ def _bounds(features: list[Feature]) -> tuple[float, float, float, float] | None
 
 
 def geodata_tags(data: bytes, kind: str, limit: int = MAX_TAGS) -> list[GeoTag]:
+    """Document geo tags of a GeoJSON or KML/KMZ file (see `layer_tags`)."""
+    return layer_tags(parse_geodata(data, kind), limit)
+
+
+def layer_tags(layer: VectorLayer, limit: int = MAX_TAGS) -> list[GeoTag]:
     """Document geo tags from the first `limit` features that have a geometry; only the
     first MAX_AREA_RINGS areas keep their outline."""
     tags: list[GeoTag] = []
     rings = 0
-    for feature in parse_geodata(data, kind).features:
+    for feature in layer.features:
         if feature.geometry is None or (tag := feature_tag(feature)) is None:
             continue
         if tag.ring is not None:
@@ -446,10 +440,10 @@ def _tag(name: str, lat: float, lon: float, kind: str, ring: list[Position] | No
 # --- the document ----------------------------------------------------------------------
 
 
-class VectorDocument(OpenedDocument):
-    """A GeoJSON/KML file as a one-page document (same interface as `OpenedDocument`)."""
+class VectorDocument:
+    """A vector layer as a one-page `OpenedDocument`: the map and one block per feature."""
 
-    def __init__(self, layer: VectorLayer, options: LoadOptions) -> None:  # no PDF behind it
+    def __init__(self, layer: VectorLayer, options: LoadOptions) -> None:
         self.layer = layer
         self.options = options
         self.kind = layer.kind
@@ -474,8 +468,66 @@ class VectorDocument(OpenedDocument):
         pass
 
 
-def open_vector_document(data: bytes, kind: str, options: LoadOptions) -> VectorDocument:
-    return VectorDocument(parse_geodata(data, kind), options)
+class VectorLoader:
+    """GeoJSON and KML/KMZ files."""
+
+    name = "vector"
+
+    def sniff(self, data: bytes) -> FileType | None:
+        if _KML_ROOT.match(data[:4096]):
+            return KML
+        if data[:4] == b"PK\x03\x04" and _is_kmz(data):
+            return KMZ
+        if _JSON_OBJECT.match(data[:1024]) and _is_geojson(data):
+            return GEOJSON
+        return None
+
+    def claims(self, ftype: FileType, data: bytes) -> bool:
+        return ftype.kind in ("geojson", "kml", "kmz")
+
+    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> VectorDocument:
+        return VectorDocument(parse_geodata(data, ftype.kind), options)
+
+    def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
+        return geodata_tags(source.data, ftype.kind)
+
+    def point_kind(self, tags: list[GeoTag]) -> PointKind:
+        return "map"
+
+
+# An optional UTF-8 BOM, then whitespace, XML declaration, comments or DOCTYPE, then a
+# root element named kml in any namespace prefix.
+_KML_ROOT = re.compile(
+    rb"(?:\xef\xbb\xbf)?(?:\s|<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*<(?:[\w.-]+:)?kml[\s/>]", re.S
+)
+_JSON_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?\s*\{")
+# A file that says it is GeoJSON but does not parse is a broken GeoJSON, not another type.
+_GEOJSON_HINT = re.compile(rb'"type"\s*:\s*"(?:FeatureCollection|Feature)"')
+
+
+def _is_kmz(data: bytes) -> bool:
+    """A ZIP archive with a .kml file in it (Google Earth's KMZ)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return any(name.lower().endswith(".kml") for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _is_geojson(data: bytes) -> bool:
+    """A JSON object whose top-level "type" is a GeoJSON type (RFC 7946); a file that
+    does not parse counts when its opening names a FeatureCollection or Feature (the
+    loader then refuses it as corrupt)."""
+    try:
+        obj = json.loads(data)  # bytes: the encoding (and a UTF-8 BOM) is detected
+    except UnicodeDecodeError:
+        try:  # older exports; the loader reads them the same way
+            obj = json.loads(data.decode("latin-1"))
+        except (ValueError, RecursionError):
+            return False
+    except (ValueError, RecursionError):
+        return bool(_GEOJSON_HINT.search(data[:4096]))
+    return isinstance(obj, dict) and obj.get("type") in GEOJSON_TYPES
 
 
 def render_map(layer: VectorLayer, width_px: int = MAP_WIDTH_PX) -> tuple[Image.Image, list[BBox]]:

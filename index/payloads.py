@@ -1,0 +1,80 @@
+"""Payloads of page and chunk points, built here for ingestion and `carta reindex` alike.
+
+Every point carries what the engine filter matches before top-k: `tenant` and `doc_id`
+(one filter deletes or isolates a document), `acl` (never empty: a document shared with
+no group carries PUBLIC_ACL, so every key of the tenant finds it, and a point without it
+is invisible to every non-admin key) and `state` ("indexing" until the whole document is
+in, then "ready"). Then what answers show (title, filename, page, text, boxes) and the
+unit's geo fields (`location`, `geo_point`, H3 tokens, `geo_tags`: see
+ingest.geotagging.geo_payload), which the caller computes: index/ knows no geotagging.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from index.registry import PUBLIC_ACL, Document
+
+PointState = Literal["indexing", "ready"]
+Payload = dict[str, Any]
+EXCERPT_CHARS = 1200  # the page text kept on a page point (the chunks hold all of it)
+
+
+def document_fields(doc: Document, *, kind: str, state: PointState) -> Payload:
+    """The fields every point of `doc` shares; `kind`: pdf_page, image or map."""
+    return {
+        "tenant": doc.tenant,
+        "doc_id": doc.id,
+        "kind": kind,
+        "title": doc.title,
+        "filename": doc.filename,
+        "acl": doc.acl or [PUBLIC_ACL],
+        "state": state,
+    }
+
+
+def page_payload(
+    doc: Document,
+    *,
+    kind: str,
+    page_no: int,
+    text: str,
+    page_size: tuple[float, float] | list[float],
+    text_source: str,
+    geo: Payload,
+    state: PointState = "indexing",
+) -> Payload:
+    """A page point (text-token pages and visual collections): the page's text excerpt,
+    its size in block-box units and where its text came from (text, ocr, none)."""
+    return {
+        **document_fields(doc, kind=kind, state=state),
+        "page_no": page_no,
+        "text": text[:EXCERPT_CHARS],
+        "page_size": list(page_size),
+        "text_source": text_source,
+        **geo,
+    }
+
+
+def chunk_payload(
+    doc: Document,
+    *,
+    kind: str,
+    page_no: int,
+    chunk_no: int,
+    text: str,
+    bbox: tuple[float, float, float, float],
+    page_size: tuple[float, float] | list[float],
+    geo: Payload,
+    state: PointState = "indexing",
+) -> Payload:
+    """A chunk point: its text and its box on the page (page units, origin top-left)."""
+    return {
+        **document_fields(doc, kind=kind, state=state),
+        "page_no": page_no,
+        "chunk_no": chunk_no,
+        "text": text,
+        "bbox": [round(x, 2) for x in bbox],
+        "page_size": list(page_size),
+        **geo,
+    }
