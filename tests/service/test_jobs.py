@@ -69,7 +69,8 @@ def test_queued_jobs_survive_a_restart_and_resume(make_carta: Callable[..., Cart
     data_dir = tmp_path / "d"
     carta = make_carta(data_dir)
     store = JobStore(carta.settings.jobs_path)
-    runner = JobRunner(carta, store, workers=1, max_attempts=3)  # never started: the process "dies"
+    # never started: the process "dies"
+    runner = JobRunner(carta.ingestor, store, carta.settings.uploads_dir, workers=1, max_attempts=3)
     content = pdf(3)
     first = runner.submit(LOCAL, content, "a.pdf", "A", {"source": "t"}, [])
     again = runner.submit(LOCAL, content, "a-copy.pdf", None, {}, [])
@@ -80,7 +81,7 @@ def test_queued_jobs_survive_a_restart_and_resume(make_carta: Callable[..., Cart
 
     carta = make_carta(data_dir)
     store = JobStore(carta.settings.jobs_path)
-    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    runner = JobRunner(carta.ingestor, store, carta.settings.uploads_dir, workers=1, max_attempts=3)
     runner.start()
     try:
         job = _wait(store, first.job.id)
@@ -108,7 +109,7 @@ def test_jobs_interrupted_too_often_or_without_their_file_fail_cleanly(
     carta.registry.put(
         Document("default", "d1", "x", "x.pdf", "application/pdf", "pdf", 1, "lite", status="processing")
     )
-    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    runner = JobRunner(carta.ingestor, store, carta.settings.uploads_dir, workers=1, max_attempts=3)
     runner.start()
     try:
         assert store.get("j1").status == "failed" and "interrupted 3 times" in store.get("j1").error
@@ -134,7 +135,7 @@ def test_documents_being_indexed_are_invisible(make_carta: Callable[..., Carta])
 def test_a_failing_job_reports_its_error(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta()
     store = JobStore(carta.settings.jobs_path)
-    runner = JobRunner(carta, store, workers=1, max_attempts=3)
+    runner = JobRunner(carta.ingestor, store, carta.settings.uploads_dir, workers=1, max_attempts=3)
     submitted = runner.submit(LOCAL, pdf(2), "a.pdf", None, {}, [])
     (carta.settings.uploads_dir / submitted.job.id / "file").write_bytes(b"%PDF-1.4 broken on disk")
     runner.start()
@@ -157,3 +158,27 @@ def _wait(store: JobStore, job_id: str, timeout: float = 120) -> Job:
         if job.status in ("ready", "failed") or time.time() > deadline:
             return job
         time.sleep(0.1)
+
+
+def test_in_process_delete_erases_the_documents_jobs(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """`carta delete` without a server: Carta registers the job table's erasure hook itself,
+    so the finished job rows that name the file go with the document."""
+    data_dir = tmp_path / "d"
+    carta = make_carta(data_dir)
+    runner = JobRunner(carta.ingestor, carta.job_store, carta.settings.uploads_dir, workers=1, max_attempts=3)
+    submitted = runner.submit(LOCAL, pdf(1), "a.pdf", None, {}, [])
+    runner.start()
+    try:
+        job = _wait(carta.job_store, submitted.job.id)
+    finally:
+        runner.stop()
+    assert job.status == "ready" and job.document_id
+    carta.close()
+
+    again = make_carta(data_dir)  # a later process: no API, no job runner
+    assert again.job_store.get(job.id) is not None
+    again.delete("default", job.document_id)
+    assert again.job_store.get(job.id) is None
+    assert again.registry.get("default", job.document_id) is None

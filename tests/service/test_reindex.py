@@ -1,0 +1,62 @@
+"""`carta reindex` rebuilds visual points with the payload ingestion writes (index/payloads.py):
+a page without text keeps its tenant, ACL and geo fields, so the engine's ACL filter still
+lets a non-admin key of the right group find it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from index.registry import PUBLIC_ACL
+from index.types import Filter
+from ingest.upload import IngestRequest
+from service.carta import Carta
+from service.reindex import reindex
+from tests.tiny_visual import TinyVisualModels, visual_settings
+
+LAT, LON = -8.0476, -34.877  # Recife
+
+
+def _png_without_text() -> bytes:
+    im = Image.new("RGB", (160, 120), "white")
+    ImageDraw.Draw(im).ellipse([20, 10, 140, 110], fill="blue")
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_reindexed_image_page_without_text_keeps_tenant_acl_and_geo(
+    make_carta: Callable[..., Carta], tiny_visual_models: TinyVisualModels, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    lite = make_carta(data_dir, geotag=False, ocr_enabled=False)
+    request = IngestRequest(
+        _png_without_text(), "mapa.png", "default", metadata={"lat": LAT, "lon": LON}, acl=["equipe"]
+    )
+    doc = lite.ingest(request).document
+    assert lite.store.count(lite.collections.pages.name, Filter({"doc_id": doc.id})) == 0  # no text point
+    lite.close()
+
+    carta = make_carta(data_dir, **visual_settings(tiny_visual_models, "colidefics3"))
+    assert carta.collections.visual is not None
+    assert reindex(carta).reindexed == [f"default/{doc.id}"]
+    (point,) = carta.store.scroll(carta.collections.visual.name, Filter({"doc_id": doc.id}))
+    payload = point.payload
+    assert (payload["tenant"], payload["acl"], payload["state"], payload["kind"]) == (
+        "default",
+        ["equipe"],
+        "ready",
+        "image",
+    )
+    assert payload["location"] == [{"lat": LAT, "lon": LON}]
+    assert payload["geo_point"] == {"lat": LAT, "lon": LON}
+    assert any(key.startswith("h3_") and payload[key] for key in payload)
+
+    # a non-admin key of the group (ACL tokens: public + its groups) finds it; another key does not
+    member = carta.search(carta.query("mapa", "default", acl=[PUBLIC_ACL, "equipe"], geo_prior=False))
+    assert doc.id in {p.doc_id for p in member.pages}
+    outsider = carta.search(carta.query("mapa", "default", acl=[PUBLIC_ACL, "outra"], geo_prior=False))
+    assert doc.id not in {p.doc_id for p in outsider.pages}
