@@ -15,6 +15,7 @@ from shapely.geometry import Point, shape
 
 from ingest.errors import BadCoordinates, CorruptDocument, TooLarge, UnsupportedType
 from ingest.formats import open_document, vector
+from ingest.formats.osm import osm_layer
 from ingest.formats.vector import MAX_AREA_RINGS, MAX_TAGS, geodata_tags, parse_geodata
 from ingest.loaders import LoadOptions
 from ingest.sniff import sniff
@@ -341,7 +342,7 @@ def test_osm_xml_named_ways_become_line_features() -> None:
     data = _corpus("osmnx_planet_10.068,48.135_10.071,48.137.osm").read_bytes()
     ftype = sniff(data)
     assert (ftype.mime, ftype.kind) == ("application/vnd.openstreetmap.data+xml", "osm")
-    layer = parse_geodata(data, "osm")
+    layer = osm_layer(data, "osm")
     names = [f.name for f in layer.features]
     assert "Goethestraße" in names and "Haydnstraße" in names
     street = layer.features[names.index("Goethestraße")]
@@ -355,7 +356,7 @@ def test_osm_pbf_pois_and_areas() -> None:
     data = _corpus("pyrosm_test.osm.pbf").read_bytes()
     ftype = sniff(data)
     assert (ftype.mime, ftype.kind) == ("application/x-osm-pbf", "osm-pbf")
-    layer = parse_geodata(data, "osm-pbf")
+    layer = osm_layer(data, "osm-pbf")
     fuel = next(f for f in layer.features if f.name == "Neste Huttunen")
     assert fuel.properties["amenity"] == "fuel" and fuel.geometry == {
         "type": "Point",
@@ -365,7 +366,7 @@ def test_osm_pbf_pois_and_areas() -> None:
     assert {"Point", "LineString", "Polygon"} <= kinds
     assert all(f.properties.get("osm_id") for f in layer.features)
     with pytest.raises(CorruptDocument):
-        parse_geodata(data[:4000], "osm-pbf")  # truncated
+        osm_layer(data[:4000], "osm-pbf")  # truncated
 
 
 def test_osm_pbf_end_to_end(make_carta: Callable[..., Carta]) -> None:
