@@ -19,8 +19,6 @@ from ingest.loaders import FileType, FormatLoader, LoadOptions, OpenedDocument, 
 
 FORMATS: tuple[FormatLoader, ...] = (PdfLoader(), RasterLoader(), ImageLoader(), VectorLoader(), OsmLoader())
 SUPPORTED = "PDF, PNG, JPEG, TIFF, WebP, GeoJSON, KML/KMZ or OpenStreetMap (.osm, .osm.pbf)"
-# Sniffed kinds whose file is a vector layer: its features tag the chunks that list them.
-GEODATA_KINDS = frozenset({"geojson", "kml", "kmz", "osm", "osm-pbf"})
 
 
 def loader_for(ftype: FileType, data: bytes) -> FormatLoader:
