@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from index.acl import PUBLIC_ACL  # noqa: F401 - defined in index.acl; ingest.pipeline still imports it here
+
 Status = Literal["queued", "processing", "ready", "failed"]
-# The ACL token of a document shared with no group: every key of its tenant sees it.
-PUBLIC_ACL = "_public"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (

@@ -11,7 +11,7 @@ import pymupdf
 import pytest
 
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts, part_texts
 
 PRADO = "Quantos pontos de lançamento irregular de esgoto foram identificados na vistoria do Canal do Prado?"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 
 
 def _doc_ids(carta: Carta) -> dict[str, str]:

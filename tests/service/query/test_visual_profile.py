@@ -18,7 +18,7 @@ from index.collections import POOLED_VECTOR, VISUAL_VECTOR
 from index.types import Branch, Filter
 from models.errors import ModelUnavailable
 from service.carta import Carta
-from service.query.retrieval import engine_filter
+from service.query.filters import engine_filter
 from service.reindex import reindex
 from tests.support import LiveServer
 from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
