@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from index.registry import PUBLIC_ACL, Document
+from index.acl import document_tokens
+from index.registry import Document
 
 PointState = Literal["indexing", "ready"]
 Payload = dict[str, Any]
@@ -28,7 +29,7 @@ def document_fields(doc: Document, *, kind: str, state: PointState) -> Payload:
         "kind": kind,
         "title": doc.title,
         "filename": doc.filename,
-        "acl": doc.acl or [PUBLIC_ACL],
+        "acl": document_tokens(doc.acl),
         "state": state,
     }
 

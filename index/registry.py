@@ -14,9 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+
 Status = Literal["queued", "processing", "ready", "failed"]
-# The ACL token of a document shared with no group: every key of its tenant sees it.
-PUBLIC_ACL = "_public"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (

@@ -25,7 +25,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
-from index.registry import PUBLIC_ACL
+from index.acl import caller_tokens, is_visible
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SCHEMA = """
@@ -67,10 +67,11 @@ class Principal:
 
     def acl(self) -> list[str] | None:
         """ACL tokens a document must carry one of to be visible (None = all of the tenant)."""
-        return None if self.admin else [PUBLIC_ACL, *self.groups]
+        return caller_tokens(self.groups, admin=self.admin)
 
     def can_see(self, doc_acl: list[str]) -> bool:
-        return self.admin or not doc_acl or bool(set(doc_acl) & set(self.groups))
+        """Whether a document with groups `doc_acl` is visible to this caller (index.acl)."""
+        return is_visible(doc_acl, self.acl())
 
 
 @dataclass(frozen=True)

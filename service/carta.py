@@ -12,26 +12,35 @@ import numpy as np
 
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
-from index.collections import lite_collections
+from index.collections import Collections, lite_collections, visual_collection
 from index.page_images import PageImages
 from index.pooling import pool
 from index.registry import Document, Registry
 from index.types import Filter
-from index.vector_store import open_store
+from index.vector_store import VectorStore, open_store
 from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from ingest.upload import IngestRequest
-from models.llm_client import LLMClient
+from models.clip_encoder import ClipEncoder
+from models.errors import ModelUnavailable
+from models.llm_client import LLMClient, LLMConfig
+from models.page_encoder import ColPageEncoder
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer.extractive import Answer, ExtractiveAnswerer
+from service.answer.extractive import ExtractiveAnswerer
+from service.answer.gate import RelevanceGate, question_language
 from service.answer.graph import graph_answer
-from service.answer.llm import Event, LLMAnswerer, answer_events, extractive_events, llm_config
+from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
+from service.answer.prompting import Budget
+from service.answer.types import Answer, Event
 from service.jobs import JobStore
+from service.query.channels import ChannelContext, build_channels
+from service.query.channels.graph import GraphEvidenceChannel
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
-from service.query.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
-from service.query.visual import load_visual, reindex_message, with_visual
+from service.query.retrieval import Retriever
+from service.query.types import PriorMode, SearchQuery, SearchResult
+from service.query.visual import VisualProfile, reindex_message, with_visual
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -61,23 +70,123 @@ def page_pooler(settings: Settings) -> Callable[[np.ndarray], np.ndarray] | None
     return functools.partial(pool, method=settings.page_pooling, factor=settings.page_pool_factor)
 
 
+def load_visual(settings: Settings) -> tuple[VisualProfile | None, str | None]:
+    """The visual encoders when the profile is `visual`; with CARTA_VISUAL_FALLBACK_LITE a
+    model that cannot load leaves (None, why) and the lite channels serve alone.
+    ModelUnavailable names the setting that is missing."""
+    if settings.profile != "visual":
+        return None, None
+    try:
+        if not settings.visual_model:
+            raise ModelUnavailable(
+                "the visual profile needs a ColPali-family model: set CARTA_VISUAL_MODEL to a model id in "
+                "the Hugging Face cache or a local directory (or CARTA_PROFILE=lite)"
+            )
+        page = ColPageEncoder(
+            settings.visual_model,
+            family=settings.visual_family,
+            device=settings.visual_device,
+            batch_size=settings.visual_batch_size,
+            max_visual_tokens=settings.visual_max_tokens,
+            image_size=settings.visual_image_size,
+        )
+        clip = ClipEncoder(settings.clip_model, settings.clip_pretrained, settings.visual_device)
+    except ModelUnavailable as exc:
+        if not settings.visual_fallback_lite:
+            raise
+        log.warning("visual profile unavailable, serving the lite channels only: %s", exc)
+        return None, str(exc)
+    return (
+        VisualProfile(
+            page,
+            clip,
+            visual_collection(page.slug, page.dim, clip.slug, clip.dim),
+            settings.visual_pooling,
+            settings.visual_pool_factor,
+            settings.visual_prefetch,
+        ),
+        None,
+    )
+
+
+def llm_config(settings: Settings) -> LLMConfig | None:
+    """The endpoint from Settings, or None (extractive answers) when no URL is set."""
+    if not settings.llm_base_url:
+        return None
+    return LLMConfig(
+        base_url=settings.llm_base_url,
+        model=settings.llm_model,
+        api_key=settings.llm_api_key,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+    )
+
+
+def llm_budget(settings: Settings) -> Budget:
+    """What an LLM prompt may carry (images, pixels, text tokens, answer length)."""
+    return Budget(
+        vision=settings.llm_vision,
+        max_images=settings.llm_max_images,
+        image_max_pixels=settings.llm_image_max_pixels,
+        context_tokens=settings.llm_context_tokens,
+        answer_words=settings.llm_answer_words,
+    )
+
+
+def llm_answerer(
+    settings: Settings, gate: RelevanceGate, page_text: PageText, page_image: PageImage
+) -> LLMAnswerer | None:
+    """The configured LLM answerer, or None when CARTA_LLM_BASE_URL is unset."""
+    config = llm_config(settings)
+    if config is None:
+        return None
+    client = LLMClient(config)
+    return LLMAnswerer(client, gate, llm_budget(settings), page_text, page_image, settings.llm_grade_evidence)
+
+
+def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncoder) -> GraphChannel | None:
+    """The geospatial graph (POI datasets, MENTIONS, relational answers), None when off."""
+    if not settings.graph_enabled:
+        return None
+    config = llm_config(settings)
+    return GraphChannel(
+        settings.graph_path,
+        gazetteer,
+        settings.graph_resolution,
+        settings.graph_near_radius_m,
+        settings.graph_near_max,
+        settings.graph_area_radius_m,
+        settings.graph_max_pairs,
+        embed=text.embed,
+        llm=LLMClient(config) if config else None,
+        community_resolution=settings.graph_community_resolution,
+        llm_summaries=settings.graph_llm_summaries,
+    )
+
+
 class Carta:
+    """The service object: every collaborator is built here, from Settings, once."""
+
     def __init__(self, settings: Settings, text_encoder: TextEncoder | None = None) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.text = text_encoder or TextEncoder(
+        self.text: TextEncoder = text_encoder or TextEncoder(
             settings.text_model, settings.device, settings.embed_batch_size
         )
         self.sparse = SparseEncoder()
         # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
+        self.visual: VisualProfile | None
+        self.visual_error: str | None
         self.visual, self.visual_error = load_visual(settings)
-        self.collections = with_visual(
+        self.collections: Collections = with_visual(
             lite_collections(
                 self.text.slug, self.text.dim, self.sparse.names, settings.page_pooling != "off"
             ),
             self.visual,
         )
-        self.store = open_store(
+        self.store: VectorStore = open_store(
             settings.data_dir,
             settings.qdrant_url,
             settings.qdrant_api_key,
@@ -86,7 +195,7 @@ class Carta:
         )
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
-        self.gazetteer = load_gazetteer(settings) if settings.geotag else None
+        self.gazetteer: Gazetteer | None = load_gazetteer(settings) if settings.geotag else None
         self.registry = Registry(settings.registry_path)
         self.images = PageImages(settings.pages_dir)
         self.ingestor = Ingestor(
@@ -114,18 +223,20 @@ class Carta:
             visual_points=self.visual.points if self.visual else None,
             page_pool=page_pooler(settings),
         )
-        self.retriever = Retriever(
+        channels = ChannelContext(
             self.store,
             self.collections,
-            self.text,
-            self.sparse,
-            settings.prefetch_limit,
+            self.sparse.names,
             visual=self.visual,
+            prefetch_limit=settings.prefetch_limit,
             page_prefetch=settings.page_prefetch,
         )
-        self.answerer = ExtractiveAnswerer(self.text, self.sparse, settings.min_relevance)
-        self.graph = self._open_graph(settings) if settings.graph_enabled else None
-        self.llm = LLMAnswerer.from_settings(settings, self.answerer, self.page_text, self.images.open)
+        self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
+        self.gate = RelevanceGate(self.text, self.sparse, settings.min_relevance)
+        self.answerer = ExtractiveAnswerer(self.gate)
+        self.graph: GraphChannel | None = open_graph(settings, self.gazetteer, self.text)
+        self.graph_evidence = GraphEvidenceChannel(self.graph, self.registry) if self.graph else None
+        self.llm: LLMAnswerer | None = llm_answerer(settings, self.gate, self.page_text, self.images.open)
         # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
         # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
         self.erasure_hooks: list[Callable[[str, str], None]] = []
@@ -149,21 +260,6 @@ class Carta:
         """A message telling the user to re-index, if documents were indexed otherwise."""
         stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
         return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
-
-    def _open_graph(self, settings: Settings) -> GraphChannel:
-        return GraphChannel(
-            settings.graph_path,
-            self.gazetteer,
-            settings.graph_resolution,
-            settings.graph_near_radius_m,
-            settings.graph_near_max,
-            settings.graph_area_radius_m,
-            settings.graph_max_pairs,
-            embed=self.text.embed,
-            llm=LLMClient(config) if (config := llm_config(settings)) else None,
-            community_resolution=settings.graph_community_resolution,
-            llm_summaries=settings.graph_llm_summaries,
-        )
 
     def _index_graph_pages(self, doc: Document) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
@@ -254,11 +350,12 @@ class Carta:
         """evidence, token..., citations, done: by the graph for relational questions, else by the LLM
         when one is configured, else extractive."""
         result = self.retriever.search(query)
-        graphed = None
-        if self.graph is not None:  # relational questions: the graph's verified pairs, not the LLM
-            graphed = graph_answer(query.text, result, self.graph, self.registry, query.tenant, query.acl)
-        if graphed is not None:
-            events: Iterator[Event] = answer_events(graphed, result)
+        evidence = None
+        if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
+            language = question_language(query.text)
+            evidence = self.graph_evidence.run(query.text, query.tenant, query.acl, language)
+        if evidence is not None:
+            events: Iterator[Event] = answer_events(graph_answer(query.text, result, evidence), result)
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:

@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from service.query.types import PriorMode
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CARTA_", env_file=".env", extra="ignore")
@@ -71,7 +73,7 @@ class Settings(BaseSettings):
     geo_prior: bool = Field(
         True, description="Boost pages near a place the question names (can be turned off per request)."
     )
-    geo_prior_mode: Literal["filter", "decay", "h3vector"] = Field(
+    geo_prior_mode: PriorMode = Field(
         "decay",
         description="How the geo prior ranks: chunks within the place (filter), a distance-decay "
         "boost (decay) or the hashed H3 vector (h3vector); docs/evaluation.md compares them.",

@@ -17,7 +17,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from ingest.upload import IngestRequest
 from models.text_encoder import TextEncoder  # noqa: E402
-from service.carta import Carta  # noqa: E402
+from service.carta import Carta, llm_answerer  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.openai_protocol import OpenAIProtocolServer  # noqa: E402
 from tests.support import LiveServer  # noqa: E402
@@ -111,14 +111,12 @@ def llm_server(_openai_server: OpenAIProtocolServer) -> Iterator[OpenAIProtocolS
 @pytest.fixture
 def attach_llm(llm_server: OpenAIProtocolServer) -> Iterator[Callable[..., Carta]]:
     """Give a Carta an LLM answerer on the protocol server (settings overridable); removed after."""
-    from service.answer.llm import LLMAnswerer
-
     attached: list[Carta] = []
 
     def attach(carta: Carta, **overrides: Any) -> Carta:
         llm = {"llm_base_url": llm_server.url, "llm_model": "test-model", "llm_timeout_s": 5.0}
         settings = settings_for(carta.settings.data_dir, **(llm | overrides))
-        carta.llm = LLMAnswerer.from_settings(settings, carta.answerer, carta.page_text, carta.images.open)
+        carta.llm = llm_answerer(settings, carta.gate, carta.page_text, carta.images.open)
         attached.append(carta)
         return carta
 

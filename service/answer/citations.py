@@ -6,11 +6,10 @@ of that page closest to the claim); the others are flagged, and the answer is th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from geo.gazetteer import fold
-from service.answer.extractive import Citation, InvalidCitation
 from service.answer.prompting import SentPage
+from service.answer.types import Citation, CitationCheck, InvalidCitation
 
 # one bracket may hold several: [abc p.2], [abc p. 2; def p.3], [abc, p.2]
 _BRACKET = re.compile(r"\[([^\[\]]{1,400})\]")
@@ -18,17 +17,6 @@ _ONE = re.compile(r"([A-Za-z0-9_.:-]+?)\s*,?\s+(?:p|pp|page|pág|pag)\.?\s*(\d{1
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"\w{3,}")
 GRAPH = "graph"
-
-
-@dataclass
-class CitationCheck:
-    citations: list[Citation] = field(default_factory=list)  # valid, in order of first mention
-    invalid: list[InvalidCitation] = field(default_factory=list)
-    uncited_sentences: int = 0  # sentences with content but no citation marker
-
-    @property
-    def grounded(self) -> bool:
-        return bool(self.citations) and not self.invalid
 
 
 def parse(answer: str) -> list[tuple[int, str, int]]:
@@ -41,6 +29,7 @@ def parse(answer: str) -> list[tuple[int, str, int]]:
 
 
 def check(answer: str, sent: list[SentPage]) -> CitationCheck:
+    """The citations of `answer`, valid or not, against the pages that were sent."""
     pages = {(p.doc_id, p.page_no): p for p in sent}
     result = CitationCheck()
     seen: set[tuple[str, int]] = set()

@@ -1,40 +1,29 @@
-"""Relational answers: the graph's verified pairs become the answer, and the pages that
-mention those places become its citations (the graph channel of /v1/ask)."""
+"""Relational answers: the graph's verified pairs (or its corpus-wide overview) become the
+answer, and the pages that mention those places become its citations. The evidence comes
+from the graph channel (service/query/channels/graph.py)."""
 
 from __future__ import annotations
 
-from graph.channel import GraphChannel, MentioningPage
 from graph.communities import global_block
 from graph.evidence import answer_text, graph_block
-from index.registry import Registry
-from service.answer.extractive import Answer, Citation, question_language
-from service.query.retrieval import SearchResult
+from service.answer.gate import question_language
+from service.answer.types import Answer, Citation
+from service.query.channels.graph import GraphEvidence, GraphPage
+from service.query.types import SearchResult
 
 QUOTE_CHARS = 240
 
 
-def graph_answer(
-    question: str,
-    result: SearchResult,
-    graph: GraphChannel,
-    registry: Registry,
-    tenant: str,
-    acl: list[str] | None = None,
-) -> Answer | None:
-    """The answer from graph evidence when the question is relational or corpus-wide ("which
-    areas have the most schools?") here; None otherwise (the question goes to the documents).
-    Only documents the caller's ACL tokens (`acl`, None = all of the tenant) allow are cited."""
+def graph_answer(question: str, result: SearchResult, evidence: GraphEvidence) -> Answer:
+    """The answer from the graph's evidence; every pair and count in it is computed from
+    the loaded data, and only pages the caller may see are cited."""
     language = question_language(question)
-    overview = graph.answer_global(question, tenant, language)
-    if overview is not None:
-        pages = graph.pages_mentioning_zones(tenant, [z["h3"] for z in overview.zones])
-        citations = _citations(pages, registry, tenant, acl)
+    citations = [_citation(page) for page in evidence.pages]
+    if evidence.overview is not None:
+        overview = evidence.overview
         return _answer(question, result, language, overview.text, citations, global_block(overview))
-    relational = graph.answer(question, tenant)
-    if relational is None:
-        return None
-    pages = graph.mentioning_pages(tenant, relational) if relational.pairs else []
-    citations = _citations(pages, registry, tenant, acl)
+    relational = evidence.relational
+    assert relational is not None, "graph evidence holds an overview or a relational result"
     text = answer_text(relational, language)
     if citations:
         head = (
@@ -67,17 +56,5 @@ def _answer(
     )
 
 
-def _citations(
-    pages: list[MentioningPage], registry: Registry, tenant: str, acl: list[str] | None
-) -> list[Citation]:
-    citations = []
-    for page in pages:
-        doc = registry.get(tenant, page.doc_id)
-        if doc is None or doc.status != "ready":
-            continue
-        if acl is not None and doc.acl and not set(doc.acl) & set(acl):
-            continue
-        size = next((p for p in registry.pages(tenant, page.doc_id) if p.page_no == page.page_no), None)
-        bbox = [0.0, 0.0, float(size.width), float(size.height)] if size else [0.0, 0.0, 0.0, 0.0]
-        citations.append(Citation(page.doc_id, page.page_no, doc.title, bbox, page.excerpt[:QUOTE_CHARS]))
-    return citations
+def _citation(page: GraphPage) -> Citation:
+    return Citation(page.doc_id, page.page_no, page.title, page.bbox, page.excerpt[:QUOTE_CHARS])

@@ -17,28 +17,23 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image
 
 from geo.gazetteer import fold
-from models.llm_client import LLMClient, LLMConfig, LLMError
+from models.llm_client import LLMClient
 from service.answer import citations as cites
-from service.answer.extractive import NOT_FOUND, Answer, ExtractiveAnswerer, Grade
+from service.answer.extractive import ExtractiveAnswerer
+from service.answer.gate import NOT_FOUND, Grade, RelevanceGate
 from service.answer.prompting import Budget, build_prompt, cite_label
-from service.query.retrieval import PageEvidence, SearchResult
+from service.answer.types import Answer, CitationCheck, Event
+from service.query.types import PageEvidence, SearchResult
 
 log = logging.getLogger(__name__)
 
 PageText = Callable[[str, str, int], str]  # (tenant, doc_id, page_no) -> text
 PageImage = Callable[[str, str, int], Image.Image | None]
-
-
-@dataclass
-class Event:
-    kind: str  # "evidence" | "token" | "citations" | "done"
-    data: Any  # list[PageEvidence] | str | CitationCheck | Answer
 
 
 def extractive_events(answerer: ExtractiveAnswerer, question: str, result: SearchResult) -> Iterator[Event]:
@@ -53,20 +48,23 @@ def answer_events(answer: Answer, result: SearchResult) -> Iterator[Event]:
     """An answer composed at once (extractive, or the graph's pairs) as the stream's events."""
     yield Event("evidence", result.pages)
     yield Event("token", answer.answer)
-    yield Event("citations", cites.CitationCheck(answer.citations))
+    yield Event("citations", CitationCheck(answer.citations))
     yield Event("done", answer)
 
 
 def is_refusal(text: str) -> bool:
+    """Whether an LLM's reply opens with the refusal text the rules ask for."""
     head = fold(text.strip())[:120]
     return any(fold(phrase.rstrip(".")) in head for phrase in NOT_FOUND.values())
 
 
 class LLMAnswerer:
+    """Answers with an OpenAI-compatible LLM behind the relevance gate (see the module docstring)."""
+
     def __init__(
         self,
         client: LLMClient,
-        gate: ExtractiveAnswerer,
+        gate: RelevanceGate,
         budget: Budget,
         page_text: PageText,
         page_image: PageImage,
@@ -78,18 +76,6 @@ class LLMAnswerer:
         self.page_text = page_text
         self.page_image = page_image
         self.grade_evidence = grade_evidence
-
-    @classmethod
-    def from_settings(
-        cls, settings: Any, gate: ExtractiveAnswerer, page_text: PageText, page_image: PageImage
-    ) -> LLMAnswerer | None:
-        """The configured LLM answerer, or None when CARTA_LLM_BASE_URL is unset."""
-        config = llm_config(settings)
-        if config is None:
-            return None
-        return cls(
-            LLMClient(config), gate, budget(settings), page_text, page_image, settings.llm_grade_evidence
-        )
 
     def answer(
         self, question: str, result: SearchResult, tenant: str, graph: dict[str, Any] | None = None
@@ -176,7 +162,7 @@ class LLMAnswerer:
         answer = self.gate.refusal(question, result, grade)
         answer.answerer, answer.timings_ms, answer.usage = "llm", timings, usage
         yield Event("token", answer.answer)
-        yield Event("citations", cites.CitationCheck())
+        yield Event("citations", CitationCheck())
         yield Event("done", answer)
 
     def _grade_pages(
@@ -222,31 +208,3 @@ def _parse_grades(text: str) -> dict[str, str] | None:
     if not isinstance(grades, dict):
         return None
     return {str(k): str(v).lower() for k, v in grades.items()}
-
-
-def llm_config(settings: Any) -> LLMConfig | None:
-    """The endpoint from Settings, or None (extractive answers) when no URL is set."""
-    if not settings.llm_base_url:
-        return None
-    return LLMConfig(
-        base_url=settings.llm_base_url,
-        model=settings.llm_model,
-        api_key=settings.llm_api_key,
-        timeout_s=settings.llm_timeout_s,
-        max_retries=settings.llm_max_retries,
-        max_tokens=settings.llm_max_tokens,
-        temperature=settings.llm_temperature,
-    )
-
-
-def budget(settings: Any) -> Budget:
-    return Budget(
-        vision=settings.llm_vision,
-        max_images=settings.llm_max_images,
-        image_max_pixels=settings.llm_image_max_pixels,
-        context_tokens=settings.llm_context_tokens,
-        answer_words=settings.llm_answer_words,
-    )
-
-
-__all__ = ["Event", "LLMAnswerer", "LLMError", "extractive_events", "budget", "llm_config"]

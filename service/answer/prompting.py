@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from models.llm_client import image_part, text_part
-from service.answer.extractive import NOT_FOUND
-from service.query.retrieval import ChunkEvidence, PageEvidence
+from service.answer.gate import NOT_FOUND
+from service.query.types import ChunkEvidence, PageEvidence
 
 CHARS_PER_TOKEN = 4  # a rough, model-independent estimate (no tokenizer for arbitrary endpoints)
 LANGUAGE_NAMES = {"pt": "Portuguese", "en": "English"}

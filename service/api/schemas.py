@@ -12,8 +12,9 @@ from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
 from service.query.geo_filter import GeoSpec
 from service.query.retrieval import SearchResult
+from service.query.types import PriorMode
 
-PriorModeIn = Literal["filter", "decay", "h3vector"]
+PriorModeIn = PriorMode  # one definition, in service.query.types
 PRIOR_MODE_HELP = (
     "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
     "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."

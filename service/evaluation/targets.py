@@ -9,8 +9,9 @@ import httpx
 
 from service.api import schemas
 from service.carta import Carta
+from service.query.channels import CHANNELS
 from service.query.geo_filter import GeoSpec
-from service.query.retrieval import CHANNELS, SearchQuery
+from service.query.types import SearchQuery
 
 PageKey = tuple[str, int]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from index.registry import PUBLIC_ACL
+from index.acl import PUBLIC_ACL
 from service.auth import KeyStore, Principal, RateLimiter
 
 

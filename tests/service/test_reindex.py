@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from index.registry import PUBLIC_ACL
+from index.acl import PUBLIC_ACL
 from index.types import Filter
 from ingest.upload import IngestRequest
 from service.carta import Carta

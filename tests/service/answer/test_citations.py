@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.answer.citations import check, parse
 from service.answer.prompting import SentPage
-from service.query.retrieval import ChunkEvidence
+from service.query.types import ChunkEvidence
 
 CHUNKS = [
     ChunkEvidence(

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from service.answer.extractive import key_terms, missing_key_terms, question_language
+from service.answer.gate import key_terms, missing_key_terms, question_language
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 
 UNANSWERABLE = [
     "What is the capital of Mongolia?",

@@ -12,7 +12,7 @@ import pytest
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts, part_texts
 
 PRADO = "Quantos pontos de lançamento irregular de esgoto foram identificados na vistoria do Canal do Prado?"

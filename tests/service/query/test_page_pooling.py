@@ -15,7 +15,8 @@ from index.vector_store import StoreError
 from ingest.upload import IngestRequest
 from models.text_encoder import TextEncoder
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.channels.pages import PagesChannel
+from service.query.types import SearchQuery
 from tests.conftest import settings_for
 
 PAGES = frozenset({"pages"})
@@ -53,7 +54,9 @@ def _pages(carta: Carta, question: str, top_k: int) -> list[tuple[str, int]]:
 def test_pooled_page_channel_finds_the_exact_top_page(
     sample_carta: Carta, pooled_carta: Carta, ground_truth: list[dict[str, Any]]
 ) -> None:
-    assert pooled_carta.retriever.page_pooled and not sample_carta.retriever.page_pooled
+    pooled, exact = pooled_carta.retriever.channel("pages"), sample_carta.retriever.channel("pages")
+    assert isinstance(pooled, PagesChannel) and isinstance(exact, PagesChannel)
+    assert pooled.pooled and not exact.pooled
     ids = {d.filename: d.id for d in pooled_carta.registry.list("default")}
     assert ids == {d.filename: d.id for d in sample_carta.registry.list("default")}  # same content ids
     questions = [f for f in ground_truth if f.get("question")][:6]

@@ -11,7 +11,7 @@ import pytest
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 
 
 def _doc_ids(carta: Carta) -> dict[str, str]:

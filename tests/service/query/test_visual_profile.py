@@ -19,7 +19,7 @@ from index.types import Branch, Filter
 from ingest.upload import IngestRequest
 from models.errors import ModelUnavailable
 from service.carta import Carta
-from service.query.retrieval import engine_filter
+from service.query.filters import engine_filter
 from service.reindex import reindex
 from tests.support import LiveServer
 from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings

@@ -1,0 +1,75 @@
+"""Channel "graph": relational evidence from the geospatial graph, for questions that ask
+for pairs of places ("recycling points near parks") or for a corpus-wide overview ("which
+areas have the most schools?"), with the pages, visible to the caller, that mention those
+places.
+
+It is not one of the fused channels (BaseChannel): its evidence is computed pairs and
+zone counts that answer the question directly (service/answer/graph.py), not a ranked
+list of pages; fusing the mentioning pages into the page ranking would change every
+other answer's evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graph.channel import GraphChannel, MentioningPage
+from graph.communities import GlobalResult
+from graph.retrieval import RelationalResult
+from index.acl import is_visible
+from index.registry import Registry
+
+
+@dataclass
+class GraphPage:
+    """A ready page the caller may see that mentions a place of the evidence."""
+
+    doc_id: str
+    page_no: int
+    title: str  # the document's title
+    bbox: list[float]  # the whole page, [0, 0, width, height] in page points (zeros if unknown)
+    excerpt: str
+
+
+@dataclass
+class GraphEvidence:
+    """What the graph found: an overview (corpus-wide question) or relational pairs."""
+
+    overview: GlobalResult | None = None
+    relational: RelationalResult | None = None
+    pages: list[GraphPage] = field(default_factory=list)
+
+
+class GraphEvidenceChannel:
+    """The graph's evidence for a question, restricted to what the caller may see."""
+
+    name = "graph"
+
+    def __init__(self, graph: GraphChannel, registry: Registry) -> None:
+        self.graph = graph
+        self.registry = registry
+
+    def run(self, question: str, tenant: str, acl: list[str] | None, language: str) -> GraphEvidence | None:
+        """The evidence when the question is corpus-wide or relational here, else None (the
+        question goes to the documents). `acl`: the caller's tokens (index.acl)."""
+        overview = self.graph.answer_global(question, tenant, language)
+        if overview is not None:
+            mentioning = self.graph.pages_mentioning_zones(tenant, [z["h3"] for z in overview.zones])
+            return GraphEvidence(overview=overview, pages=self._visible(mentioning, tenant, acl))
+        relational = self.graph.answer(question, tenant)
+        if relational is None:
+            return None
+        mentioning = self.graph.mentioning_pages(tenant, relational) if relational.pairs else []
+        return GraphEvidence(relational=relational, pages=self._visible(mentioning, tenant, acl))
+
+    def _visible(self, pages: list[MentioningPage], tenant: str, acl: list[str] | None) -> list[GraphPage]:
+        visible = []
+        for page in pages:
+            doc = self.registry.get(tenant, page.doc_id)
+            if doc is None or doc.status != "ready" or not is_visible(doc.acl, acl):
+                continue
+            records = self.registry.pages(tenant, page.doc_id)
+            size = next((p for p in records if p.page_no == page.page_no), None)
+            bbox = [0.0, 0.0, float(size.width), float(size.height)] if size else [0.0, 0.0, 0.0, 0.0]
+            visible.append(GraphPage(page.doc_id, page.page_no, doc.title, bbox, page.excerpt))
+        return visible

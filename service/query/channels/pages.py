@@ -1,0 +1,40 @@
+"""Channel "pages" (lite late interaction): MaxSim of the question's token vectors against
+each page's text-token multivector, exact over every page, or, when pages carry a pooled
+multivector (CARTA_PAGE_POOLING), a pooled first stage then exact MaxSim."""
+
+from __future__ import annotations
+
+from index.collections import PAGE_VECTOR, POOLED_VECTOR
+from index.types import Branch, Filter, Hit
+from index.vector_store import VectorStore
+from service.query.channels.base import BaseChannel, ChannelContext, EncodedQuery
+
+
+class PagesChannel(BaseChannel):
+    """Late interaction over the lite page multivectors."""
+
+    selector = "pages"
+    name = "pages"
+
+    def __init__(self, store: VectorStore, pages: str, pooled: bool, prefetch: int) -> None:
+        self.store = store
+        self.pages = pages  # the page collection's name
+        self.pooled = pooled  # pages stored with a pooled multivector: search in two stages
+        self.prefetch = prefetch  # the first stage's width (at least the page limit)
+
+    @classmethod
+    def build(cls, ctx: ChannelContext) -> list[BaseChannel]:
+        pages = ctx.collections.pages
+        pooled = any(d.name == POOLED_VECTOR for d in pages.dense)
+        return [cls(ctx.store, pages.name, pooled, ctx.page_prefetch)]
+
+    def applies(self, q: EncodedQuery) -> bool:
+        return q.query.selects(self.selector)
+
+    def run(self, q: EncodedQuery, flt: Filter) -> list[Hit]:
+        tokens = q.tokens.tolist()
+        limit = q.page_limit
+        if not self.pooled:
+            return self.store.search(self.pages, PAGE_VECTOR, tokens, flt, limit)
+        first, second = Branch(POOLED_VECTOR, tokens), Branch(PAGE_VECTOR, tokens)
+        return self.store.two_stage_search(self.pages, first, second, flt, limit, max(self.prefetch, limit))

@@ -1,0 +1,65 @@
+"""Fusion: every channel's ranked list becomes page-level evidence units, by reciprocal
+rank fusion (RRF), keeping each page's provenance (channel ranks, chunks, bbox)."""
+
+from __future__ import annotations
+
+from index.types import Hit
+from index.vector_store import RRF_K
+from service.query.types import ChannelScore, ChunkEvidence, PageEvidence
+
+
+def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[PageEvidence]:
+    """Reciprocal rank fusion at page level over every ranked list (dense, bm25_pt,
+    bm25_en chunk lists, the page MaxSim list, the geo prior list): a page's rank in a
+    chunk list is the rank of its best chunk among pages. One flat fusion measured better
+    than fusing the chunk lists first (docs/evaluation.md). Provenance is kept per list;
+    each page's chunks are ordered by their own fused score. Ties keep the order of
+    `lists`, so callers pass the lists in channel-registry order."""
+    pages: dict[tuple[str, int], PageEvidence] = {}
+    chunk_score: dict[tuple[str, int, int], float] = {}
+    chunk_hit: dict[tuple[str, int, int], Hit] = {}
+    for name, hits in lists.items():
+        page_rank = 0
+        for rank, hit in enumerate(hits, start=1):
+            key = (hit.payload["doc_id"], int(hit.payload["page_no"]))
+            page = pages.get(key)
+            if page is None:
+                page = pages[key] = PageEvidence(
+                    doc_id=key[0],
+                    page_no=key[1],
+                    title=hit.payload.get("title", ""),
+                    filename=hit.payload.get("filename", ""),
+                    kind=hit.payload.get("kind", ""),
+                    score=0.0,
+                )
+            if not page.locations and hit.payload.get("location"):
+                page.locations = list(hit.payload["location"])[:20]
+            if name not in page.channels:
+                page_rank += 1
+                page.channels[name] = ChannelScore(page_rank, hit.score)
+            if name == "pages" or ("chunk_no" not in hit.payload and not page.excerpt):
+                page.excerpt = hit.payload.get("text", "")[:400]
+            elif "chunk_no" in hit.payload:
+                ckey = (*key, int(hit.payload["chunk_no"]))
+                chunk_score[ckey] = chunk_score.get(ckey, 0.0) + 1.0 / (k + rank)
+                chunk_hit.setdefault(ckey, hit)
+    for ckey in sorted(chunk_score, key=lambda c: -chunk_score[c]):
+        hit, page = chunk_hit[ckey], pages[ckey[:2]]
+        page.chunks.append(
+            ChunkEvidence(
+                doc_id=page.doc_id,
+                page_no=page.page_no,
+                chunk_no=ckey[2],
+                text=hit.payload.get("text", ""),
+                bbox=list(hit.payload.get("bbox", [])),
+                page_size=list(hit.payload.get("page_size", [])),
+                rank=len(page.chunks) + 1,
+                score=round(chunk_score[ckey], 6),
+            )
+        )
+    for page in pages.values():
+        page.score = sum(1.0 / (k + c.rank) for c in page.channels.values())
+        if not page.excerpt and page.chunks:
+            page.excerpt = page.chunks[0].text[:400]
+    ranked = sorted(pages.values(), key=lambda p: (-p.score, p.doc_id, p.page_no))
+    return ranked[:top_k]
