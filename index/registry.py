@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-
 Status = Literal["queued", "processing", "ready", "failed"]
 
 _SCHEMA = """
