@@ -24,9 +24,10 @@ from typing import Any
 import h3
 import numpy as np
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from graph.sources import Parsed, Poi, Road
 from graph.spatial import cells_of, join_resolution, nearest_within, pairs_within, ring_k
+from graph.summaries import extractive_summary
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -712,8 +713,6 @@ class GraphStore:
         """Community nodes (`community:<h3 parent>`) summed from their zones' profiles, with an
         extractive summary; deleted when no zone is left. Rewriting one drops any LLM summary
         cached in it, so a cached summary never outlives the counts it was written from."""
-        from graph.communities import extractive_summary
-
         parents = sorted(set(parents))
         if not parents:
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from service.answer.extractive import Citation, InvalidCitation
 from service.answer.prompting import SentPage
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.query.retrieval import ChunkEvidence, PageEvidence, SearchResult

@@ -8,13 +8,13 @@ import h3
 import numpy as np
 import pytest
 
+from geo.distance import haversine_m
 from geo.h3tags import (
     area_cells,
     area_resolution,
     circle_cells,
     hashed_h3_sparse,
     hashed_h3_vector,
-    haversine_m,
     merge_tokens,
     point_tokens,
     polygon_area_km2,
