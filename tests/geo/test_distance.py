@@ -39,6 +39,7 @@ def test_haversine_matches_h3(a: tuple[float, float], b: tuple[float, float]) ->
 
 def test_one_degree_of_the_equator() -> None:
     assert haversine_m(0.0, 0.0, 0.0, 1.0) == pytest.approx(2 * math.pi * EARTH_RADIUS_M / 360, rel=1e-12)
+    assert haversine_m(0.0, 0.0, 0.0, 1.0) == pytest.approx(111_195, abs=1)
 
 
 def test_array_form_matches_the_scalar_form() -> None:

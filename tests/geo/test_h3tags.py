@@ -85,13 +85,6 @@ def test_hashed_vector_is_normalised_and_similar_for_near_points() -> None:
     assert hashed_h3_vector({}) == [0.0] * 1024
 
 
-@pytest.mark.parametrize(
-    ("a", "b", "metres"), [((-8.0631, -34.8711), (-8.0631, -34.8711), 0), ((0.0, 0.0), (0.0, 1.0), 111_195)]
-)
-def test_haversine(a: tuple[float, float], b: tuple[float, float], metres: float) -> None:
-    assert haversine_m(*a, *b) == pytest.approx(metres, abs=50)
-
-
 def test_area_tokens_match_queries_at_other_resolutions() -> None:
     from geo.h3tags import area_query, area_tokens
 
