@@ -23,11 +23,13 @@ import json
 import math
 import re
 import threading
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from geo.distance import haversine_km
+from geo.folding import fold
 
 # --------------------------------------------------------------------------- data types
 
@@ -69,22 +71,12 @@ class _Entry:
     prior: float = 0.0
 
 
-# --------------------------------------------------------------------------- folding
+# --------------------------------------------------------------------------- name keys
 
 _TOKEN_RE = re.compile(r"(?:[^\W_]|[\u0300-\u036f])+")
-_SPECIAL = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"})
 _NON_LATIN_RE = re.compile(r"[^\x00-\u024f\u1e00-\u1eff\u2018\u2019]")
 _CODE_RE = re.compile(r"^[A-Z]{2,4}$")
 _DIGIT_RE = re.compile(r"\d")
-_COMBINING_RE = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-
-
-def fold(text: str) -> str:
-    """Accent- and case-folded text, so spelling variants of a name compare equal."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return _COMBINING_RE.sub("", decomposed).translate(_SPECIAL)
 
 
 def name_key(name: str) -> str:
@@ -573,13 +565,6 @@ def _state_prior(index: _Index, state: Place) -> float:
 
 
 # --------------------------------------------------------------------------- geometry helpers
-
-
-def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    r1, r2 = math.radians(lat1), math.radians(lat2)
-    dlat, dlon = r2 - r1, math.radians(lon2 - lon1)
-    a = math.sin(dlat / 2) ** 2 + math.cos(r1) * math.cos(r2) * math.sin(dlon / 2) ** 2
-    return 2 * 6371.0088 * math.asin(min(1.0, math.sqrt(a)))
 
 
 def _distance_km(place: Place, other: Place) -> float:

@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 
 import h3
 
+from geo.distance import haversine_m
+from geo.shapes import geojson_ring_to_latlng_poly
+
 RESOLUTIONS = (7, 9, 11)
 RING_RESOLUTION = 9
 MAX_AREA_CELLS = 400
@@ -58,7 +61,7 @@ def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_
     """H3 covering of a polygon ring given as GeoJSON (lon, lat) pairs. Cells whose centre
     lies inside, plus the cells of the vertices so thin or small shapes are never empty."""
     res = area_resolution(ring_lonlat, max_cells)
-    poly = h3.LatLngPoly([(lat, lon) for lon, lat in ring_lonlat])
+    poly = geojson_ring_to_latlng_poly(ring_lonlat)
     cells = set(h3.polygon_to_cells(poly, res))
     cells.update(h3.latlng_to_cell(lat, lon, res) for lon, lat in ring_lonlat)
     return sorted(cells)
@@ -128,10 +131,6 @@ def hashed_h3_vector(tokens: dict[str, list[str]], dim: int = HASH_DIM) -> list[
     for i, v in zip(*hashed_h3_sparse(tokens, dim), strict=True):
         vec[i] = v
     return vec
-
-
-def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    return h3.great_circle_distance((lat1, lon1), (lat2, lon2), unit="m")
 
 
 AREA_FIELD = "h3_area"  # the covering cells of an area (map footprint, neighbourhood polygon)

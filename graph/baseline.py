@@ -10,7 +10,7 @@ from itertools import combinations, product
 
 import numpy as np
 
-from geo.h3tags import haversine_m
+from geo.distance import haversine_m
 from graph.store import PoiRow
 
 Embedder = Callable[[list[str]], np.ndarray]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from geo.gazetteer import fold
+from geo.folding import fold
 
 # (key, value) -> category; a key with value "*" keeps the value itself as the category.
 _TAG_TABLE: dict[tuple[str, str], str] = {

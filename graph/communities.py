@@ -24,10 +24,13 @@ from typing import Any
 import h3
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from geo.gazetteer import Gazetteer, fold
+from geo.folding import fold
+from geo.gazetteer import Gazetteer
 from graph.categories import category_label
+from graph.evidence import zone_feature
 from graph.parser import find_categories
 from graph.store import GraphStore
+from graph.summaries import OPEN_DATA
 from models.llm_client import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
@@ -35,7 +38,6 @@ log = logging.getLogger(__name__)
 DEFAULT_TOP = 5
 MAX_TOP = 50
 MAX_MAPPED = 8  # communities sent to the LLM map step at most (largest counts first)
-OPEN_DATA = "open-data reading (counts of the loaded datasets, not an official survey)"
 
 _GLOBAL_RE = re.compile(
     r"\b(which|what|top|where)\b.*\b(areas?|zones?|regions?|neighbou?rhoods?|districts?|parts?|cells?)\b"
@@ -63,17 +65,6 @@ def global_query(question: str, known: Iterable[str] = ()) -> GlobalQuery | None
         return None
     top = int(m.group(1)) if (m := _TOP_RE.search(folded)) else DEFAULT_TOP
     return GlobalQuery(cats, min(MAX_TOP, max(1, top)))
-
-
-def extractive_summary(cell: str, profile: dict[str, Any]) -> str:
-    """A community as text: counts and dominant categories, labelled as an open-data reading."""
-    cats = list(profile.get("categories", {}).items())
-    top = ", ".join(f"{n} {c.replace('_', ' ')}" for c, n in cats[:6]) or "no point of interest"
-    docs = len(profile.get("documents", []))
-    return (
-        f"Area {cell} ({profile.get('zones', 0)} zones): {profile.get('total', 0)} points of interest; "
-        f"most common: {top}; mentioned by {docs} document(s). An {OPEN_DATA}."
-    )
 
 
 @dataclass
@@ -279,16 +270,7 @@ def answer_text(result: GlobalResult, language: str) -> str:
 def global_block(result: GlobalResult) -> dict[str, Any]:
     """`AskResponse.graph` for a corpus-wide question: zones with scores, communities with
     summaries, no pairs, and the zones' hexagons as GeoJSON."""
-    features = []
-    for z in result.zones:
-        ring = [[lon, lat] for lat, lon in h3.cell_to_boundary(z["h3"])]
-        features.append(
-            {
-                "type": "Feature",
-                "geometry": {"type": "Polygon", "coordinates": [ring + ring[:1]]},
-                "properties": {"kind": "zone", "h3": z["h3"], "score": z["score"], "total": z["total"]},
-            }
-        )
+    features = [zone_feature(z) for z in result.zones]
     return {
         "kind": "global",
         "constraints": {"categories": list(result.query.categories), "zones": result.query.top},

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import h3
-
+from geo.shapes import cell_to_geojson_polygon
 from graph.categories import category_label
 from graph.retrieval import RelationalResult
 from graph.store import PoiRow
@@ -19,17 +18,17 @@ def poi_dict(r: PoiRow) -> dict[str, Any]:
     return {"id": r.id, "name": r.name, "category": r.category, "lat": r.lat, "lon": r.lon, "h3": r.h3}
 
 
+def zone_feature(zone: dict[str, Any]) -> dict[str, Any]:
+    """A scored zone ({"h3", "score", "total", ...}) as a GeoJSON hexagon Feature."""
+    return {
+        "type": "Feature",
+        "geometry": cell_to_geojson_polygon(zone["h3"]),
+        "properties": {"kind": "zone", "h3": zone["h3"], "score": zone["score"], "total": zone["total"]},
+    }
+
+
 def geojson(result: RelationalResult) -> dict[str, Any]:
-    features: list[dict[str, Any]] = []
-    for z in result.zones:
-        ring = [[lon, lat] for lat, lon in h3.cell_to_boundary(z["h3"])]
-        features.append(
-            {
-                "type": "Feature",
-                "geometry": {"type": "Polygon", "coordinates": [ring + ring[:1]]},
-                "properties": {"kind": "zone", "h3": z["h3"], "score": z["score"], "total": z["total"]},
-            }
-        )
+    features: list[dict[str, Any]] = [zone_feature(z) for z in result.zones]
     for r in result.pois:
         features.append(
             {

@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from geo.gazetteer import Gazetteer, PlaceMatch, fold
+from geo.folding import fold
+from geo.gazetteer import Gazetteer, PlaceMatch
 from graph.categories import SYNONYMS
 
 MIN_RADIUS_M = 10.0

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import h3
 import numpy as np
 
+from geo.distance import haversine_m
 from geo.gazetteer import Place
-from geo.h3tags import haversine_m
 from graph.parser import Constraints
 from graph.spatial import join_resolution, pairs_within
 from graph.store import GraphStore, PoiRow

@@ -12,15 +12,7 @@ from collections.abc import Sequence
 import h3
 import numpy as np
 
-EARTH_RADIUS_M = 6371007.180918475  # the radius h3.great_circle_distance uses
-
-
-def haversine_np(lat1: np.ndarray, lon1: np.ndarray, lat2: np.ndarray, lon2: np.ndarray) -> np.ndarray:
-    """Great-circle metres between broadcastable arrays of degrees."""
-    p1, p2 = np.radians(lat1), np.radians(lat2)
-    dp, dl = p2 - p1, np.radians(lon2 - lon1)
-    a = np.sin(dp / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
+from geo.distance import haversine_m_array
 
 
 def ring_k(resolution: int, radius_m: float) -> int:
@@ -75,7 +67,7 @@ def pairs_within(
         if not cand:
             continue
         b_ix = np.concatenate(cand)
-        d = haversine_np(
+        d = haversine_m_array(
             a_lat[a_ix][:, None], a_lon[a_ix][:, None], b_lat[b_ix][None, :], b_lon[b_ix][None, :]
         )
         rows, cols = np.nonzero(d <= radius_m)
@@ -108,7 +100,9 @@ def nearest_within(
     for cell, q_list in by_cell.items():
         q_ix = np.asarray(q_list, dtype=np.int64)
         b_ix = np.concatenate([buckets[c] for c in h3.grid_disk(cell, k) if c in buckets])
-        d = haversine_np(lats[q_ix][:, None], lons[q_ix][:, None], lats[b_ix][None, :], lons[b_ix][None, :])
+        d = haversine_m_array(
+            lats[q_ix][:, None], lons[q_ix][:, None], lats[b_ix][None, :], lons[b_ix][None, :]
+        )
         d[q_ix[:, None] == b_ix[None, :]] = np.inf
         d[d > radius_m] = np.inf
         n = min(max_neighbours, d.shape[1])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -24,9 +23,11 @@ from typing import Any
 import h3
 import numpy as np
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from graph.sources import Parsed, Poi, Road
 from graph.spatial import cells_of, join_resolution, nearest_within, pairs_within, ring_k
+from graph.summaries import extractive_summary
+from index.sqlite import connect, migrate, transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS road_vertices (
 CREATE INDEX IF NOT EXISTS rv_key ON road_vertices (tenant, vkey);
 CREATE INDEX IF NOT EXISTS rv_source ON road_vertices (tenant, source);
 """
+_MIGRATIONS = [_SCHEMA]
 
 VERTEX_DECIMALS = 6  # ~0.1 m: vertices closer than that are one junction
 POI_NAME_MIN_CHARS = 6  # shorter names ("Lidl", "Bar") are too ambiguous to count as mentions
@@ -112,10 +114,9 @@ class GraphStore:
         self.near_radius_m = near_radius_m
         self.near_max = near_max
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        # plain tuples: `edges()` and `nodes()` hand rows out as they come
+        self._db = connect(self.path, synchronous="NORMAL", named_rows=False)
+        migrate(self._db, _MIGRATIONS)
         self._rebuild_stale_communities()
 
     def close(self) -> None:
@@ -152,8 +153,7 @@ class GraphStore:
                 parsed.skipped,
                 datetime.now(UTC).isoformat(timespec="seconds"),
             )
-            self._db.execute("BEGIN")
-            try:
+            with transaction(self._db):
                 self._db.execute(
                     "INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?)",
                     (
@@ -174,10 +174,6 @@ class GraphStore:
                 self._update_near(tenant, added=[poi_node(p.id) for p in pois])
                 self._refresh_zones(tenant, cells)
                 self._refresh_services(tenant, {p.category for p in pois})
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             return info, True
 
     def delete_dataset(self, tenant: str, dataset_id: str) -> bool:
@@ -187,14 +183,9 @@ class GraphStore:
             if self.dataset(tenant, dataset_id) is None:
                 return False
             source = f"ds:{dataset_id}"
-            self._db.execute("BEGIN")
-            try:
+            with transaction(self._db):
                 self._db.execute("DELETE FROM datasets WHERE tenant=? AND id=?", (tenant, dataset_id))
                 self._remove_source(tenant, source)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             return True
 
     def dataset(self, tenant: str, dataset_id: str) -> DatasetInfo | None:
@@ -220,26 +211,13 @@ class GraphStore:
         stored (`geo_tags`, `h3_area`, `text`); replaces what the document had. Returns the
         number of MENTIONS edges."""
         source = f"doc:{doc_id}"
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._remove_source(tenant, source)
-                count = self._insert_pages(tenant, doc_id, title, pages, source)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            return count
+        with self._lock, transaction(self._db):
+            self._remove_source(tenant, source)
+            return self._insert_pages(tenant, doc_id, title, pages, source)
 
     def delete_document(self, tenant: str, doc_id: str) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._remove_source(tenant, f"doc:{doc_id}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._lock, transaction(self._db):
+            self._remove_source(tenant, f"doc:{doc_id}")
 
     # ----------------------------------------------------------------- reads
 
@@ -712,8 +690,6 @@ class GraphStore:
         """Community nodes (`community:<h3 parent>`) summed from their zones' profiles, with an
         extractive summary; deleted when no zone is left. Rewriting one drops any LLM summary
         cached in it, so a cached summary never outlives the counts it was written from."""
-        from graph.communities import extractive_summary
-
         parents = sorted(set(parents))
         if not parents:
             return
@@ -771,8 +747,7 @@ class GraphStore:
                 if h3.get_resolution(cell) != self.community_resolution
             }
             for tenant in sorted({t for (t,) in stale} | wrong):
-                self._db.execute("BEGIN")
-                try:
+                with transaction(self._db):
                     self._db.execute("DELETE FROM nodes WHERE tenant=? AND type='community'", (tenant,))
                     cells = [r[0] for r in self._db.execute(
                         "SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)
@@ -780,10 +755,6 @@ class GraphStore:
                     self._refresh_communities(
                         tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
                     )
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
 
     def set_community_summary(self, tenant: str, cell: str, digest: str, text: str) -> None:
         """Cache an LLM summary in the community node (kept while its counts are unchanged)."""

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from index.sqlite import add_column, connect, migrate, transaction
+
 Status = Literal["queued", "processing", "ready", "failed"]
 
 _SCHEMA = """
@@ -92,18 +94,21 @@ class PageRecord:
         return asdict(self)
 
 
+def _create(conn: sqlite3.Connection) -> None:
+    """Migration 1: the tables, and the columns registries written before the geospatial
+    layer (footprint) or ACL groups (acl) lack."""
+    conn.executescript(_SCHEMA)
+    add_column(conn, "documents", "footprint", "TEXT")
+    add_column(conn, "documents", "acl", "TEXT NOT NULL DEFAULT '[]'")
+
+
+_MIGRATIONS = [_create]
+
+
 class Registry:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
-        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(documents)")}
-        if "footprint" not in columns:  # registries written before the geospatial layer
-            self._conn.execute("ALTER TABLE documents ADD COLUMN footprint TEXT")
-        if "acl" not in columns:  # registries written before ACL groups
-            self._conn.execute("ALTER TABLE documents ADD COLUMN acl TEXT NOT NULL DEFAULT '[]'")
+        self._conn = connect(path)
+        migrate(self._conn, _MIGRATIONS)
         self._lock = threading.Lock()
 
     def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
@@ -168,15 +173,9 @@ class Registry:
 
     def _transaction(self, statements: list[tuple[str, list[tuple]]]) -> None:
         """Run (sql, rows) pairs atomically; roll back on any error."""
-        with self._lock:
-            self._conn.execute("BEGIN")
-            try:
-                for sql, rows in statements:
-                    self._conn.executemany(sql, rows)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, transaction(self._conn):
+            for sql, rows in statements:
+                self._conn.executemany(sql, rows)
 
     def put_pages(self, pages: list[PageRecord]) -> None:
         rows = [tuple(p.to_dict().values()) for p in pages]

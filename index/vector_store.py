@@ -1,15 +1,15 @@
-"""The vector-store contract and the choice of backend.
+"""The vector-store contract.
 
 Two backends implement it: `EdgeStore` (Qdrant's engine embedded in-process, the
 default, one process per data dir) and `ServerStore` (qdrant-client against a Qdrant
-server URL, or its local mode). Retrieval code only sees this interface.
+server URL, or its local mode); `index/backends.py` picks one. Retrieval code only sees
+this interface.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from pathlib import Path
 
 from index.types import Branch, CollectionSpec, Filter, GeoDecay, Hit, StorePoint, VectorValue
 
@@ -88,21 +88,3 @@ class VectorStore(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-
-def open_store(
-    data_dir: Path,
-    qdrant_url: str | None = None,
-    api_key: str | None = None,
-    shards: int | None = None,
-    replication: int | None = None,
-) -> VectorStore:
-    """The embedded Edge engine under `data_dir/qdrant`, or a Qdrant server when a URL
-    is configured (`shards`/`replication` for collections it creates on a cluster).
-    `qdrant_url="local:<path>"` selects qdrant-client's local mode."""
-    if qdrant_url:
-        from index.server_store import ServerStore
-
-        return ServerStore(qdrant_url, api_key=api_key, shards=shards, replication=replication)
-    from index.edge_store import EdgeStore
-
-    return EdgeStore(data_dir / "qdrant")

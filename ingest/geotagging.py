@@ -11,7 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from geo.coordinates import find_coordinates
-from geo.gazetteer import Gazetteer, fold
+from geo.distance import haversine_m
+from geo.folding import fold
+from geo.gazetteer import Gazetteer
 from geo.h3tags import (
     GEO_POINT_FIELD,
     RESOLUTIONS,
@@ -19,7 +21,6 @@ from geo.h3tags import (
     area_tokens,
     field_name,
     hashed_h3_sparse,
-    haversine_m,
     merge_tokens,
     point_tokens,
 )

@@ -36,7 +36,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from geo.gazetteer import Gazetteer, PlaceMatch, fold, haversine_km  # noqa: E402
+from geo.distance import haversine_km  # noqa: E402
+from geo.folding import fold  # noqa: E402
+from geo.gazetteer import Gazetteer, PlaceMatch  # noqa: E402
 from ingest.geotagging import REGION_KINDS, GeoTag, GeoTagger  # noqa: E402
 
 DEFAULT_MENTIONS = REPO / "eval" / "geocoding" / "mentions.yaml"

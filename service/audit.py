@@ -6,12 +6,13 @@ through this database connection)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from index.sqlite import connect, migrate
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
@@ -49,11 +50,8 @@ class AuditEvent:
 
 class AuditLog:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = connect(path)
+        migrate(self._conn, [_SCHEMA])
         self._lock = threading.Lock()
 
     def record(

@@ -26,6 +26,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from index.acl import caller_tokens, is_visible
+from index.sqlite import connect, migrate
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SCHEMA = """
@@ -94,11 +95,8 @@ def _hash(secret: str) -> str:
 
 class KeyStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = connect(path)
+        migrate(self._conn, [_SCHEMA])
         self._lock = threading.Lock()
 
     def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:

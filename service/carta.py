@@ -12,12 +12,13 @@ import numpy as np
 
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
+from index.backends import open_store
 from index.collections import Collections, lite_collections, visual_collection
 from index.page_images import PageImages
 from index.pooling import pool
 from index.registry import Document, Registry
 from index.types import Filter
-from index.vector_store import VectorStore, open_store
+from index.vector_store import VectorStore
 from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from index.registry import Document
+from index.sqlite import connect, migrate
 from ingest.errors import IngestError
 from ingest.pipeline import Ingestor, Progress, content_id
 from ingest.upload import IngestRequest
@@ -98,12 +99,8 @@ class JobStore:
     """The job table (one SQLite file): jobs by id, in flight per document, unfinished ones."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = connect(path, synchronous="FULL")
+        migrate(self._conn, [_SCHEMA])
         self._lock = threading.Lock()
 
     def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from service.answer.prompting import SentPage
 from service.answer.types import Citation, CitationCheck, InvalidCitation
 

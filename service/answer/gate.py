@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.types import Answer

@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image
 
-from geo.gazetteer import fold
+from geo.folding import fold
 from models.llm_client import LLMClient
 from service.answer import citations as cites
 from service.answer.extractive import ExtractiveAnswerer

@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from geo.gazetteer import fold as fold_name
+from geo.folding import fold_words as fold  # facts and answers are compared word by word
 
 PageKey = tuple[str, int]  # (doc_id, page_no)
 EvidenceUnits = Sequence[set[PageKey]]  # each unit: the acceptable pages for one piece of evidence
@@ -52,11 +52,6 @@ def ndcg_at_k(ranked: Sequence[PageKey], units: EvidenceUnits, k: int) -> float 
                 break
     ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(units), k) + 1))
     return dcg / ideal
-
-
-def fold(text: str) -> str:
-    """Lowercase, strip accents (as the gazetteer does), collapse whitespace."""
-    return " ".join(fold_name(text).split())
 
 
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d{1,3}(?:[ \u00a0.,]\d{3})+(?:[.,]\d+)?(?![\d])|[-−]?\d+(?:[.,]\d+)?")

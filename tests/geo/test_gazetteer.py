@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from geo.gazetteer import Gazetteer, Place, PlaceMatch, fold, name_key
+from geo.folding import fold
+from geo.gazetteer import Gazetteer, Place, PlaceMatch, name_key
 
 CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", Path(__file__).parents[2].parent / "shared" / "corpus"))
 RECIFE = (-8.0539, -34.8811)  # (lat, lon)

@@ -8,13 +8,13 @@ import h3
 import numpy as np
 import pytest
 
+from geo.distance import haversine_m
 from geo.h3tags import (
     area_cells,
     area_resolution,
     circle_cells,
     hashed_h3_sparse,
     hashed_h3_vector,
-    haversine_m,
     merge_tokens,
     point_tokens,
     polygon_area_km2,
@@ -83,13 +83,6 @@ def test_hashed_vector_is_normalised_and_similar_for_near_points() -> None:
     far = sum(a * b for a, b in zip(v1, v3, strict=True))
     assert near > 0.5 > far
     assert hashed_h3_vector({}) == [0.0] * 1024
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "metres"), [((-8.0631, -34.8711), (-8.0631, -34.8711), 0), ((0.0, 0.0), (0.0, 1.0), 111_195)]
-)
-def test_haversine(a: tuple[float, float], b: tuple[float, float], metres: float) -> None:
-    assert haversine_m(*a, *b) == pytest.approx(metres, abs=50)
 
 
 def test_area_tokens_match_queries_at_other_resolutions() -> None:

@@ -22,6 +22,7 @@ from PIL import Image
 from pyproj import CRS, Transformer
 
 from geo.coordinates import find_coordinates
+from geo.distance import haversine_m
 from geo.georef import georeference_raster
 from geo.h3tags import (
     AREA_FIELD,
@@ -30,7 +31,6 @@ from geo.h3tags import (
     area_query,
     area_tokens,
     circle_cells,
-    haversine_m,
     point_tokens,
 )
 from index.types import Filter, GeoBox, GeoPolygon, GeoRadius

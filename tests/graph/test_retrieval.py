@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from geo.distance import haversine_m
 from geo.gazetteer import Place
-from geo.h3tags import haversine_m
 from graph.baseline import VectorBaseline
 from graph.evidence import answer_text, context_blocks, graph_block
 from graph.mapping import render_png

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geo.h3tags import haversine_m
-from graph.spatial import cells_of, haversine_np, nearest_within, pairs_within
+from geo.distance import haversine_m
+from graph.spatial import cells_of, nearest_within, pairs_within
 
 
 def cloud(n: int, seed: int, lat: float = -30.03, lon: float = -51.2, spread: float = 0.01) -> tuple:
@@ -23,13 +23,6 @@ def brute(alat, alon, blat, blon, radius, same=False) -> set:
             if haversine_m(alat[i], alon[i], blat[j], blon[j]) <= radius:
                 out.add((i, j))
     return out
-
-
-def test_haversine_matches_h3() -> None:
-    lat, lon = cloud(50, 1)
-    d = haversine_np(lat[:, None], lon[:, None], lat[None, :], lon[None, :])
-    for i, j in [(0, 1), (3, 40), (10, 11)]:
-        assert d[i, j] == pytest.approx(haversine_m(lat[i], lon[i], lat[j], lon[j]), rel=1e-9)
 
 
 @pytest.mark.parametrize(("radius", "resolution"), [(150.0, 7), (500.0, 9), (2500.0, 7), (800.0, 8)])

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from geo.h3tags import haversine_m
+from geo.distance import haversine_m
 from graph.sources import Parsed, Poi, Road
 from graph.store import GraphStore
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from geo.h3tags import haversine_m
+from geo.distance import haversine_m
 from index.edge_store import EdgeStore
 from index.server_store import ServerStore
 from index.types import CollectionSpec, DenseSpec, Filter, GeoBox, GeoPolygon, GeoRadius, StorePoint

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from geo.gazetteer import haversine_km
+from geo.distance import haversine_km
 
 REPO = Path(__file__).resolve().parents[2]
 MENTIONS = REPO / "eval" / "geocoding" / "mentions.yaml"

@@ -13,6 +13,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from geo.shapes import cell_to_geojson_polygon
 from service.settings import Settings
 
 STATIC = Path(__file__).parent / "static"
@@ -55,12 +56,10 @@ def mount(app: FastAPI, settings: Settings) -> None:
 
 
 def _cell_feature(cell: str) -> dict[str, Any]:
-    ring = [[round(lon, 7), round(lat, 7)] for lat, lon in h3.cell_to_boundary(cell)]
-    ring.append(ring[0])
     return {
         "type": "Feature",
         "properties": {"h3": cell, "resolution": h3.get_resolution(cell)},
-        "geometry": {"type": "Polygon", "coordinates": [ring]},
+        "geometry": cell_to_geojson_polygon(cell, digits=7),
     }
 
 

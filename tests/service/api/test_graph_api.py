@@ -12,7 +12,7 @@ import httpx
 import pymupdf
 import pytest
 
-from geo.h3tags import haversine_m
+from geo.distance import haversine_m
 from graph.llm_parser import LLMConstraintParser
 from service.carta import Carta
 from service.query.retrieval import SearchQuery

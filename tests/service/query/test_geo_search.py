@@ -10,7 +10,7 @@ import h3
 import httpx
 import pytest
 
-from geo.h3tags import haversine_m
+from geo.distance import haversine_m
 from ingest.upload import IngestRequest
 from service.carta import Carta
 from tests.conftest import corpus_path

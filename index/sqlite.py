@@ -1,0 +1,87 @@
+"""How Carta opens its SQLite files (registry, graph, API keys, jobs, audit log).
+
+Every file is opened the same way: one connection shared by the threads of a process
+(callers serialise access with their own lock), autocommit with explicit `BEGIN` where
+several statements must land together, and WAL so readers in other processes (the CLI
+next to a running API) never block on a writer.
+
+Schemas change through `migrate`: an ordered list of steps, the file's `PRAGMA
+user_version` saying how many have run. Step 1 of each file is its original
+`CREATE TABLE IF NOT EXISTS` script (plus the column additions files from before
+versioning may lack), so files written before this module existed (user_version 0) are
+brought up to date by the same code that creates new ones. Append steps; never edit one
+that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
+# a step: an SQL script, or a function for what a script cannot say ("add the column if missing")
+Migration = str | Callable[[sqlite3.Connection], None]
+
+
+def connect(
+    path: Path, *, synchronous: Synchronous | None = None, named_rows: bool = True
+) -> sqlite3.Connection:
+    """Open (creating its folder) the SQLite file at `path` in WAL mode.
+
+    Args:
+        path: the database file.
+        synchronous: `PRAGMA synchronous`, when the file needs other than SQLite's default
+            (FULL: jobs must survive a power cut; NORMAL: the graph can be rebuilt).
+        named_rows: rows as `sqlite3.Row` (by name or index); False gives plain tuples.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    if named_rows:
+        conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    if synchronous is not None:
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+    return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """How many migration steps the file has run (`PRAGMA user_version`)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, steps: Sequence[Migration]) -> int:
+    """Run the steps the file has not run yet, in order, recording each; returns the
+    version reached. A file at a later version than `steps` knows is left as it is.
+    Steps should be idempotent (IF NOT EXISTS, `add_column`): two processes opening a new
+    file at once may both run a step before either records it."""
+    version = schema_version(conn)
+    for number, step in enumerate(steps[version:], start=version + 1):
+        if isinstance(step, str):
+            conn.executescript(step)
+        else:
+            step(conn)
+        conn.execute(f"PRAGMA user_version={number}")
+        version = number
+    return version
+
+
+def add_column(conn: sqlite3.Connection, table: str, column: str, declaration: str) -> None:
+    """`ALTER TABLE table ADD COLUMN column declaration`, unless the table has it already."""
+    if column not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """`BEGIN` ... `COMMIT`, or `ROLLBACK` when the block (or the commit) raises."""
+    conn.execute("BEGIN")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
