@@ -19,9 +19,8 @@ from tests.support import LiveServer, ingest_via_api
 
 
 @pytest.fixture
-def server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
-    with LiveServer(make_carta(max_upload_bytes=200_000)) as live:
-        yield live
+def server(serve: Callable[..., LiveServer]) -> LiveServer:
+    return serve(max_upload_bytes=200_000)
 
 
 def test_request_ids_metrics_readyz_and_ask_traces(server: LiveServer) -> None:

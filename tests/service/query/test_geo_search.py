@@ -14,6 +14,7 @@ from geo.h3tags import haversine_m
 from service.carta import Carta
 from tests.conftest import corpus_path
 from tests.support import LiveServer, ingest_via_api
+from tests.utils.documents import make_pdf
 
 MARCO_ZERO = (-8.0631, -34.8711)
 
@@ -177,11 +178,7 @@ def test_bad_coordinates_on_upload_store_nothing(
 
 
 def _pdf(text: str) -> bytes:
-    import pymupdf
-
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), text)
-    return doc.tobytes()
+    return make_pdf([text], origin=(72, 72), fontsize=11)
 
 
 @pytest.mark.parametrize("radius_m", [250.0, 1000.0, 5000.0])

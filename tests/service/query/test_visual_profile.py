@@ -6,7 +6,7 @@ lite channels; profile switch and `reindex`."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -97,12 +97,8 @@ def test_pooled_multivector_is_smaller_than_the_page(
 
 
 @pytest.fixture
-def visual_server(
-    make_carta: Callable[..., Carta], tiny_visual_models: TinyVisualModels
-) -> Iterator[LiveServer]:
-    carta = make_carta(**visual_settings(tiny_visual_models, "colqwen2_5"))
-    with LiveServer(carta) as live:
-        yield live
+def visual_server(serve: Callable[..., LiveServer], tiny_visual_models: TinyVisualModels) -> LiveServer:
+    return serve(**visual_settings(tiny_visual_models, "colqwen2_5"))
 
 
 def test_query_by_image_and_heatmap_over_http(visual_server: LiveServer) -> None:
