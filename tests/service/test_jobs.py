@@ -14,8 +14,8 @@ from index.registry import Document
 from service.auth import Principal
 from service.carta import Carta
 from service.jobs import Job, JobRunner, JobStore
-from tests.support import LiveServer
 from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 LOCAL = Principal("local", "default", admin=True)
 

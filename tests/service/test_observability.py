@@ -15,7 +15,8 @@ from service.audit import AuditLog
 from service.carta import Carta
 from service.observability import JsonFormatter, request_id_var
 from tests.service.test_jobs import pdf
-from tests.support import LiveServer, ingest_via_api
+from tests.utils.api import ingest_via_api
+from tests.utils.servers import LiveServer
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from PIL import Image
 
 from index.types import Filter
 from service.carta import Carta
-from tests.support import LiveServer, ingest_via_api, wait_for_job
+from tests.utils.api import ingest_via_api, wait_for_job
 from tests.utils.documents import image_bytes, make_pdf
+from tests.utils.servers import LiveServer
 
 
 @pytest.fixture

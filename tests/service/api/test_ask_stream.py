@@ -14,7 +14,7 @@ from service.api.schemas import AskResponse
 from service.api.streaming import parse_sse
 from service.carta import Carta
 from tests.openai_protocol import OpenAIProtocolServer, Step
-from tests.support import LiveServer
+from tests.utils.servers import LiveServer
 
 PRADO = "Quantos pontos de lançamento irregular de esgoto foram identificados na vistoria do Canal do Prado?"
 

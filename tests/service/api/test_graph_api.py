@@ -17,8 +17,8 @@ from service.carta import Carta
 from service.query.retrieval import SearchQuery
 from tests.conftest import corpus_path
 from tests.openai_protocol import OpenAIProtocolServer, Step
-from tests.support import LiveServer
 from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
 

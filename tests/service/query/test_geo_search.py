@@ -13,8 +13,9 @@ import pytest
 from geo.h3tags import haversine_m
 from service.carta import Carta
 from tests.conftest import corpus_path
-from tests.support import LiveServer, ingest_via_api
+from tests.utils.api import ingest_via_api
 from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 MARCO_ZERO = (-8.0631, -34.8711)
 

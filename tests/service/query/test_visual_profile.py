@@ -20,8 +20,8 @@ from models.errors import ModelUnavailable
 from service.carta import Carta
 from service.query.retrieval import engine_filter
 from service.reindex import reindex
-from tests.support import LiveServer
 from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
+from tests.utils.servers import LiveServer
 
 
 def _png(color: str, shape: str = "disc") -> bytes:
