@@ -1,12 +1,13 @@
 """Shared fixtures. The text model loads once per session; each test that writes gets
-its own data dir; the sample corpus is generated once by the project's own script."""
+its own data dir; the sample corpus is generated once by the project's own script; live
+servers started with `serve` stop after the test. Factories are in tests/utils/."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ from models.text_encoder import TextEncoder  # noqa: E402
 from service.carta import Carta, llm_answerer  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.openai_protocol import OpenAIProtocolServer  # noqa: E402
-from tests.support import LiveServer  # noqa: E402
 from tests.tiny_visual import tiny_visual_models  # noqa: E402, F401 - session fixture: tiny ColPali/CLIP models
+from tests.utils.scripts import load_script  # noqa: E402
+from tests.utils.servers import LiveServer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
@@ -42,12 +44,8 @@ def text_encoder() -> TextEncoder:
 
 @pytest.fixture(scope="session")
 def samples_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = importlib.util.spec_from_file_location("make_samples", REPO / "scripts" / "make_samples.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     out = tmp_path_factory.mktemp("samples")
-    assert module.main(["--out", str(out)]) == 0
+    assert load_script("make_samples").main(["--out", str(out)]) == 0
     return out
 
 
@@ -89,9 +87,15 @@ def sample_carta(
 
 
 @pytest.fixture
-def live_server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
-    with LiveServer(make_carta()) as server:
-        yield server
+def serve(make_carta: Callable[..., Carta]) -> Iterator[Callable[..., LiveServer]]:
+    """Start Carta's API on loopback: `serve(carta)`, or `serve(**overrides)` for a fresh Carta
+    built by make_carta; every server started is stopped after the test (before the Cartas close)."""
+    with ExitStack() as running:
+
+        def start(carta: Carta | None = None, **overrides: Any) -> LiveServer:
+            return running.enter_context(LiveServer(carta or make_carta(**overrides)))
+
+        yield start
 
 
 @pytest.fixture(scope="session")

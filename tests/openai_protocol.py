@@ -23,7 +23,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from PIL import Image
 
-from tests.support import free_port
+from tests.utils.servers import UvicornServer
 
 
 @dataclass
@@ -79,18 +79,14 @@ def image_parts(body: dict[str, Any]) -> list[Image.Image]:
 
 class OpenAIProtocolServer:
     def __init__(self) -> None:
-        import uvicorn
-
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.steps: list[Step] = []
         self.responder: Callable[[dict[str, Any]], str] = echo_first_citation
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1"
         self._lock = threading.Lock()
-        config = uvicorn.Config(self._app(), host="127.0.0.1", port=self.port, log_level="warning")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._http = UvicornServer(self._app())
+        self.port = self._http.port
+        self.url = f"{self._http.url}/v1"
 
     def script(self, *steps: Step) -> None:
         with self._lock:
@@ -164,17 +160,11 @@ class OpenAIProtocolServer:
         return app
 
     def __enter__(self) -> OpenAIProtocolServer:
-        self._thread.start()
-        deadline = time.time() + 30
-        while not self._server.started:
-            if time.time() > deadline:
-                raise RuntimeError("OpenAI-protocol test server did not start")
-            time.sleep(0.05)
+        self._http.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
+        self._http.__exit__(*exc)
 
 
 def _words(text: str) -> list[str]:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from models.text_encoder import TextEncoder
@@ -81,8 +82,6 @@ def corpus_carta(corpus_data: Path, text_encoder: TextEncoder) -> Iterator[Carta
 
 
 def test_all_corpus_pdfs_are_ready_with_their_pages(corpus_carta: Carta) -> None:
-    import pymupdf
-
     docs = {d.filename: d for d in corpus_carta.registry.list("default")}
     assert len(docs) == 14
     for name, doc in docs.items():

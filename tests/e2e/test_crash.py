@@ -4,20 +4,13 @@ partially visible, the store opens and holds points of ready documents only."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.utils.scripts import load_script
 
 
 def test_kill9_during_ingestion_then_restart(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("crash_test", REPO / "scripts" / "crash_test.py")
-    assert spec and spec.loader
-    crash = importlib.util.module_from_spec(spec)
-    sys.modules["crash_test"] = crash  # dataclasses look their module up there
-    spec.loader.exec_module(crash)
-
+    crash = load_script("crash_test")
     rounds, problems = crash.run(kills=3, data_dir=tmp_path / "data", seed=3, uploads_per_round=2)
     assert problems == []
     assert len(rounds) == 3

@@ -23,7 +23,8 @@ from shapely.geometry import Point, Polygon
 from models.text_encoder import TextEncoder
 from service.carta import Carta
 from tests.conftest import REPO, corpus_path, settings_for
-from tests.support import LiveServer
+from tests.utils.api import ingest_via_api
+from tests.utils.servers import LiveServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -35,7 +36,13 @@ if not (CHROMIUM and CHROMEDRIVER):
     )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is missing: pip install -e '.[dev]'")
 
-from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    ElementClickInterceptedException,
+    ElementNotInteractableException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -92,9 +99,20 @@ def needs(module: str, feature: str) -> pytest.MarkDecorator:
     )
 
 
+# How these tests stay deterministic: the UI redraws its lists (documents, POI datasets,
+# evidence, thumbnails) by replacing their elements, and redraws the document list once more
+# after each upload, so an element found a moment ago may be gone by the next command
+# ("stale element reference"). So: wait for the FINAL state (the row with the expected
+# status, the answer marked done), read rows in one script (table_rows, evidence), and act on
+# an element only through click_when_ready, which finds it again on every try.
+REDRAWN = (NoSuchElementException, StaleElementReferenceException)  # a condition meeting these retries
+
+
 def wait(driver: Any, condition: Callable[[Any], Any], timeout: float = 120, what: str = "") -> Any:
+    """Poll `condition` until it returns something truthy; an element it meets mid-redraw
+    (missing or stale) counts as "not yet"."""
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.2).until(condition)
+        return WebDriverWait(driver, timeout, poll_frequency=0.2, ignored_exceptions=REDRAWN).until(condition)
     except TimeoutException:
         logs = [e["message"] for e in driver.get_log("browser")][-10:]
         pytest.fail(f"timed out waiting for {what or condition}; browser log: {logs}")
@@ -102,6 +120,41 @@ def wait(driver: Any, condition: Callable[[Any], Any], timeout: float = 120, wha
 
 def css(driver: Any, selector: str) -> WebElement:
     return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def click_when_ready(
+    driver: Any,
+    selector: str,
+    *,
+    until: Callable[[WebElement], bool] | None = None,
+    timeout: float = 20,
+    what: str = "",
+) -> None:
+    """Click the first element `selector` matches once it is shown, enabled and `until(element)`
+    holds, finding it afresh on every try: if the UI redraws it between the find and the click,
+    the click meets a stale element and is tried again on the new one."""
+
+    def clicked(d: Any) -> bool:
+        element = d.find_element(By.CSS_SELECTOR, selector)
+        if not (element.is_displayed() and element.is_enabled()) or (until and not until(element)):
+            return False
+        try:
+            element.click()
+        except (ElementClickInterceptedException, ElementNotInteractableException):
+            return False  # covered for a moment (a closing dialog) or not interactable yet
+        return True
+
+    wait(driver, clicked, timeout, what or f"{selector} to be clickable")
+
+
+def table_rows(driver: Any, selector: str) -> list[list[str]]:
+    """The cell texts of each row `selector` matches, read in one script so that a redraw
+    cannot happen halfway through the read."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])]"
+        ".map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))",
+        selector,
+    )
 
 
 def shoot(driver: Any, name: str, full_page: bool = True) -> None:
@@ -132,23 +185,40 @@ def open_ui(driver: Any, url: str, route: str = "#/documents") -> None:
     wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), 30, "the UI")
 
 
+def go(driver: Any, route: str) -> None:
+    """Follow an in-app route (a hash change) and wait until the UI shows that screen: the
+    switch happens in the page's hashchange handler, after driver.get has returned."""
+    view = "page" if route.startswith("#/doc/") else route.removeprefix("#/")
+    driver.get(driver.current_url.split("#")[0] + route)
+    shown = f"return document.body.dataset.view === '{view}'"
+    wait(driver, lambda d: d.execute_script(shown), 20, f"the {view} screen")
+
+
+def forget_ask_status(driver: Any) -> None:
+    """Blank the ask status before an action that asks again, so that `answered` waits for
+    that answer and not for the previous one (whose status text the new one may repeat)."""
+    driver.execute_script(
+        "const s = document.querySelector('#ask-status'); s.textContent = ''; delete s.dataset.state;"
+    )
+
+
 def ask(driver: Any, question: str) -> None:
-    driver.get(driver.current_url.split("#")[0] + "#/ask")
+    go(driver, "#/ask")
     box = css(driver, "#question")
     box.clear()
     box.send_keys(question)
-    before = driver.execute_script("return document.querySelector('#ask-status').textContent")
-    css(driver, "#ask-button").click()
-    answered(driver, before)
+    forget_ask_status(driver)
+    click_when_ready(driver, "#ask-button", what="the ask button")
+    answered(driver)
 
 
-def answered(driver: Any, before: str = "") -> str:
-    """Wait until the ask status says the answer is complete (or failed) and return it."""
+def answered(driver: Any) -> str:
+    """Wait until the ask status says the answer is complete (or failed) and return it; call
+    forget_ask_status before the action that asks."""
 
     def done(d: Any) -> str | None:
         status = d.find_element(By.CSS_SELECTOR, "#ask-status")
-        text = status.text
-        return text if status.get_attribute("data-state") in {"done", "error"} and text != before else None
+        return status.text if status.get_attribute("data-state") in {"done", "error"} else None
 
     return wait(driver, done, 60, "the answer")
 
@@ -160,10 +230,12 @@ def delivery(url: str) -> str:
 
 
 def evidence(driver: Any) -> list[tuple[str, int]]:
-    return [
-        (li.get_attribute("data-doc-id"), int(li.get_attribute("data-page-no")))
-        for li in driver.find_elements(By.CSS_SELECTOR, "#evidence li.evidence-card")
-    ]
+    """(doc_id, page_no) of each evidence card, read in one script."""
+    cards = driver.execute_script(
+        "return [...document.querySelectorAll('#evidence li.evidence-card')]"
+        ".map((li) => [li.dataset.docId, li.dataset.pageNo])"
+    )
+    return [(doc_id, int(page_no)) for doc_id, page_no in cards]
 
 
 def drop_file(driver: Any, path: Path) -> None:
@@ -185,10 +257,10 @@ def drop_file(driver: Any, path: Path) -> None:
 
 def image_query(driver: Any, picture: Path) -> None:
     """Choose a picture in the Ask screen's image query and submit it."""
-    driver.get(driver.current_url.split("#")[0] + "#/ask")
-    driver.execute_script("document.querySelector('#ask-status').textContent = ''")
+    go(driver, "#/ask")
+    forget_ask_status(driver)
     css(driver, "#image-file").send_keys(str(picture))
-    css(driver, "#image-button").click()
+    click_when_ready(driver, "#image-button", what="the image query button")
 
 
 def upload_rows_ready(driver: Any, names: set[str]) -> bool:
@@ -224,10 +296,11 @@ def test_upload_ask_cite_and_filter_by_area(
     assert via == ({"events"} if queued else {"request"})
     docs = {d["filename"]: d for d in httpx.get(f"{url}/v1/documents").json()}
     assert set(docs) == names and all(d["status"] == "ready" for d in docs.values())
-    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")) == 3, 10, "list")
     recife_id, quarterly_id = docs[recife.name]["id"], docs[quarterly.name]["id"]
-    row = css(browser, f'#doc-table tr[data-doc-id="{recife_id}"]')
-    cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+    # the list is redrawn after each upload and once more after the last: wait for its final state
+    statuses = lambda d: [cells[3] for cells in table_rows(d, "#doc-table tbody tr")]  # noqa: E731
+    wait(browser, lambda d: statuses(d) == ["ready"] * 3, 20, "three ready rows in the list")
+    (cells,) = table_rows(browser, f'#doc-table tr[data-doc-id="{recife_id}"]')
     assert cells[1:4] == ["pdf", "5", "ready"] and "Relatório Ambiental" in cells[0]
     assert "-8.0" in cells[4]  # footprint around Recife
     # footprints are drawn on the map
@@ -261,10 +334,10 @@ def test_upload_ask_cite_and_filter_by_area(
     rows = browser.find_elements(By.CSS_SELECTOR, "#evidence tr[data-channel]")
     channels = {r.get_attribute("data-channel") for r in rows}
     assert {"dense", "pages"} <= channels and any(c.startswith("bm25") for c in channels)
-    thumbs_loaded = browser.execute_script(
+    thumbs_loaded = (
         "return [...document.querySelectorAll('#evidence img')].every(i => i.complete && i.naturalWidth > 0)"
     )
-    assert thumbs_loaded
+    wait(browser, lambda d: d.execute_script(thumbs_loaded), 20, "the evidence thumbnails to load")
     # the lite profile has no similarity maps: no "why this page" button
     assert not browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
     # the evidence pages' geo tags are points on the map, each a link to its page
@@ -272,7 +345,7 @@ def test_upload_ask_cite_and_filter_by_area(
     shoot(browser, "2-ask")
 
     # the citation opens the page with the cited region highlighted
-    chips[0].click()
+    click_when_ready(browser, "#citations a.citation", what="the first citation")
     wait(browser, lambda d: "page 4 of 5" in d.find_element(By.CSS_SELECTOR, "#page-title").text, 20, "page")
     image_shown = "return document.querySelector('#page-image').naturalWidth > 0"
     wait(browser, lambda d: d.execute_script(image_shown), 20, "the page image")
@@ -289,26 +362,26 @@ def test_upload_ask_cite_and_filter_by_area(
     assert "-8.0375" in css(browser, "#page-geo").text  # geo tags of the page
     shoot(browser, "3-page")
     # thumbnails navigate
-    css(browser, '#thumbs a[href$="/2"]').click()
+    click_when_ready(browser, '#thumbs a[href$="/2"]', what="the thumbnail of page 2")
     wait(browser, lambda d: "page 2 of 5" in d.find_element(By.CSS_SELECTOR, "#page-title").text, 20, "p.2")
 
     # area filter drawn on the map: a box over Recife leaves out the São Paulo report
     ask(browser, REVENUE)
     assert quarterly_id in {doc for doc, _ in evidence(browser)}
-    browser.get(f"{url}/#/documents")
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'#doc-table tr[data-doc-id="{recife_id}"]'), 10)
-    css(browser, f'#doc-table tr[data-doc-id="{recife_id}"] button.link-button').click()  # "Show on map"
+    go(browser, "#/documents")
+    show = f'#doc-table tr[data-doc-id="{recife_id}"] button.link-button'
+    click_when_ready(browser, show, what="Show on map")
     css(browser, "label[for=tool-box]").click()
     svg = css(browser, "#map svg")
     w, h = svg.rect["width"], svg.rect["height"]
-    status_before = css(browser, "#ask-status").text
+    forget_ask_status(browser)  # the drawn box asks the last question again
     drag = ActionChains(browser).move_to_element_with_offset(svg, int(-w * 0.45), int(-h * 0.45))
     drag.click_and_hold().move_by_offset(int(w * 0.45), int(h * 0.45))
     drag.move_by_offset(int(w * 0.45), int(h * 0.45)).release().perform()
     assert "Area filter: box" in css(browser, "#map-filter-text").text
     assert browser.find_elements(By.CSS_SELECTOR, "#map path.filter")
-    browser.get(f"{url}/#/ask")
-    answered(browser, status_before)
+    go(browser, "#/ask")
+    answered(browser)
     filtered = evidence(browser)
     assert filtered and quarterly_id not in {doc for doc, _ in filtered}
     assert "Area: box" in css(browser, "#geo-chip").text
@@ -319,43 +392,45 @@ def test_upload_ask_cite_and_filter_by_area(
     form = css(browser, "#radius-form")
     for name, value in (("lat", "0"), ("lon", "0"), ("radius_m", "1000")):
         form.find_element(By.NAME, name).send_keys(value)
-    before = css(browser, "#ask-status").text
+    forget_ask_status(browser)
     form.find_element(By.NAME, "radius_m").send_keys(Keys.ENTER)
-    answered(browser, before)
+    answered(browser)
     assert evidence(browser) == [] and "No page matched" in css(browser, "#evidence").text
     assert "1.0 km around 0.0000, 0.0000" in css(browser, "#geo-chip").text
     # H3 cells typed in: the res-7 cell of Marco Zero holds only page 4 of the Recife report;
     # the cell's outline (from /ui/h3) is drawn as the filter
     cell = h3.latlng_to_cell(-8.0631, -34.8711, 7)
-    before = css(browser, "#ask-status").text
+    forget_ask_status(browser)
     css(browser, "#h3-form input[name=cells]").send_keys(cell + Keys.ENTER)
-    answered(browser, before)
+    answered(browser)
     assert evidence(browser) == [(recife_id, 4)]
     assert "Area: 1 H3 cell" in css(browser, "#geo-chip").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.filter")) == 1
     # clearing the filter brings the São Paulo report back
-    before = css(browser, "#ask-status").text
+    forget_ask_status(browser)
     css(browser, "#geo-chip-clear").click()
-    answered(browser, before)
+    answered(browser)
     assert quarterly_id in {doc for doc, _ in evidence(browser)}
     assert not css(browser, "#geo-chip").is_displayed()
 
     # delete with confirmation: cancel keeps it, confirm removes it everywhere
-    browser.get(f"{url}/#/documents")
+    go(browser, "#/documents")
     delete = f'#doc-table tr[data-doc-id="{quarterly_id}"] button.danger-outline'
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, delete), 10, "the delete button")
-    css(browser, delete).click()
+    click_when_ready(browser, delete, what="the delete button")
     dialog = css(browser, "#confirm-dialog")
-    assert dialog.is_displayed() and "Northwind" in css(browser, "#confirm-text").text
+    wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
+    assert "Northwind" in css(browser, "#confirm-text").text
     shoot(browser, "5-delete-confirm", full_page=False)
-    dialog.find_element(By.CSS_SELECTOR, "button[value=cancel]").click()
-    assert not dialog.is_displayed()
+    click_when_ready(browser, "#confirm-dialog button[value=cancel]", what="Cancel")
+    wait(browser, lambda d: not dialog.is_displayed(), 10, "the confirmation to close")
     assert quarterly_id in {d["id"] for d in httpx.get(f"{url}/v1/documents").json()}
-    css(browser, delete).click()
-    css(browser, "#confirm-ok").click()
+    click_when_ready(browser, delete, what="the delete button")
+    wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
+    click_when_ready(browser, "#confirm-ok", what="Delete in the confirmation")
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, delete), 20, "the row to go")
     assert quarterly_id not in {d["id"] for d in httpx.get(f"{url}/v1/documents").json()}
-    assert "Deleted" in css(browser, "#toast").text
+    # textContent: the toast fades out after 5 s, and WebDriver's .text of a faded element is ""
+    assert "Deleted" in css(browser, "#toast").get_attribute("textContent")
 
     severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     # the only expected console errors: the refused upload (415) and, from a server without
@@ -437,7 +512,6 @@ def test_api_key_typed_into_the_ui(browser: Any, make_carta: Callable[..., Carta
     """With API keys on, the UI asks for one (401 message), then lists, shows page images
     (fetched with the key) and answers for that key's tenant only."""
     from service.auth import KeyStore
-    from tests.support import ingest_via_api
 
     carta = make_carta(rate_limit_per_second=0)
     keys = KeyStore(carta.settings.auth_path)
@@ -459,9 +533,14 @@ def test_api_key_typed_into_the_ui(browser: Any, make_carta: Callable[..., Carta
         recife = samples_dir / "relatorio_ambiental_recife_2024.pdf"
         css(browser, "#file-input").send_keys(str(recife))
         wait(browser, lambda d: upload_rows_ready(d, {recife.name}), 240, "the upload")
-        rows = browser.find_elements(By.CSS_SELECTOR, "#doc-table tbody tr")
-        assert len(rows) == 1  # beta's document is not acme's
-        rows[0].find_element(By.CSS_SELECTOR, "td a").click()
+        # the upload row says ready before the list has been redrawn (twice) with the document:
+        # wait for the ready row, then click its link, found afresh (this click once met a
+        # stale element: the table was redrawn between the find and the click)
+        rows = "#doc-table tbody tr"
+        ready = lambda d: "ready" in [cells[3] for cells in table_rows(d, rows)]  # noqa: E731
+        wait(browser, ready, 30, "acme's ready row")
+        assert len(table_rows(browser, rows)) == 1  # beta's document is not acme's
+        click_when_ready(browser, f"{rows} td a", what="the document's title link")
         shown = "return document.querySelector('#page-image').naturalWidth > 0"
         wait(browser, lambda d: d.execute_script(shown), 20, "the page image fetched with the key")
         assert css(browser, "#page-image").get_attribute("src").startswith("blob:")
@@ -538,14 +617,15 @@ def test_why_this_page_heatmap_in_the_visual_profile(
         ask(browser, "revenue by region")
         buttons = browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
         assert buttons and len(buttons) == len(evidence(browser))
-        buttons[0].click()
+        click_when_ready(browser, "#evidence button.why", what="Why this page?")
         dialog = css(browser, "#heatmap-dialog")
         wait(browser, lambda d: dialog.is_displayed(), 20, "the heat-map dialog")
         shown = "return document.querySelector('#heatmap-image').naturalWidth > 0"
         wait(browser, lambda d: d.execute_script(shown), 60, "the heat-map image")
         assert css(browser, "#heatmap-error").text == ""
         shoot(browser, "7-why-this-page", full_page=False)
-        dialog.find_element(By.CSS_SELECTOR, "button[value=close]").click()
+        click_when_ready(browser, "#heatmap-dialog button[value=close]", what="Close")
+        wait(browser, lambda d: not dialog.is_displayed(), 10, "the heat-map dialog to close")
         # query by image: a rendered page of the document finds pages, shown as evidence cards
         picture = tmp_path / "chart.png"
         Image.new("RGB", (160, 120), "white").save(picture)
@@ -574,8 +654,7 @@ def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) 
     mine = [d for d in listed if d["filename"] == schools.name]
     assert len(mine) == 1 and mine[0]["pois"] > 100 and mine[0]["kind"]
     mine_row = f"tr[data-dataset-id='{mine[0]['id']}']"
-    row = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, mine_row), 20, "the dataset's row")[0]
-    cells = [td.text for td in row.find_elements(By.CSS_SELECTOR, "td")]
+    (cells,) = wait(browser, lambda d: table_rows(d, mine_row), 20, "the dataset's row")
     assert cells[2] == str(mine[0]["pois"]) and cells[3] == str(mine[0]["duplicates"]), cells
     assert f"{mine[0]['pois']} POIs" in css(browser, status).text
     shoot(browser, "9-poi-datasets")
@@ -584,7 +663,8 @@ def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) 
     bad.write_text("no places here")
     css(browser, "#dataset-file").send_keys(str(bad))
     before = css(browser, status).text
-    css(browser, "#dataset-button").click()
+    click_when_ready(browser, "#dataset-button", what="the dataset upload button")
+
     def answered_bad(d: Any) -> bool:
         return css(d, status).text != before and css(d, status).get_attribute("data-state") in settled
 
@@ -594,18 +674,21 @@ def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) 
     assert css(browser, status).text.startswith(prefix) and len(css(browser, status).text) > len(prefix) + 5
     assert len(browser.find_elements(By.CSS_SELECTOR, "#dataset-table tbody tr")) == len(listed)
     shutil.rmtree(bad.parent, ignore_errors=True)
-    # delete: cancel keeps it, confirm removes it
-    css(browser, f"{mine_row} button.danger-outline").click()  # the list was redrawn: find it again
+    # delete: cancel keeps it, confirm removes it; the list is still being redrawn after the
+    # refused file, so the button is found afresh for each click
+    delete = f"{mine_row} button.danger-outline"
+    click_when_ready(browser, delete, what="the dataset's delete button")
     dialog = css(browser, "#confirm-dialog")
     wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
     assert "dataset" in css(browser, "#confirm-title").text.lower()
     assert schools.name in css(browser, "#confirm-text").text
-    dialog.find_element(By.CSS_SELECTOR, "button[value=cancel]").click()
+    click_when_ready(browser, "#confirm-dialog button[value=cancel]", what="Cancel")
+    wait(browser, lambda d: not dialog.is_displayed(), 10, "the confirmation to close")
     ids = lambda: {d["id"] for d in httpx.get(f"{server.url}/v1/datasets", timeout=30).json()}  # noqa: E731
     assert mine[0]["id"] in ids()
-    css(browser, f"{mine_row} button.danger-outline").click()
+    click_when_ready(browser, delete, what="the dataset's delete button")
     wait(browser, lambda d: dialog.is_displayed(), 10, "the confirmation")
-    css(browser, "#confirm-ok").click()
+    click_when_ready(browser, "#confirm-ok", what="Delete in the confirmation")
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, mine_row), 30, "the row to go")
     assert mine[0]["id"] not in ids()
     assert "Deleted dataset" in css(browser, status).text

@@ -3,7 +3,6 @@ whose answer is known exactly (half-pixel rule, broken world files, EXIF GPS).""
 
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from PIL import Image
 from pyproj import CRS
 
 from geo.georef import Footprint, exif_location, georeference_raster
+from tests.utils.documents import image_bytes, world_file, write_world_filed_raster
 
 RASTERS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "raster"
 WGS84_WKT = CRS.from_epsg(4326).to_wkt()
@@ -27,22 +27,14 @@ def corpus_raster(name: str) -> Path:
 
 
 def png_bytes(width: int = 4, height: int = 2) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (width, height), "white").save(buffer, "PNG")
-    return buffer.getvalue()
+    return image_bytes(width, height)
 
 
 def jpeg_bytes(gps: dict[int, object] | None = None) -> bytes:
     exif = Image.Exif()
     if gps is not None:
         exif[0x8825] = gps
-    buffer = io.BytesIO()
-    Image.new("RGB", (16, 16), "gray").save(buffer, "JPEG", exif=exif)
-    return buffer.getvalue()
-
-
-def world_file(a: float, d: float, b: float, e: float, c: float, f: float) -> bytes:
-    return "\n".join(repr(v) for v in (a, d, b, e, c, f)).encode() + b"\n"
+    return image_bytes(16, 16, color="gray", fmt="JPEG", exif=exif)
 
 
 def signed_area(ring: list[tuple[float, float]]) -> float:
@@ -154,10 +146,8 @@ def test_uploaded_without_sidecars_ignores_disk(tmp_path: Path) -> None:
 
 def test_half_pixel_rule(tmp_path: Path) -> None:
     # 4x2 pixels of 0.5 deg; the world file names the CENTRE of the UL pixel (10.25, 50.75)
-    image = tmp_path / "grid.png"
-    image.write_bytes(png_bytes(4, 2))
-    (tmp_path / "grid.pgw").write_bytes(world_file(0.5, 0.0, 0.0, -0.5, 10.25, 50.75))
-    (tmp_path / "grid.prj").write_text(WGS84_WKT)
+    world = world_file(0.5, 0.0, 0.0, -0.5, 10.25, 50.75)
+    image = write_world_filed_raster(tmp_path / "grid.png", png_bytes(4, 2), world, WGS84_WKT)
     fp = georeference_raster(image)
     assert fp is not None
     assert fp.source == "worldfile" and fp.crs == "EPSG:4326"
@@ -201,10 +191,7 @@ def test_png_without_sidecar_is_none(tmp_path: Path) -> None:
     ids=["five-lines", "non-number", "degenerate"],
 )
 def test_broken_world_file_raises(tmp_path: Path, content: bytes) -> None:
-    image = tmp_path / "broken.png"
-    image.write_bytes(png_bytes())
-    (tmp_path / "broken.pgw").write_bytes(content)
-    (tmp_path / "broken.prj").write_text(WGS84_WKT)
+    image = write_world_filed_raster(tmp_path / "broken.png", png_bytes(), content, WGS84_WKT)
     with pytest.raises(ValueError, match="world file"):
         georeference_raster(image)
 

@@ -7,7 +7,6 @@ Generated points stay off the lat == lon diagonal wherever a swapped order would
 
 from __future__ import annotations
 
-import io
 import math
 import tempfile
 import uuid
@@ -18,7 +17,6 @@ import h3
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from PIL import Image
 from pyproj import CRS, Transformer
 
 from geo.coordinates import find_coordinates
@@ -35,6 +33,7 @@ from geo.h3tags import (
 )
 from index.types import Filter, GeoBox, GeoPolygon, GeoRadius
 from service.query.geo_filter import GeoSpec, resolve
+from tests.utils.documents import image_bytes, world_file, write_world_filed_raster
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -434,13 +433,7 @@ def raster_dir() -> Iterator[Path]:
         yield Path(tmp)
 
 
-def _png(size: int) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("L", (size, size), 128).save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-_PNG10 = _png(10)
+_PNG10 = image_bytes(10, 10, color=128, mode="L")
 _PRJ = {
     32725: CRS.from_epsg(32725).to_wkt("WKT1_ESRI").encode(),
     31985: CRS.from_epsg(31985).to_wkt("WKT1_ESRI").encode(),
@@ -460,13 +453,10 @@ def test_world_file_raster_center_matches_pyproj_lon_lat(
 ) -> None:
     """Footprint.center is (lat, lon), Footprint.polygon is (lon, lat), both as pyproj says."""
     # world file: A D B E C F, (C, F) the centre of the upper-left pixel
-    world = "\n".join(repr(v) for v in (pixel, 0.0, 0.0, -pixel, x, y)).encode() + b"\n"
+    world = world_file(pixel, 0.0, 0.0, -pixel, x, y)
     if on_disk:
         path = raster_dir / f"map-{uuid.uuid4().hex}.png"
-        path.write_bytes(_PNG10)
-        path.with_suffix(".pgw").write_bytes(world)
-        path.with_suffix(".prj").write_bytes(_PRJ[epsg])
-        fp = georeference_raster(path)
+        fp = georeference_raster(write_world_filed_raster(path, _PNG10, world, _PRJ[epsg]))
     else:
         fp = georeference_raster(Path("map.png"), _PNG10, {".pgw": world, ".prj": _PRJ[epsg]})
     assert fp is not None

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from graph.overpass import OverpassClient, OverpassError, around_query
+from tests.utils.servers import Reply, ScriptedHTTPServer
 
 BODY = {"elements": [{"type": "node", "id": 1, "lat": 1.0, "lon": 2.0, "tags": {"amenity": "recycling"}}]}
 
@@ -29,27 +28,15 @@ class Script:
 def server() -> Iterator[tuple[str, Script]]:
     script = Script([])
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("content-length", 0))
-            script.requests.append(self.rfile.read(length).decode())
-            if script.delay_s:
-                time.sleep(script.delay_s)
-            status = script.statuses.pop(0) if script.statuses else 200
-            body = json.dumps(BODY).encode() if status == 200 else b"busy"
-            self.send_response(status)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def reply(body: str) -> Reply:
+        script.requests.append(body)
+        if script.delay_s:
+            time.sleep(script.delay_s)
+        status = script.statuses.pop(0) if script.statuses else 200
+        return status, json.dumps(BODY).encode() if status == 200 else b"busy"
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/api/interpreter", script
-    httpd.shutdown()
+    with ScriptedHTTPServer(reply, path="/api/interpreter") as http:
+        yield http.url, script
 
 
 def test_retries_with_backoff_then_caches(server: tuple[str, Script], tmp_path: Path) -> None:

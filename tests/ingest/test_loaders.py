@@ -6,7 +6,6 @@ import io
 import struct
 import zlib
 
-import pymupdf
 import pytest
 from PIL import Image
 
@@ -15,6 +14,7 @@ from ingest.formats import open_document
 from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument
 from ingest.ocr import tesseract_available
 from ingest.sniff import sniff
+from tests.utils.documents import image_bytes, make_pdf, scanned_pdf, text_image
 
 LINE_1 = "Relatório de enchentes 2024 no Recife, com muitos bairros afetados."
 LINE_2 = "Segunda linha isolada, bem abaixo, no meio da página."
@@ -36,41 +36,21 @@ def _pages(data: bytes, **options) -> list[LoadedPage]:
 
 
 def _text_pdf(pages: int = 1, title: str | None = None) -> bytes:
-    doc = pymupdf.open()
-    for i in range(pages):
-        page = doc.new_page(width=595, height=842)  # A4 in points
-        page.insert_text((72, 100), LINE_1, fontsize=12)
-        page.insert_text((72, 400), f"{LINE_2} ({i + 1})", fontsize=12)
-    if title:
-        doc.set_metadata({"title": title})
-    data = doc.tobytes()
-    doc.close()
-    return data
+    # A4; the second line far below the first (y=400 pt), so the two are separate blocks
+    lines = [[LINE_1, f"{LINE_2} ({i + 1})"] for i in range(pages)]
+    return make_pdf(lines, origin=(72, 100), line_step=300, title=title)
 
 
 def _text_png(text: str = SCANNED_TEXT, dpi: int = 200) -> bytes:
-    """Text rendered to pixels: an image with no text layer, as a scanner makes."""
-    src = pymupdf.open()
-    page = src.new_page(width=420, height=120)
-    page.insert_text((20, 70), text, fontsize=28)
-    png = page.get_pixmap(dpi=dpi).tobytes("png")
-    src.close()
-    return png
+    return text_image(text, dpi=dpi)
 
 
 def _scanned_pdf() -> bytes:
-    doc = pymupdf.open()
-    page = doc.new_page(width=420, height=120)
-    page.insert_image(page.rect, stream=_text_png())
-    data = doc.tobytes()
-    doc.close()
-    return data
+    return scanned_pdf(SCANNED_TEXT)
 
 
 def _png(width: int, height: int, color: tuple[int, int, int] = (255, 255, 255)) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (width, height), color).save(buf, "PNG")
-    return buf.getvalue()
+    return image_bytes(width, height, color=color)
 
 
 # --- PDFs with a text layer ---------------------------------------------------------------------------
@@ -181,9 +161,8 @@ def test_blank_page_has_no_text_even_with_ocr() -> None:
 
 @pytest.mark.parametrize("fmt", ["PNG", "JPEG", "TIFF", "WEBP"])
 def test_image_becomes_one_page_document_with_original_pixel_size(fmt: str) -> None:
-    buf = io.BytesIO()
-    Image.new("RGB", (321, 123), (10, 120, 200)).save(buf, fmt)
-    opened = _open(buf.getvalue(), ocr_enabled=False, render_dpi=300, max_render_pixels=6_000_000)
+    data = image_bytes(321, 123, color=(10, 120, 200), fmt=fmt)
+    opened = _open(data, ocr_enabled=False, render_dpi=300, max_render_pixels=6_000_000)
     try:
         assert opened.kind == "image"
         assert opened.page_count == 1
@@ -200,9 +179,7 @@ def test_image_becomes_one_page_document_with_original_pixel_size(fmt: str) -> N
 
 def test_image_with_alpha_or_palette_is_accepted() -> None:
     for mode in ("RGBA", "P", "L"):
-        buf = io.BytesIO()
-        Image.new(mode, (40, 30)).save(buf, "PNG")
-        (page,) = _pages(buf.getvalue(), ocr_enabled=False)
+        (page,) = _pages(image_bytes(40, 30, color=0, mode=mode), ocr_enabled=False)
         assert page.image.mode == "RGB"
         assert page.image.size == (40, 30)
 
@@ -211,12 +188,8 @@ def test_image_with_alpha_or_palette_is_accepted() -> None:
 
 
 def test_encrypted_pdf_is_refused() -> None:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "segredo de estado")
-    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="senha", owner_pw="dono")
-    doc.close()
     with pytest.raises(EncryptedDocument) as info:
-        _open(data)
+        _open(make_pdf(["segredo de estado"], password="senha"))
     assert info.value.status == 422
     assert info.value.code == "encrypted_document"
     assert "password" in str(info.value)

@@ -24,27 +24,25 @@ from ingest.errors import (
 from ingest.pipeline import PAGE_BATCH, Progress, content_id
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from tests.utils.documents import image_bytes, make_pdf
 
 QUARTERLY = "quarterly_report_q3_2024.pdf"  # 4 pages with a text layer
 
 
 def _pdf(pages: int, marker: str = "Recife") -> bytes:
-    doc = pymupdf.open()
-    for i in range(1, pages + 1):
-        page = doc.new_page(width=595, height=842)
-        page.insert_text((72, 100), f"Página {i} do relatório de enchentes de {marker}.", fontsize=12)
-        page.insert_text(
-            (72, 130), f"Foram registrados {i * 7} pontos de alagamento no bairro {i}.", fontsize=12
-        )
-    data = doc.tobytes()
-    doc.close()
-    return data
+    return make_pdf(
+        [
+            [
+                f"Página {i} do relatório de enchentes de {marker}.",
+                f"Foram registrados {i * 7} pontos de alagamento no bairro {i}.",
+            ]
+            for i in range(1, pages + 1)
+        ]
+    )
 
 
 def _png(width: int, height: int) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (width, height), (240, 240, 240)).save(buf, "PNG")
-    return buf.getvalue()
+    return image_bytes(width, height, color=(240, 240, 240))
 
 
 def _counts(carta: Carta, tenant: str, doc_id: str, **match: str) -> tuple[int, int]:
@@ -194,11 +192,7 @@ def test_image_named_like_a_pdf_is_stored_as_an_image(make_carta: Callable[..., 
 
 
 def _encrypted_pdf() -> bytes:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "documento sigiloso da defesa civil")
-    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="senha", owner_pw="dono")
-    doc.close()
-    return data
+    return make_pdf(["documento sigiloso da defesa civil"], password="senha")
 
 
 def test_refused_uploads_store_nothing(make_carta: Callable[..., Carta]) -> None:

@@ -6,26 +6,19 @@ import io
 import random
 import zipfile
 
-import pymupdf
 import pytest
-from PIL import Image
 
 from ingest.errors import EmptyFile, IngestError, UnsupportedType
 from ingest.sniff import sniff
+from tests.utils.documents import image_bytes, make_pdf
 
 
 def _image_bytes(fmt: str) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (8, 6), (200, 30, 30)).save(buf, fmt)
-    return buf.getvalue()
+    return image_bytes(8, 6, color=(200, 30, 30), fmt=fmt)
 
 
 def _pdf_bytes() -> bytes:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "Olá")
-    data = doc.tobytes()
-    doc.close()
-    return data
+    return make_pdf(["Olá"])
 
 
 @pytest.mark.parametrize(

@@ -9,22 +9,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pymupdf
 
 from index.registry import Document
 from service.auth import Principal
 from service.carta import Carta
 from service.jobs import Job, JobRunner, JobStore
-from tests.support import LiveServer
+from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 LOCAL = Principal("local", "default", admin=True)
 
 
 def pdf(pages: int, word: str = "relatório") -> bytes:
-    doc = pymupdf.open()
-    for i in range(pages):
-        doc.new_page().insert_text((72, 72), f"{word} página {i + 1}: chuvas e drenagem no bairro {i}")
-    return doc.tobytes()
+    lines = [f"{word} página {i + 1}: chuvas e drenagem no bairro {i}" for i in range(pages)]
+    return make_pdf(lines, origin=(72, 72), fontsize=11)
 
 
 def sse(client: httpx.Client, path: str) -> list[tuple[str, dict]]:

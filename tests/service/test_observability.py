@@ -15,13 +15,13 @@ from service.audit import AuditLog
 from service.carta import Carta
 from service.observability import JsonFormatter, request_id_var
 from tests.service.test_jobs import pdf
-from tests.support import LiveServer, ingest_via_api
+from tests.utils.api import ingest_via_api
+from tests.utils.servers import LiveServer
 
 
 @pytest.fixture
-def server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
-    with LiveServer(make_carta(max_upload_bytes=200_000)) as live:
-        yield live
+def server(serve: Callable[..., LiveServer]) -> LiveServer:
+    return serve(max_upload_bytes=200_000)
 
 
 def test_request_ids_metrics_readyz_and_ask_traces(server: LiveServer) -> None:

@@ -7,20 +7,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
-import pymupdf
 import pytest
 from PIL import Image
 
 from index.types import Filter
 from service.carta import Carta
-from tests.support import LiveServer, ingest_via_api, wait_for_job
+from tests.utils.api import ingest_via_api, wait_for_job
+from tests.utils.documents import image_bytes, make_pdf
+from tests.utils.servers import LiveServer
 
 
 @pytest.fixture
-def server(make_carta: Callable[..., Carta]) -> Iterator[LiveServer]:
+def server(serve: Callable[..., LiveServer]) -> LiveServer:
     # a low pixel limit so an "oversized" image stays small in the test
-    with LiveServer(make_carta(max_image_pixels=250_000)) as live:
-        yield live
+    return serve(max_image_pixels=250_000)
 
 
 @pytest.fixture
@@ -46,15 +46,11 @@ def state(carta: Carta) -> tuple:
 
 
 def encrypted_pdf() -> bytes:
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), "secret report")
-    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", user_pw="u")
+    return make_pdf(["secret report"], password="u")
 
 
 def png(width: int, height: int) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (width, height), "white").save(buf, "PNG")
-    return buf.getvalue()
+    return image_bytes(width, height)
 
 
 def test_upload_list_get_images_search_ask(client: httpx.Client, samples_dir: Path) -> None:

@@ -4,7 +4,7 @@ and `carta ask --stream` printing tokens from a running server."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -14,15 +14,14 @@ from service.api.schemas import AskResponse
 from service.api.streaming import parse_sse
 from service.carta import Carta
 from tests.openai_protocol import OpenAIProtocolServer, Step
-from tests.support import LiveServer
+from tests.utils.servers import LiveServer
 
 PRADO = "Quantos pontos de lançamento irregular de esgoto foram identificados na vistoria do Canal do Prado?"
 
 
 @pytest.fixture
-def server(sample_carta: Carta) -> Iterator[LiveServer]:
-    with LiveServer(sample_carta) as live:
-        yield live
+def server(serve: Callable[..., LiveServer], sample_carta: Carta) -> LiveServer:
+    return serve(sample_carta)
 
 
 def stream(url: str, question: str) -> list[tuple[str, Any]]:

@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 import httpx
-import pymupdf
 import pytest
 
 from geo.distance import haversine_m
@@ -18,31 +17,25 @@ from service.carta import Carta
 from service.query.retrieval import SearchQuery
 from tests.conftest import corpus_path
 from tests.openai_protocol import OpenAIProtocolServer, Step
-from tests.support import LiveServer
+from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 QUESTION = "Quais escolas ficam a menos de 300 metros uma da outra no Recife?"
 
 
 @pytest.fixture
-def served(make_carta: Callable[..., Carta]) -> Iterator[tuple[LiveServer, httpx.Client]]:
-    bairros = corpus_path("poi", "recife_bairros.geojson")
-    with (
-        LiveServer(make_carta(gazetteers=[bairros])) as live,
-        httpx.Client(base_url=live.url, timeout=120) as c,
-    ):
+def served(serve: Callable[..., LiveServer]) -> Iterator[tuple[LiveServer, httpx.Client]]:
+    live = serve(gazetteers=[corpus_path("poi", "recife_bairros.geojson")])
+    with httpx.Client(base_url=live.url, timeout=120) as c:
         yield live, c
 
 
 def report_pdf() -> bytes:
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 72), "Relatório de alagamentos no Recife, 2024.", fontsize=11)
-    page.insert_text(
-        (72, 96), "As ruas de Boa Viagem e do Pina alagaram perto das escolas municipais.", fontsize=11
-    )
-    data = doc.tobytes()
-    doc.close()
-    return data
+    lines = [
+        "Relatório de alagamentos no Recife, 2024.",
+        "As ruas de Boa Viagem e do Pina alagaram perto das escolas municipais.",
+    ]
+    return make_pdf([lines], origin=(72, 72), line_step=24, fontsize=11)
 
 
 def wait_for_document(client: httpx.Client, upload: dict, timeout_s: float = 300) -> str:

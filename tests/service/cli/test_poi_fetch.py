@@ -4,15 +4,14 @@ and the cached answer makes a second run offline."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from service.cli.main import app
+from tests.utils.servers import ScriptedHTTPServer
 
 ANSWER = {
     "elements": [
@@ -25,24 +24,8 @@ ANSWER = {
 
 @pytest.fixture
 def overpass() -> Iterator[tuple[str, list[str]]]:
-    queries: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            queries.append(self.rfile.read(int(self.headers.get("content-length", 0))).decode())
-            body = json.dumps(ANSWER).encode()
-            self.send_response(200)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/api/interpreter", queries
-    httpd.shutdown()
+    with ScriptedHTTPServer(lambda _: (200, json.dumps(ANSWER).encode()), path="/api/interpreter") as http:
+        yield http.url, http.requests
 
 
 def test_fetch_loads_a_dataset_and_reruns_offline(overpass: tuple[str, list[str]], tmp_path: Path) -> None:

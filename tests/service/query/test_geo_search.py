@@ -14,7 +14,9 @@ from geo.distance import haversine_m
 from ingest.upload import IngestRequest
 from service.carta import Carta
 from tests.conftest import corpus_path
-from tests.support import LiveServer, ingest_via_api
+from tests.utils.api import ingest_via_api
+from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 MARCO_ZERO = (-8.0631, -34.8711)
 
@@ -178,11 +180,7 @@ def test_bad_coordinates_on_upload_store_nothing(
 
 
 def _pdf(text: str) -> bytes:
-    import pymupdf
-
-    doc = pymupdf.open()
-    doc.new_page().insert_text((72, 72), text)
-    return doc.tobytes()
+    return make_pdf([text], origin=(72, 72), fontsize=11)
 
 
 @pytest.mark.parametrize("radius_m", [250.0, 1000.0, 5000.0])

@@ -6,7 +6,7 @@ lite channels; profile switch and `reindex`."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -21,8 +21,8 @@ from models.errors import ModelUnavailable
 from service.carta import Carta
 from service.query.filters import engine_filter
 from service.reindex import reindex
-from tests.support import LiveServer
 from tests.tiny_visual import TinyVisualModels, sample_pdf, visual_settings
+from tests.utils.servers import LiveServer
 
 
 def _png(color: str, shape: str = "disc") -> bytes:
@@ -99,12 +99,8 @@ def test_pooled_multivector_is_smaller_than_the_page(
 
 
 @pytest.fixture
-def visual_server(
-    make_carta: Callable[..., Carta], tiny_visual_models: TinyVisualModels
-) -> Iterator[LiveServer]:
-    carta = make_carta(**visual_settings(tiny_visual_models, "colqwen2_5"))
-    with LiveServer(carta) as live:
-        yield live
+def visual_server(serve: Callable[..., LiveServer], tiny_visual_models: TinyVisualModels) -> LiveServer:
+    return serve(**visual_settings(tiny_visual_models, "colqwen2_5"))
 
 
 def test_query_by_image_and_heatmap_over_http(visual_server: LiveServer) -> None:

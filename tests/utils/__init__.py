@@ -1,0 +1,5 @@
+"""Test factories and helpers shared by every test package, one module per concept:
+`documents` (PDF, image and world-file bytes), `servers` (loopback HTTP servers), `api`
+(uploading through the HTTP API and waiting for its jobs), `scripts` (loading scripts/*.py).
+
+Fixtures built on them live in tests/conftest.py."""
