@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.categories import normalise_name, normalise_tags
+from graph.errors import PoiFormatError
 
 ROAD_KINDS = frozenset(
     "motorway trunk primary secondary tertiary unclassified residential service living_street pedestrian "
@@ -29,10 +30,6 @@ _LAT_KEYS = ("lat", "latitude", "y", "lat_wgs84")
 _LON_KEYS = ("lon", "lng", "long", "longitude", "x", "lon_wgs84")
 _ID_KEYS = ("id", "osm_id", "@id", "ID", "fid", "gid")
 _CATEGORY_KEYS = ("category", "categoria", "amenity", "type", "tipo", "kind")
-
-
-class PoiFormatError(ValueError):
-    """The upload is not a POI file this reader understands (message says why)."""
 
 
 @dataclass(frozen=True)

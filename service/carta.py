@@ -28,6 +28,7 @@ from models.text_encoder import TextEncoder
 from service.answer.extractive import Answer, ExtractiveAnswerer
 from service.answer.graph import graph_answer
 from service.answer.llm import Event, LLMAnswerer, answer_events, extractive_events, llm_config
+from service.errors import DocumentNotFound
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.query.retrieval import PriorMode, Retriever, SearchQuery, SearchResult
 from service.query.visual import load_visual, reindex_message, with_visual
@@ -37,10 +38,6 @@ log = logging.getLogger(__name__)
 
 
 PRIOR_MIN_CONFIDENCE = 0.6  # a prior only boosts (one more RRF list), so it may be bolder than a filter
-
-
-class DocumentNotFound(LookupError):
-    pass
 
 
 def load_gazetteer(settings: Settings) -> Gazetteer:
