@@ -11,22 +11,15 @@ from typing import Any
 
 from geo.gazetteer import Gazetteer
 from graph.communities import GlobalResult, GlobalSearch, global_query
+from graph.errors import DatasetNotFound, EmptyDataset, PoiFormatError
 from graph.llm_parser import LLMConstraintParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
-from graph.sources import Parsed, PoiFormatError, dataset_name, parse, sniff
+from graph.sources import Parsed, dataset_name, parse, sniff
 from graph.store import DatasetInfo, GraphStore, poi_node, zone_node
 from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
-
-
-class DatasetNotFound(LookupError):
-    pass
-
-
-class EmptyDataset(ValueError):
-    """The file was readable but held no point of interest (message says what was skipped)."""
 
 
 @dataclass

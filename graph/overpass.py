@@ -12,12 +12,10 @@ from typing import Any
 
 import httpx
 
+from graph.errors import OverpassError
+
 DEFAULT_URL = "https://overpass-api.de/api/interpreter"
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-
-
-class OverpassError(RuntimeError):
-    """The Overpass server could not be reached or kept failing (message says how)."""
 
 
 def around_query(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.categories import normalise_name, normalise_tags
+from graph.errors import PoiFormatError
 from ingest.errors import CorruptDocument
 from ingest.readers.delimited import read_rows
 from ingest.readers.geojson import load_json, raw_features
@@ -31,10 +32,6 @@ _LAT_KEYS = ("lat", "latitude", "y", "lat_wgs84")
 _LON_KEYS = ("lon", "lng", "long", "longitude", "x", "lon_wgs84")
 _ID_KEYS = ("id", "osm_id", "@id", "ID", "fid", "gid")
 _CATEGORY_KEYS = ("category", "categoria", "amenity", "type", "tipo", "kind")
-
-
-class PoiFormatError(ValueError):
-    """The upload is not a POI file this reader understands (message says why)."""
 
 
 @dataclass(frozen=True)

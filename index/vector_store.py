@@ -11,13 +11,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
+from index.errors import StoreError as StoreError  # re-exported: the backends and many callers import it here
 from index.types import Branch, CollectionSpec, Filter, GeoDecay, Hit, StorePoint, VectorValue
 
 RRF_K = 60
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened or used (wrong config, locked data dir, ...)."""
 
 
 class VectorStore(ABC):

@@ -1,37 +1,45 @@
-"""Why a document was refused. Each error carries the HTTP status the API answers
-with and a sentence a user can act on; nothing is stored when one is raised."""
+"""Why a document was refused: a sentence a user can act on; nothing is stored when one
+is raised.
+
+Exception tree (each class also inherits the built-in in brackets):
+
+    IngestError [ValueError]
+    ├── EmptyFile
+    ├── UnsupportedType
+    ├── CorruptDocument
+    ├── EncryptedDocument
+    ├── BadCoordinates
+    └── TooLarge
+
+No HTTP status or API code here: service/api/errors.py maps each class to the API's answer.
+"""
 
 from __future__ import annotations
 
 
-class IngestError(Exception):
-    status = 400
-    code = "bad_document"
+class IngestError(ValueError):
+    """Base of every refusal of an uploaded document."""
 
 
 class EmptyFile(IngestError):
-    code = "empty_file"
+    """The upload has no bytes."""
 
 
 class UnsupportedType(IngestError):
-    status = 415
-    code = "unsupported_type"
+    """The file is not a format Carta reads (PDF, image, raster, GeoJSON/KML/KMZ, OSM)."""
 
 
 class CorruptDocument(IngestError):
-    status = 422
-    code = "corrupt_document"
+    """The file claims a supported format but cannot be read."""
 
 
 class EncryptedDocument(IngestError):
-    status = 422
-    code = "encrypted_document"
+    """The document is password-protected."""
 
 
 class BadCoordinates(IngestError):
-    code = "bad_coordinates"
+    """The coordinates or georeference given with or inside the file are invalid."""
 
 
 class TooLarge(IngestError):
-    status = 413
-    code = "too_large"
+    """The file (bytes, pixels, pages or features) is over a configured limit."""

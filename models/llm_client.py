@@ -2,9 +2,10 @@
 through the `openai` SDK: text and image parts, streaming, timeouts and retries.
 
 Retries with exponential backoff (and `Retry-After`) are the SDK's own, on connection
-errors, 408, 409, 429 and 5xx. What the endpoint does wrong becomes an `LLMError` that
-says what failed and which setting to check: `status` 504 for a timeout, 502 for an
-unreachable, refusing or malformed upstream.
+errors, 408, 409, 429 and 5xx. What the endpoint does wrong becomes an `LLMError`
+subclass (models/errors.py) that says what failed and which setting to check:
+`LLMTimeout`, `LLMUnreachable`, `LLMStatusError` (the endpoint's status in
+`upstream_status`) or `LLMBadResponse`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 import openai
 from PIL import Image
 
+from models.errors import LLMBadResponse, LLMError, LLMStatusError, LLMTimeout, LLMUnreachable
+
 # Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK requires one.
 NO_KEY = "not-needed"
 
@@ -32,15 +35,6 @@ class LLMConfig:
     max_retries: int = 2
     max_tokens: int = 700
     temperature: float = 0.0
-
-
-class LLMError(RuntimeError):
-    """The endpoint failed; `status` is the HTTP status our API answers with (502 or 504)."""
-
-    def __init__(self, status: int, code: str, message: str, upstream_status: int | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-        self.upstream_status = upstream_status  # the endpoint's own HTTP status, when it sent one
 
 
 @dataclass
@@ -164,10 +158,8 @@ class LLMClient:
     def _where(self) -> str:
         return f"the LLM endpoint {self.config.base_url} (model {self.config.model!r})"
 
-    def _malformed(self, detail: str) -> LLMError:
-        return LLMError(
-            502,
-            "llm_bad_response",
+    def _malformed(self, detail: str) -> LLMBadResponse:
+        return LLMBadResponse(
             f"{self._where()} sent a malformed reply: {detail}; check that CARTA_LLM_BASE_URL points at an "
             "OpenAI-compatible /v1 API.",
         )
@@ -175,16 +167,12 @@ class LLMClient:
     def _error(self, exc: openai.APIError) -> LLMError:
         where = self._where()
         if isinstance(exc, openai.APITimeoutError):
-            return LLMError(
-                504,
-                "llm_timeout",
+            return LLMTimeout(
                 f"{where} did not answer within {self.config.timeout_s:g} s "
                 f"({self.config.max_retries} retries); raise CARTA_LLM_TIMEOUT_S or check the server's load.",
             )
         if isinstance(exc, openai.APIConnectionError):
-            return LLMError(
-                502,
-                "llm_unreachable",
+            return LLMUnreachable(
                 f"{where} cannot be reached ({exc.__cause__ or exc}); check CARTA_LLM_BASE_URL.",
             )
         if isinstance(exc, openai.APIStatusError):
@@ -197,9 +185,7 @@ class LLMClient:
             }.get(status, "check the endpoint's logs, CARTA_LLM_MODEL and CARTA_LLM_VISION")
             detail = _error_detail(exc)
             retried = status in (408, 409, 429) or status >= 500
-            return LLMError(
-                502,
-                "llm_error",
+            return LLMStatusError(
                 f"{where} answered HTTP {status}{f' ({detail})' if detail else ''}"
                 f"{f' after {self.config.max_retries} retries' if retried else ''}; {hint}.",
                 upstream_status=status,

@@ -4,7 +4,8 @@ admin flag. The server derives the tenant from the key on every request; clients
 name a tenant.
 
 Single-user mode (every request acts on the default tenant as admin) holds only while no
-key was ever created: revoking the last key does not reopen the service.
+key was ever created: revoking the last key does not reopen the service. Reading the key
+from an HTTP request is the API's job (service/api/deps.py); this module knows no HTTP.
 """
 
 from __future__ import annotations
@@ -20,10 +21,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
-
-from fastapi import Depends, Request, Security
-from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from typing import Any
 
 from index.acl import caller_tokens, is_visible
 from index.sqlite import connect, migrate
@@ -43,15 +41,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
 """
 
 
-class AuthError(Exception):
-    """No usable credential (401) or not allowed (403)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code = status, code
-
-
 def check_name(value: str, what: str) -> str:
+    """`value` when it is a usable tenant or group name, else ValueError saying why."""
     if not _NAME.match(value):
         raise ValueError(f"{what} {value!r} must be 1-64 letters, digits, '_' or '-'")
     return value
@@ -183,39 +174,3 @@ class RateLimiter:
                 return False
             self._buckets[key] = (tokens - 1.0, now)
             return True
-
-
-_bearer = HTTPBearer(auto_error=False, description="An API key from `carta keys create`.")
-_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same key, as a header.")
-
-
-def principal(
-    request: Request,
-    creds: HTTPAuthorizationCredentials | None = Security(_bearer),  # noqa: B008
-    api_key: str | None = Security(_header),  # noqa: B008
-) -> Principal:
-    """A FastAPI dependency: the caller from `Authorization: Bearer` or `X-API-Key`, rate
-    limited per key. Without any key ever created: the single user (default tenant, admin)."""
-    state = request.app.state
-    secret = api_key or (creds.credentials if creds else None)
-    if secret is None and not state.keys.any_keys():
-        who = Principal("local", state.default_tenant, admin=True)
-    elif secret is None:
-        state.metrics.auth_failures.inc()
-        raise AuthError(
-            401, "unauthorized", "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'"
-        )
-    else:
-        found = state.keys.authenticate(secret)
-        if found is None:
-            state.metrics.auth_failures.inc()
-            raise AuthError(401, "invalid_key", "the API key is unknown or revoked")
-        who = found
-    if not state.limiter.allow(who.key_id):
-        state.metrics.rate_limited.inc()
-        raise AuthError(429, "rate_limited", "too many requests for this API key; retry in a second")
-    request.state.who = who
-    return who
-
-
-Caller = Annotated[Principal, Depends(principal)]

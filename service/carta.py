@@ -35,6 +35,7 @@ from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
 from service.answer.types import Answer, Event
+from service.errors import DocumentNotFound
 from service.jobs import JobStore
 from service.query.channels import ChannelContext, build_channels
 from service.query.channels.graph import GraphEvidenceChannel
@@ -48,10 +49,6 @@ log = logging.getLogger(__name__)
 
 
 PRIOR_MIN_CONFIDENCE = 0.6  # a prior only boosts (one more RRF list), so it may be bolder than a filter
-
-
-class DocumentNotFound(LookupError):
-    pass
 
 
 def load_gazetteer(settings: Settings) -> Gazetteer:

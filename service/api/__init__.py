@@ -1,1 +1,3 @@
-"""The HTTP API: FastAPI app (app.py), one router per resource (routes/), error table (errors.py)."""
+"""The HTTP API: the FastAPI app (app.py), one router per resource (routes/), typed
+dependencies (deps.py) and app state (state.py), one middleware per file (middleware/),
+the one error table (errors.py) and the SSE answer stream (streaming.py)."""

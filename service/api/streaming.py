@@ -8,11 +8,9 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from index.vector_store import StoreError
-from models.errors import ModelUnavailable
-from models.llm_client import LLMError
 from service.answer.llm import Event
 from service.api import schemas
+from service.api.errors import INTERNAL, error_json, error_spec
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +35,13 @@ def event_data(event: Event) -> dict[str, Any]:
 
 
 def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
-    """HTTP status and error JSON for what can fail while answering."""
-    if isinstance(exc, LLMError):
-        return exc.status, {"error": {"code": exc.code, "message": exc.message}}
-    if isinstance(exc, StoreError):
-        return 503, {"error": {"code": "store_unavailable", "message": str(exc)}}
-    if isinstance(exc, ModelUnavailable):
-        return 503, {"error": {"code": "model_unavailable", "message": str(exc)}}
+    """HTTP status and error JSON for what can fail while answering: the same table as the
+    HTTP handlers (service/api/errors.py); anything else is an internal error, logged."""
+    spec = error_spec(exc)
+    if spec is not None:
+        return spec.status, error_json(spec.code, str(exc))
     log.exception("answer stream failed")
-    message = f"the answer failed ({exc.__class__.__name__})"
-    return 500, {"error": {"code": "internal_error", "message": message}}
+    return INTERNAL.status, error_json(INTERNAL.code, f"the answer failed ({exc.__class__.__name__})")
 
 
 def sse_stream(events: Iterator[Event]) -> Iterator[str]:

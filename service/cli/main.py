@@ -25,6 +25,7 @@ from ingest.upload import IngestRequest
 from models.errors import ModelUnavailable
 from models.llm_client import LLMError
 from service.api import schemas
+from service.api.errors import error_code
 from service.carta import Carta, DocumentNotFound
 from service.cli.admin import audit, keys_app
 from service.cli.poi import poi_app
@@ -310,7 +311,8 @@ def ingest(
                     )
                 except IngestError as exc:
                     failures += 1
-                    results.append({"file": str(path), "error": {"code": exc.code, "message": str(exc)}})
+                    error = {"code": error_code(exc), "message": str(exc)}
+                    results.append({"file": str(path), "error": error})
                     bar.update(task, description=f"{path.name} [red]{exc}")
     finally:
         if carta:

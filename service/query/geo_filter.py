@@ -26,13 +26,10 @@ from geo.h3tags import (
 )
 from geo.shapes import outer_ring
 from index.types import Filter, GeoBox, GeoCondition, GeoPolygon, GeoRadius
+from service.errors import GeoFilterError
 
 DEFAULT_PLACE_RADIUS_M = 10_000.0
 STATE_RADIUS_M = 300_000.0  # states have no outline in the gazetteer: a wide circle around the centre
-
-
-class GeoFilterError(ValueError):
-    """A geo filter a user sent cannot be used (bad coordinates, unknown place, ...)."""
 
 
 @dataclass

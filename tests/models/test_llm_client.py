@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from models.errors import LLMBadResponse, LLMStatusError, LLMTimeout, LLMUnreachable
 from models.llm_client import LLMClient, LLMConfig, LLMError, fit_pixels, image_part, text_part
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts
 
@@ -76,11 +77,11 @@ def test_streaming_is_retried_before_the_first_chunk(llm_server: OpenAIProtocolS
     assert len(llm_server.requests) == 2
 
 
-def test_persistent_server_error_is_a_502_naming_the_retries(llm_server: OpenAIProtocolServer) -> None:
+def test_persistent_server_error_names_the_status_and_retries(llm_server: OpenAIProtocolServer) -> None:
     llm_server.script(*[Step(status=500, headers=FAST_RETRY)] * 3)
     with pytest.raises(LLMError) as err:
         client(llm_server).chat(user(text_part("hi")))
-    assert err.value.status == 502 and err.value.code == "llm_error"
+    assert isinstance(err.value, LLMStatusError) and err.value.upstream_status == 500
     assert "HTTP 500" in err.value.message and "after 2 retries" in err.value.message
     assert len(llm_server.requests) == 3
 
@@ -89,15 +90,16 @@ def test_auth_failure_is_not_retried_and_names_the_key_setting(llm_server: OpenA
     llm_server.script(Step(status=401))
     with pytest.raises(LLMError) as err:
         client(llm_server).chat(user(text_part("hi")))
-    assert err.value.status == 502 and "CARTA_LLM_API_KEY" in err.value.message
+    assert isinstance(err.value, LLMStatusError) and err.value.upstream_status == 401
+    assert "CARTA_LLM_API_KEY" in err.value.message
     assert len(llm_server.requests) == 1
 
 
-def test_timeout_is_a_504_naming_the_timeout_setting(llm_server: OpenAIProtocolServer) -> None:
+def test_timeout_is_an_llm_timeout_naming_the_timeout_setting(llm_server: OpenAIProtocolServer) -> None:
     llm_server.script(Step(delay_s=1.5), Step(delay_s=1.5))
     with pytest.raises(LLMError) as err:
         client(llm_server, timeout_s=0.3, max_retries=1).chat(user(text_part("hi")))
-    assert err.value.status == 504 and err.value.code == "llm_timeout"
+    assert isinstance(err.value, LLMTimeout)
     assert "CARTA_LLM_TIMEOUT_S" in err.value.message
     assert len(llm_server.requests) == 2  # the first try and one retry
 
@@ -112,29 +114,29 @@ def test_timeout_is_a_504_naming_the_timeout_setting(llm_server: OpenAIProtocolS
     ],
     ids=["not-json", "no-choices", "empty-choices", "null-content"],
 )
-def test_malformed_replies_are_a_clear_502(llm_server: OpenAIProtocolServer, step: Step) -> None:
+def test_malformed_replies_are_a_clear_bad_response(llm_server: OpenAIProtocolServer, step: Step) -> None:
     llm_server.script(step)
     with pytest.raises(LLMError) as err:
         client(llm_server).chat(user(text_part("hi")))
-    assert err.value.status == 502 and err.value.code == "llm_bad_response"
+    assert isinstance(err.value, LLMBadResponse)
     assert "malformed" in err.value.message and "CARTA_LLM_BASE_URL" in err.value.message
 
 
 @pytest.mark.parametrize(
     "step", [Step(text="a b c", break_stream_after=1), Step(raw="garbage\n\n")], ids=["broken", "empty"]
 )
-def test_malformed_streams_are_a_clear_502(llm_server: OpenAIProtocolServer, step: Step) -> None:
+def test_malformed_streams_are_a_clear_bad_response(llm_server: OpenAIProtocolServer, step: Step) -> None:
     llm_server.script(step)
     with pytest.raises(LLMError) as err:
         list(client(llm_server).stream(user(text_part("hi"))))
-    assert err.value.status == 502 and err.value.code == "llm_bad_response"
+    assert isinstance(err.value, LLMBadResponse)
 
 
-def test_unreachable_endpoint_is_a_502_naming_the_url_setting() -> None:
+def test_unreachable_endpoint_is_unreachable_naming_the_url_setting() -> None:
     from tests.support import free_port
 
     dead = LLMClient(LLMConfig(f"http://127.0.0.1:{free_port()}/v1", "m", timeout_s=1, max_retries=0))
     with pytest.raises(LLMError) as err:
         dead.chat(user(text_part("hi")))
-    assert err.value.status == 502 and err.value.code == "llm_unreachable"
+    assert isinstance(err.value, LLMUnreachable)
     assert "CARTA_LLM_BASE_URL" in err.value.message

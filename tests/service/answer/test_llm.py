@@ -208,10 +208,10 @@ def test_planted_instructions_cannot_break_out_and_a_hijacked_answer_is_flagged(
 def test_llm_errors_propagate_as_llm_errors(
     sample_carta: Carta, attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer, stream: bool
 ) -> None:
-    from models.llm_client import LLMError
+    from models.errors import LLMBadResponse, LLMError
 
     attach_llm(sample_carta, llm_max_retries=0)
     llm_server.script(Step(raw="not json"))
     with pytest.raises(LLMError) as err:
         list(sample_carta.ask_events(SearchQuery(PRADO, "default"), stream=stream))
-    assert err.value.status == 502
+    assert isinstance(err.value, LLMBadResponse)

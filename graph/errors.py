@@ -1,0 +1,34 @@
+"""What graph/ raises.
+
+Exception tree (each class also inherits the built-in in brackets):
+
+    GraphError
+    ├── DatasetNotFound [LookupError]
+    ├── PoiFormatError [ValueError]
+    ├── EmptyDataset [ValueError]
+    └── OverpassError [RuntimeError]
+
+No HTTP status here: service/api/errors.py maps each class to the API's answer.
+"""
+
+from __future__ import annotations
+
+
+class GraphError(Exception):
+    """Base of every error raised by graph/."""
+
+
+class DatasetNotFound(GraphError, LookupError):
+    """No POI dataset with that id in the tenant."""
+
+
+class PoiFormatError(GraphError, ValueError):
+    """The upload is not a POI file this reader understands (message says why)."""
+
+
+class EmptyDataset(GraphError, ValueError):
+    """The file was readable but held no point of interest (message says what was skipped)."""
+
+
+class OverpassError(GraphError, RuntimeError):
+    """The Overpass server could not be reached or kept failing (message says how)."""

@@ -1,0 +1,70 @@
+"""The web UI: static files (plain ES modules, no build step, in service/api/web/static)
+served at / and /ui/, plus the two small read-only endpoints only the browser needs: its
+config and H3 cell outlines. Both live under /ui, not /v1: they hold no tenant data, so
+they need no API key (the page must draw its map before the user has typed one), while
+every /v1 route does."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import h3
+from fastapi import APIRouter, FastAPI, Query
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from geo.shapes import cell_to_geojson_polygon
+from service.api.deps import StateDep
+from service.api.web import STATIC
+from service.errors import BadH3Cells
+
+MAX_CELLS = 500
+
+router = APIRouter()
+
+
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/ui/config", tags=["ui"])
+def ui_config(state: StateDep) -> dict[str, Any]:
+    """What the browser UI needs to know about this server: raster tiles (only when
+    configured; otherwise the map is drawn offline) and the upload limit."""
+    settings = state.settings
+    return {
+        "tile_url": settings.ui_tile_url,
+        "tile_attribution": settings.ui_tile_attribution,
+        "max_upload_bytes": settings.max_upload_bytes,
+        "profile": settings.profile,
+    }
+
+
+@router.get("/ui/h3", tags=["ui"])
+def h3_cells(
+    cells: Annotated[str, Query(description="Comma-separated H3 cell ids (any resolution).")],
+) -> JSONResponse:
+    """H3 cells as GeoJSON polygons (lon, lat), for drawing them on the map."""
+    ids = [c.strip() for c in cells.split(",") if c.strip()]
+    if not ids or len(ids) > MAX_CELLS:
+        raise BadH3Cells(f"give between 1 and {MAX_CELLS} H3 cell ids, comma-separated")
+    bad = [c for c in ids if not h3.is_valid_cell(c)]
+    if bad:
+        raise BadH3Cells(f"not H3 cell ids: {', '.join(bad[:5])}")
+    return JSONResponse({"type": "FeatureCollection", "features": [_cell_feature(c) for c in ids]})
+
+
+def mount_ui(app: FastAPI) -> None:
+    """The UI routes, then the assets under /ui (not a catch-all mount at /, so routes
+    other modules add are never shadowed). Call last: the mount answers every /ui/* path."""
+    app.include_router(router)
+    app.mount("/ui", StaticFiles(directory=STATIC), name="ui")
+
+
+def _cell_feature(cell: str) -> dict[str, Any]:
+    return {
+        "type": "Feature",
+        "properties": {"h3": cell, "resolution": h3.get_resolution(cell)},
+        "geometry": cell_to_geojson_polygon(cell, digits=7),
+    }
