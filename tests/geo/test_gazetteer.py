@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -64,12 +63,11 @@ def top(matches: list[PlaceMatch]) -> Place:
 # ----------------------------------------------------------------------------- index
 
 
-def test_build_is_cached_per_process_and_fast() -> None:
+def test_build_is_cached_per_process() -> None:
+    """The GeoNames index is built once per process (its speed is measured by
+    scripts/bench_foundation.py, not here)."""
     first = Gazetteer.from_geonames()
-    assert first.build_seconds < 3.0, f"GeoNames 15000 index took {first.build_seconds:.2f} s"
-    t0 = time.perf_counter()
     second = Gazetteer.from_geonames()
-    assert time.perf_counter() - t0 < 0.05
     assert second._base is first._base
 
 
@@ -285,20 +283,3 @@ def test_english_text(gaz: Gazetteer) -> None:
     text = "Floods in Helsinki and Lisbon were smaller than the 2024 event in Porto Alegre, Brazil."
     found = {m.text: m.place.country for m in gaz.find_places(text)}
     assert found == {"Helsinki": "FI", "Lisbon": "PT", "Porto Alegre": "BR", "Brazil": "BR"}
-
-
-def test_find_places_is_fast_on_a_page(recife_gaz: Gazetteer) -> None:
-    sentence = (
-        "Relatório sobre enchentes em Boa Viagem e Casa Amarela, no Recife; a Defesa Civil de Olinda, "
-        "Salvador e Manaus enviou equipes e os dados foram revisados pelo Conselho Municipal. "
-    )
-    page = (sentence * (5000 // len(sentence) + 1))[:5000]
-    recife_gaz.find_places(page)  # warm-up
-    best = min(_timed(recife_gaz, page) for _ in range(5))
-    assert best < 0.020, f"find_places on 5,000 characters took {best * 1000:.1f} ms"
-
-
-def _timed(g: Gazetteer, text: str) -> float:
-    t0 = time.perf_counter()
-    g.find_places(text, country_hint="BR")
-    return time.perf_counter() - t0
