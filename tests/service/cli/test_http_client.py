@@ -68,7 +68,9 @@ def test_ingest_uploads_sidecars_and_follows_the_job(tmp_path: Path, monkeypatch
     png = tmp_path / "map.png"
     png.write_bytes(b"png bytes")
     (tmp_path / "map.pgw").write_text("1\n0\n0\n-1\n0\n0\n")
-    polls = iter([{"pages_done": 1, "pages_total": 3, "status": "running"}, {"pages_done": 3, "status": "ready"}])
+    polls = iter(
+        [{"pages_done": 1, "pages_total": 3, "status": "running"}, {"pages_done": 3, "status": "ready"}]
+    )
     uploads: list[bytes] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -84,7 +86,9 @@ def test_ingest_uploads_sidecars_and_follows_the_job(tmp_path: Path, monkeypatch
         return httpx.Response(200, json={"id": "d1", "status": "ready"})
 
     progress: list[tuple[int, int | None]] = []
-    body = client(handler).ingest(png, title="Map", on_progress=lambda done, total: progress.append((done, total)))
+    body = client(handler).ingest(
+        png, title="Map", on_progress=lambda done, total: progress.append((done, total))
+    )
     assert body["document"] == {"id": "d1", "status": "ready"} and body["created"] is True
     assert body["job"]["status"] == "ready" and body["warnings"] == []
     assert progress == [(0, None), (1, 3)]  # queued (no page count yet), then running
