@@ -13,14 +13,14 @@ from geo.coordinates import valid_latlon
 from graph.overpass import OverpassClient, OverpassError, around_query
 from service.carta import load_gazetteer
 from service.cli.client import Json
-from service.cli.common import connect, console, fail, out
+from service.cli.common import connect, console, fail, out, print_json
 from service.settings import Settings
 
 poi_app = typer.Typer(
     help="POI datasets (OSM PBF/XML, Overpass JSON, GeoJSON, CSV) for relational questions."
 )
 
-# the poi commands' own --server and --json carry no help text (their `--help` says so today)
+# the poi commands have always declared --server and --json without help text; kept so
 PoiServerOpt = Annotated[str | None, typer.Option("--server", envvar="CARTA_SERVER")]
 PoiJsonOpt = Annotated[bool, typer.Option("--json")]
 
@@ -29,7 +29,7 @@ def print_added(body: Json, as_json: bool, *, counts: bool = True) -> None:
     """The outcome of loading a dataset: its JSON, or one line with what it holds."""
     dataset, created = body["dataset"], body["created"]
     if as_json:
-        out.print_json(json.dumps({"dataset": dataset, "created": created}))
+        print_json({"dataset": dataset, "created": created})
         return
     state = "added" if created else "already loaded"
     if not counts:
@@ -111,7 +111,7 @@ def list_datasets(server: PoiServerOpt = None, as_json: PoiJsonOpt = False) -> N
     with connect(server) as client:
         rows = client.datasets()
     if as_json:
-        out.print_json(json.dumps(rows))
+        print_json(rows)
         return
     table = Table("id", "name", "kind", "pois", "roads", "created")
     for d in rows:
