@@ -33,7 +33,8 @@ from index.collections import CHUNK_VECTOR, PAGE_VECTOR  # noqa: E402
 from index.types import Branch, SparseVec  # noqa: E402
 from ingest.upload import IngestRequest  # noqa: E402
 from service.carta import Carta  # noqa: E402
-from service.query.retrieval import SearchQuery, engine_filter  # noqa: E402
+from service.query.filters import engine_filter  # noqa: E402
+from service.query.types import SearchQuery  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"

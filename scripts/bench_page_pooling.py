@@ -31,7 +31,8 @@ from index.collections import PAGE_VECTOR, POOLED_VECTOR  # noqa: E402
 from index.types import Branch, Hit  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.evaluation.questions import load_questions  # noqa: E402
-from service.query.retrieval import SearchQuery, engine_filter  # noqa: E402
+from service.query.filters import engine_filter  # noqa: E402
+from service.query.types import SearchQuery  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 LIMIT = 20  # the page channel's limit at top_k = 10 (top_k * 2)

@@ -30,9 +30,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from graph.baseline import VectorBaseline  # noqa: E402
 from ingest.upload import IngestRequest  # noqa: E402
 from service.carta import Carta  # noqa: E402
+from service.cli.local_client import LocalClient  # noqa: E402
 from service.evaluation import metrics as m  # noqa: E402
 from service.evaluation.questions import load_questions  # noqa: E402
-from service.evaluation.targets import InProcessTarget  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 BASELINE_K = 50
@@ -65,12 +65,12 @@ def main(argv: list[str] | None = None) -> int:
                 for f in files:
                     if f.suffix.lower() in {".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"}:
                         carta.ingest(IngestRequest(f.read_bytes(), f.name, tenant, source_path=f))
-            target = InProcessTarget(carta, tenant)
+            client = LocalClient(carta, tenant)
             baseline = VectorBaseline(carta.graph.store.pois(tenant), carta.text.embed)
             rows = []
             for q in questions:
                 t = time.perf_counter()
-                answer = target.ask(q.question, 5)  # the HTTP API's JSON shape
+                answer = client.ask(q.question, top_k=5)  # the HTTP API's JSON shape
                 ask_ms = (time.perf_counter() - t) * 1e3
                 truth = [(p.a, p.b) for p in q.pairs or []]
                 returned = [(p["a"], p["b"]) for p in (answer.get("graph") or {}).get("pairs") or []]

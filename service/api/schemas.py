@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
 from service.query.geo_filter import GeoSpec
-from service.query.retrieval import SearchResult
-from service.query.types import PriorMode
+from service.query.types import PriorMode, SearchResult
 
 PriorModeIn = PriorMode  # one definition, in service.query.types
 PRIOR_MODE_HELP = (

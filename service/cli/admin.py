@@ -4,20 +4,17 @@ while `carta serve` runs (SQLite allows a second process; the vector store does 
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from service.audit import AuditLog
 from service.auth import KeyStore
+from service.cli.common import console, fail, out, print_json
 from service.settings import Settings
 
 keys_app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
-console = Console(stderr=True)
-out = Console()
 
 
 @keys_app.command("create")
@@ -36,12 +33,11 @@ def create_key(
     try:
         key, secret = store.create(tenant, group, admin, label)
     except ValueError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        fail(str(exc), code=2)
     finally:
         store.close()
     if as_json:
-        out.print_json(json.dumps({**key.to_dict(), "secret": secret}))
+        print_json({**key.to_dict(), "secret": secret})
         return
     console.print(f"key {key.id} for tenant {key.tenant} (groups: {', '.join(key.groups) or '-'})")
     typer.echo(secret)
@@ -56,7 +52,7 @@ def list_keys(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     finally:
         store.close()
     if as_json:
-        out.print_json(json.dumps([k.to_dict() for k in keys]))
+        print_json([k.to_dict() for k in keys])
         return
     table = Table("id", "tenant", "groups", "admin", "label", "created", "revoked")
     for k in keys:
@@ -81,8 +77,7 @@ def revoke_key(key_id: Annotated[str, typer.Argument(help="Key id (see `carta ke
     finally:
         store.close()
     if not revoked:
-        console.print(f"[red]error:[/red] no active key {key_id!r}")
-        raise typer.Exit(1)
+        fail(f"no active key {key_id!r}")
     console.print(f"revoked {key_id}")
 
 
@@ -101,7 +96,7 @@ def audit(
     finally:
         log.close()
     if as_json:
-        out.print_json(json.dumps([e.to_dict() for e in events]))
+        print_json([e.to_dict() for e in events])
         return
     table = Table("#", "at", "key", "tenant", "action", "outcome", "documents")
     for e in events:

@@ -1,19 +1,19 @@
-"""Run question sets against a target and score them, with the single-channel
-baselines (BM25-only, dense-only) measured in the same run."""
+"""Run question sets against Carta and score them, with the single-channel baselines
+(BM25-only, dense-only) measured in the same run. Carta is any CartaClient: in-process
+(LocalClient) or a running server (HttpClient), so both give the same numbers."""
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-import httpx
-
-from models.llm_client import LLMError
+from service.cli.client import CartaClient, GeoBody, RequestFailed
 from service.evaluation import metrics as m
+from service.evaluation.metrics import PageKey
 from service.evaluation.questions import NumberFact, Question
-from service.evaluation.targets import PageKey, Target
+from service.query.types import PriorMode
 
 SYSTEMS: dict[str, frozenset[str]] = {
     "carta": frozenset({"dense", "bm25", "pages"}),
@@ -23,7 +23,7 @@ SYSTEMS: dict[str, frozenset[str]] = {
 }
 # the geo prior's ranking modes beside the configured default ("carta"): every channel,
 # only the prior differs (docs/evaluation.md); "off" is carta without the prior
-PRIOR_VARIANTS: dict[str, str] = {
+PRIOR_VARIANTS: dict[str, PriorMode | Literal["off"]] = {
     "carta prior=filter": "filter",
     "carta prior=decay": "decay",
     "carta prior=h3vector": "h3vector",
@@ -49,25 +49,48 @@ def _facts(q: Question) -> list[str | tuple[float, float]]:
     return [(f.number, f.tolerance) if isinstance(f, NumberFact) else f for f in q.facts]
 
 
-def _skip_reason(q: Question, target: Target, doc_ids: dict[str, str]) -> str | None:
-    if q.geo is not None and not target.supports_geo:
-        return "geo filters are not supported by this target yet"
+def indexed_files(client: CartaClient) -> dict[str, str]:
+    """File name -> document id of every ready document."""
+    return {d["filename"]: d["id"] for d in client.documents() if d["status"] == "ready"}
+
+
+def ranked_pages(
+    client: CartaClient,
+    text: str,
+    channels: frozenset[str],
+    geo: GeoBody | None,
+    prior_mode: PriorMode | Literal["off"] | None = None,
+) -> list[PageKey]:
+    """The top K pages; `prior_mode` picks the geo prior's mode, "off" turns the prior off,
+    None keeps the service's default."""
+    body = client.search(
+        text,
+        top_k=K,
+        channels=channels,
+        geo=geo,
+        geo_prior=prior_mode != "off",
+        geo_prior_mode=None if prior_mode == "off" else prior_mode,
+    )
+    return [(h["doc_id"], h["page_no"]) for h in body["results"]]
+
+
+def _skip_reason(q: Question, doc_ids: dict[str, str]) -> str | None:
     missing = sorted({e.doc for e in q.evidence if e.doc not in doc_ids})
     return f"not indexed: {', '.join(missing)}" if missing else None
 
 
-def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, str]) -> QuestionResult:
+def run_question(q: Question, set_name: str, client: CartaClient, doc_ids: dict[str, str]) -> QuestionResult:
     result = QuestionResult(set_name, q.id, q.type, q.language)
-    result.skipped = _skip_reason(q, target, doc_ids)
+    result.skipped = _skip_reason(q, doc_ids)
     if result.skipped:
         return result
     units = [{(doc_ids[e.doc], p) for p in e.pages} for e in q.evidence]
     geo = q.geo.model_dump(exclude_none=True) if q.geo else None
     if q.type == "relational":
-        return _run_relational(q, result, target, geo)
+        return _run_relational(q, result, client, geo)
     for system, channels in SYSTEMS.items():
         t = time.perf_counter()
-        ranked = target.search(q.question, K, channels, geo)
+        ranked = ranked_pages(client, q.question, channels, geo)
         if system == "carta":
             result.latency_ms["search"] = (time.perf_counter() - t) * 1e3
         if system == "pages-only":
@@ -80,21 +103,21 @@ def run_question(q: Question, set_name: str, target: Target, doc_ids: dict[str, 
             "ndcg@10": m.ndcg_at_k(ranked, units, 10),
         }
     for system, mode in PRIOR_VARIANTS.items():
-        ranked = target.search(q.question, K, SYSTEMS["carta"], geo, prior_mode=mode)
+        ranked = ranked_pages(client, q.question, SYSTEMS["carta"], geo, prior_mode=mode)
         result.retrieval[system] = {
             "recall@1": m.recall_at_k(ranked, units, 1),
             "recall@5": m.recall_at_k(ranked, units, 5),
             "mrr": m.reciprocal_rank(ranked, units),
         }
     t = time.perf_counter()
-    answer = target.ask(q.question, 5, geo)
+    answer = client.ask(q.question, top_k=5, geo=geo)
     result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
     # citations the answer's checker flagged (LLM path: outside the evidence sent) count as invalid
     flagged: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer.get("invalid_citations") or []]
     cited: list[PageKey] = [(c["doc_id"], c["page_no"]) for c in answer["citations"]] + flagged
     sent = {(e["doc_id"], e["page_no"]) for e in answer["evidence"]} - set(flagged)
     facts = _facts(q)
-    texts = {key: target.page_text(*key) for key in set(cited)} if facts else {}
+    texts = {key: client.page_text(*key) for key in set(cited)} if facts else {}
     answerable = q.type != "unanswerable"
     result.answer = {
         "text": answer["answer"],
@@ -123,10 +146,12 @@ def _usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: usage.get(k) for k in (*USAGE_KEYS, "model", "llm_calls")}
 
 
-def _run_relational(q: Question, result: QuestionResult, target: Target, geo: dict | None) -> QuestionResult:
+def _run_relational(
+    q: Question, result: QuestionResult, client: CartaClient, geo: GeoBody | None
+) -> QuestionResult:
     """Pairs returned in the answer's graph evidence against the ground-truth pairs."""
     t = time.perf_counter()
-    answer = target.ask(q.question, 5, geo)
+    answer = client.ask(q.question, top_k=5, geo=geo)
     result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
     returned = (answer.get("graph") or {}).get("pairs")
     if returned is None:
@@ -141,27 +166,19 @@ def _run_relational(q: Question, result: QuestionResult, target: Target, geo: di
     return result
 
 
-def run(sets: dict[str, list[Question]], target: Target, progress: Any = None) -> list[QuestionResult]:
-    doc_ids = target.doc_ids()
+def run(sets: dict[str, list[Question]], client: CartaClient, progress: Any = None) -> list[QuestionResult]:
+    doc_ids = indexed_files(client)
     results = []
     for set_name, questions in sets.items():
         for q in questions:
             try:
-                results.append(run_question(q, set_name, target, doc_ids))
-            except (LLMError, httpx.HTTPStatusError) as exc:  # one failed answer does not end the run
-                message = exc.message if isinstance(exc, LLMError) else _http_error(exc)
-                failed = QuestionResult(set_name, q.id, q.type, q.language, skipped=f"failed: {message}")
+                results.append(run_question(q, set_name, client, doc_ids))
+            except RequestFailed as exc:  # one failed answer (LLM endpoint, HTTP error) does not end the run
+                failed = QuestionResult(set_name, q.id, q.type, q.language, skipped=f"failed: {exc.message}")
                 results.append(failed)
             if progress:
                 progress(len(results))
     return results
-
-
-def _http_error(exc: httpx.HTTPStatusError) -> str:
-    try:
-        return exc.response.json()["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        return f"HTTP {exc.response.status_code}"
 
 
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")

@@ -15,7 +15,7 @@ import pytest
 
 from models.text_encoder import TextEncoder
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 from tests.conftest import CORPUS, settings_for
 
 PDF_DIR = CORPUS / "pdf"

@@ -14,7 +14,7 @@ import pytest
 from geo.distance import haversine_m
 from graph.llm_parser import LLMConstraintParser
 from service.carta import Carta
-from service.query.retrieval import SearchQuery
+from service.query.types import SearchQuery
 from tests.conftest import corpus_path
 from tests.openai_protocol import OpenAIProtocolServer, Step
 from tests.utils.documents import make_pdf

@@ -9,9 +9,10 @@ import pytest
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from service.cli.http_client import HttpClient
+from service.cli.local_client import LocalClient
 from service.evaluation import runner
 from service.evaluation.questions import Evidence, NumberFact, Question, load_peer_qa, load_questions
-from service.evaluation.targets import HttpTarget, InProcessTarget
 from tests.conftest import corpus_path
 from tests.support import LiveServer
 
@@ -54,7 +55,7 @@ QUESTIONS = [
 
 
 def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
-    results = {r.id: r for r in runner.run({"unit": QUESTIONS}, InProcessTarget(sample_carta, "default"))}
+    results = {r.id: r for r in runner.run({"unit": QUESTIONS}, LocalClient(sample_carta, "default"))}
     sku = results["sku"]
     assert sku.retrieval["carta"]["recall@1"] == 1.0 and sku.retrieval["carta"]["mrr"] == 1.0
     assert set(sku.retrieval) == {*runner.SYSTEMS, *runner.PRIOR_VARIANTS}
@@ -80,7 +81,7 @@ def test_runner_scores_and_skips_honestly(sample_carta: Carta) -> None:
     assert "n/a" in report
 
 
-def test_http_target_gives_the_same_rankings(make_carta: Callable[..., Carta], samples_dir: Path) -> None:
+def test_http_client_gives_the_same_rankings(make_carta: Callable[..., Carta], samples_dir: Path) -> None:
     carta = make_carta()
     carta.ingest(
         IngestRequest(
@@ -89,17 +90,19 @@ def test_http_target_gives_the_same_rankings(make_carta: Callable[..., Carta], s
             "default",
         )
     )
-    local = InProcessTarget(carta, "default")
+    local = LocalClient(carta, "default")
     with LiveServer(carta) as live:
-        remote = HttpTarget(live.url)
-        assert remote.doc_ids() == local.doc_ids()
+        remote = HttpClient(live.url)
+        assert runner.indexed_files(remote) == runner.indexed_files(local)
         for channels in runner.SYSTEMS.values():
-            assert remote.search("churn peak July", 5, channels) == local.search(
-                "churn peak July", 5, channels
-            )
-        doc_id = local.doc_ids()["quarterly_report_q3_2024.pdf"]
+            for mode in (None, *runner.PRIOR_VARIANTS.values()):
+                assert runner.ranked_pages(remote, "churn peak July", channels, None, mode) == (
+                    runner.ranked_pages(local, "churn peak July", channels, None, mode)
+                )
+        doc_id = runner.indexed_files(local)["quarterly_report_q3_2024.pdf"]
         assert remote.page_text(doc_id, 4) == local.page_text(doc_id, 4)
         assert "NW-4471" in remote.page_text(doc_id, 4)
+        remote.close()
 
 
 def test_question_files_validate(tmp_path: Path) -> None:
@@ -130,18 +133,16 @@ def test_peer_qa_pages_are_labelled_by_answer_overlap() -> None:
     assert all(q.reference for q in questions)
 
 
-class _GraphTarget:
-    """A target whose answers carry graph pairs, as the graph channel will return them."""
+class _GraphClient:
+    """The part of a CartaClient the runner uses, with answers that carry graph pairs."""
 
-    supports_geo = True
-
-    def doc_ids(self) -> dict[str, str]:
-        return {}
-
-    def search(self, text: str, top_k: int, channels: frozenset[str], geo: dict | None = None) -> list:
+    def documents(self) -> list[dict]:
         return []
 
-    def ask(self, text: str, top_k: int, geo: dict | None = None) -> dict:
+    def search(self, query: str, *, top_k: int, **_: object) -> dict:
+        return {"results": []}
+
+    def ask(self, question: str, *, top_k: int, geo: dict | None = None, geo_prior: bool = True) -> dict:
         pairs = [{"a": "poi:1", "b": "poi:2", "dist_m": 120.0}, {"a": "poi:3", "b": "poi:9", "dist_m": 480.0}]
         return {
             "answer": "two pairs",
@@ -163,12 +164,12 @@ def test_relational_questions_are_scored_from_graph_pairs(sample_carta: Carta) -
         type="relational",
         pairs=[{"a": "poi:2", "b": "poi:1"}, {"a": "poi:5", "b": "poi:6"}],
     )
-    scored = runner.run({"rel": [q]}, _GraphTarget())[0]
+    scored = runner.run({"rel": [q]}, _GraphClient())[0]
     assert scored.skipped is None
     assert scored.answer["pairs_precision"] == 0.5 and scored.answer["pairs_recall"] == 0.5
     summary = runner.summarize([scored])
     assert summary["by_type"]["relational"]["pairs_f1"] == 0.5
     assert "| relational | 1 |" in runner.markdown(summary)
     # against today's Carta, whose answers have no graph evidence yet, it is skipped, not scored 0
-    skipped = runner.run({"rel": [q]}, InProcessTarget(sample_carta, "default"))[0]
+    skipped = runner.run({"rel": [q]}, LocalClient(sample_carta, "default"))[0]
     assert skipped.skipped and "graph" in skipped.skipped

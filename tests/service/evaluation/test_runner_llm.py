@@ -11,9 +11,9 @@ from typing import Any
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from service.cli.local_client import LocalClient
 from service.evaluation import runner
 from service.evaluation.questions import load_questions
-from service.evaluation.targets import InProcessTarget
 from tests.openai_protocol import OpenAIProtocolServer, Step, echo_first_citation, part_texts
 from tests.support import LiveServer
 
@@ -43,8 +43,8 @@ def test_llm_path_metrics_count_flagged_citations(
     questions = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS]
     unanswerable = [q for q in load_questions(samples_dir / "questions.yaml") if q.type == "unanswerable"][:2]
     llm_server.responder = responder([q.question for q in unanswerable])
-    target = InProcessTarget(sample_carta, "default")
-    results = {r.id: r for r in runner.run({"s": questions + unanswerable}, target)}
+    client = LocalClient(sample_carta, "default")
+    results = {r.id: r for r in runner.run({"s": questions + unanswerable}, client)}
 
     bogus = results["inj-destino-sedimentos"].answer
     assert bogus["answerer"] == "llm" and bogus["invalid_citations"] == 1 and bogus["grounded"] is False
@@ -98,6 +98,6 @@ def test_a_failed_llm_answer_is_reported_not_scored(
     attach_llm(sample_carta, llm_max_retries=0)
     llm_server.script(Step(raw="not json"))
     questions = [q for q in load_questions(samples_dir / "questions.yaml") if q.id in IDS[:1]]
-    [result] = runner.run({"s": questions}, InProcessTarget(sample_carta, "default"))
+    [result] = runner.run({"s": questions}, LocalClient(sample_carta, "default"))
     assert result.skipped and result.skipped.startswith("failed: the LLM endpoint")
     assert "malformed" in result.skipped and not result.answer

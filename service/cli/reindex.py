@@ -1,0 +1,24 @@
+"""`carta reindex`: bring the data dir's documents up to the configured profile (in-process)."""
+
+from __future__ import annotations
+
+from service.cli.common import console, fail, open_carta
+from service.reindex import reindex as reindex_documents
+
+
+def reindex() -> None:
+    """Bring documents indexed under another profile (lite/visual) up to the configured one,
+    from the stored page images; documents indexed with another text model are listed."""
+    carta = open_carta()
+    try:
+        report = reindex_documents(
+            carta, lambda doc, done, total: console.print(f"{doc}: {done}/{total} pages")
+        )
+    finally:
+        carta.close()
+    console.print(f"re-indexed {len(report.reindexed)} document(s) for profile {carta.profile}")
+    if report.needs_upload:
+        fail(
+            f"{len(report.needs_upload)} document(s) use another text model; upload them again: "
+            + ", ".join(report.needs_upload)
+        )
