@@ -12,7 +12,7 @@ stored. The registry in ingest/formats/__init__.py lists the loaders in sniffing
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -37,7 +37,7 @@ class LoadOptions:
     """Rendering, OCR and size limits every loader applies."""
 
     render_dpi: int = 110
-    max_render_pixels: int = 6_000_000
+    max_render_pixels: int = 9_000_000  # a rendering's and an OCR picture's width * height
     ocr_enabled: bool = True
     ocr_languages: str = "por+eng"
     ocr_dpi: int = 300
@@ -64,6 +64,8 @@ class LoadedPage:
     height: float
     blocks: list[TextBlock]
     text_source: str  # "text", "ocr" or "none"
+    # what applied to this page, without its number, e.g. "OCRed at 212 dpi instead of 300 (...)"
+    warnings: list[str] = field(default_factory=list)
 
 
 class OpenedDocument(Protocol):

@@ -1,17 +1,29 @@
 """OCR through tesseract, driven by PyMuPDF (`get_textpage_ocr`), so scanned PDF pages
-and images go through one path and keep word positions."""
+and images go through one path and keep word positions.
+
+One OCR at a time per process: tesseract (and Leptonica under it) is not thread-safe, and
+two ingest workers OCRing at once fail ("Attempt to use Leptonica from 2 threads at once!",
+then a MuPDF FzErrorArgument). `_OCR_LOCK` serialises every call into tesseract; the rest of
+a page's work (rendering, the text layer, encoding) still runs in parallel. A process pool
+would OCR in parallel, but it would need the page re-opened in the child (the document's
+bytes shipped per page), a spawn-safe start next to torch, and it would multiply the peak
+memory of OCR by the pool size; a lock keeps that peak at one capped page
+(ingest/formats/pdf.py) and OCR is a small share of an ingest worker's time.
+"""
 
 from __future__ import annotations
 
 import functools
 import logging
 import shutil
+import threading
 
 import pymupdf
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "sudo apt-get install -y tesseract-ocr tesseract-ocr-por tesseract-ocr-eng"
+_OCR_LOCK = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
@@ -30,7 +42,9 @@ def tesseract_available() -> bool:
     return True
 
 
-def ocr_blocks(page: pymupdf.Page, languages: str, dpi: int) -> list[tuple]:
-    """Text blocks (x0, y0, x1, y1, text, block_no, block_type) read by OCR."""
-    textpage = page.get_textpage_ocr(language=languages, dpi=dpi, full=True)
-    return page.get_text("blocks", textpage=textpage, sort=True)
+def ocr_blocks(page: pymupdf.Page, languages: str, dpi: float) -> list[tuple]:
+    """Text blocks (x0, y0, x1, y1, text, block_no, block_type) read by OCR of the page
+    rendered at `dpi` (the caller keeps that within the pixel cap); one call at a time."""
+    with _OCR_LOCK:
+        textpage = page.get_textpage_ocr(language=languages, dpi=dpi, full=True)
+        return page.get_text("blocks", textpage=textpage, sort=True)

@@ -157,9 +157,12 @@ class Ingestor:
         )
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
+        page_notes: dict[str, list[int]] = {}  # a page's warning -> the pages it applies to
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
+                for note in page.warnings:
+                    page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
                     self._index_pages(doc, batch, warnings, geo)
@@ -185,6 +188,7 @@ class Ingestor:
         doc = self.registry.get(tenant, doc_id) or doc
         for hook in self.indexed_hooks:
             hook(doc)
+        warnings.extend(f"{_page_label(pages)}: {note}" for note, pages in page_notes.items())
         return IngestResult(doc, created=True, warnings=sorted(set(warnings)))
 
     def purge(self, tenant: str, doc_id: str, keep_row: bool = False) -> None:
@@ -323,6 +327,19 @@ class Ingestor:
         if geo.anchor is None:  # from the first batch of pages, like the country
             geo.anchor = choose_anchor([geo.document_tags, *found])
         return [coherent(tags, geo.anchor) for tags in found]
+
+
+def _page_label(pages: list[int]) -> str:
+    """A label for ascending page numbers: "page 3", or "pages 1-4, 7"."""
+    if len(pages) == 1:
+        return f"page {pages[0]}"
+    runs: list[list[int]] = []
+    for page in pages:
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return "pages " + ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 @dataclass

@@ -46,7 +46,9 @@ class Settings(BaseSettings):
 
     # Ingestion
     render_dpi: int = Field(110, ge=36, le=300)
-    max_render_pixels: int = Field(6_000_000, ge=100_000, description="Cap on rendered page size (w*h).")
+    max_render_pixels: int = Field(
+        9_000_000, ge=100_000, description="Cap on the pixels (w*h) of a page rendering and of its OCR."
+    )
     ocr_enabled: bool = True
     ocr_languages: str = "por+eng"
     ocr_dpi: int = Field(300, ge=72, le=600)

@@ -1,8 +1,19 @@
 """PDF documents, and the PyMuPDF page reader that images reuse.
 
 A page's text comes from the PDF text layer; a page with less than `ocr_min_chars` of it
-is read by OCR (tesseract) when that finds more. Pages render at `render_dpi`, capped at
-`max_render_pixels`.
+is read by OCR (tesseract) when that finds more.
+
+One pixel cap, `max_render_pixels`, bounds both pictures made of a page: the stored
+rendering (at `render_dpi`) and the one OCR reads (at `ocr_dpi`). A page too large for
+either is rendered or OCRed at the highest dpi that fits, with a warning on the page. A
+page so large that even `OCR_MIN_DPI` would exceed the cap is indexed without OCR, with a
+warning, rather than refused: its stored rendering still fits (at any dpi), its text layer
+and the document's other pages are still worth indexing, and knowing that a page needs
+OCR means reading its text layer, which upload-time validation does not do.
+
+Encryption: a PDF that needs a password to open (a user password) is refused. One that
+opens without one but carries an owner password restricting copy or print is indexed, as
+any reader can open it, with a warning that the restrictions were not applied.
 """
 
 from __future__ import annotations
@@ -21,6 +32,12 @@ from ingest.ocr import ocr_blocks, tesseract_available
 
 log = logging.getLogger(__name__)
 PDF = FileType("application/pdf", "pdf")
+# Below 72 dpi (one pixel per point) even 20-pt headings have an x-height under 10 px,
+# where tesseract reads little; an image's page is 1 pt per pixel, so 36 = half its size.
+OCR_MIN_DPI = 72
+IMAGE_OCR_MIN_DPI = 36
+# what an owner password may forbid that indexing does anyway (a warning names them)
+_PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PDF_PERM_PRINT))
 
 
 class PdfPages:
@@ -29,12 +46,21 @@ class PdfPages:
 
     warnings: tuple[str, ...] = ()
 
-    def __init__(self, pdf: pymupdf.Document, options: LoadOptions, kind: str, title: str | None) -> None:
+    def __init__(
+        self,
+        pdf: pymupdf.Document,
+        options: LoadOptions,
+        kind: str,
+        title: str | None,
+        *,
+        warnings: tuple[str, ...] = (),
+    ) -> None:
         self._pdf = pdf
         self.options = options
         self.kind = kind
         self.title = title
         self.page_count = pdf.page_count
+        self.warnings = warnings
 
     def pages(self) -> Iterator[LoadedPage]:
         for index in range(self.page_count):
@@ -46,18 +72,45 @@ class PdfPages:
     def _load(self, index: int) -> LoadedPage:
         page = self._pdf[index]
         rect = page.rect
+        notes: list[str] = []
         # Images keep their own resolution (1 pt = 1 px); PDF pages render at render_dpi.
-        image = _render(
-            page, self.options.render_dpi if self.kind == "pdf" else 72, self.options.max_render_pixels
-        )
+        wanted = self.options.render_dpi if self.kind == "pdf" else 72
+        dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
+        if dpi < wanted:
+            notes.append(f"rendered at {self._scale(dpi)}, not {self._scale(wanted)} ({self._why(rect)})")
+        image = _render(page, dpi)
         blocks = _text_blocks(page.get_text("blocks", sort=True))
         source = "text" if blocks else "none"
         if sum(len(b.text) for b in blocks) < self.options.ocr_min_chars and self._can_ocr():
-            dpi = self.options.ocr_dpi if self.kind == "pdf" else _image_ocr_dpi(rect)
-            ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, dpi))
-            if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
-                blocks, source = ocr, "ocr"
-        return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source)
+            ocr_dpi = self._ocr_dpi(rect, notes)
+            if ocr_dpi is not None:
+                ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, ocr_dpi))
+                if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
+                    blocks, source = ocr, "ocr"
+        return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes)
+
+    def _ocr_dpi(self, rect: pymupdf.Rect, notes: list[str]) -> int | None:
+        """The dpi to OCR the page at within the pixel cap (a note when lowered), or None
+        (with a note) when even the least useful dpi is over the cap."""
+        wanted = self.options.ocr_dpi if self.kind == "pdf" else _image_ocr_dpi(rect)
+        least = min(wanted, OCR_MIN_DPI if self.kind == "pdf" else IMAGE_OCR_MIN_DPI)
+        cap = self.options.max_render_pixels
+        dpi = math.floor(capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=cap))
+        if dpi < least:
+            notes.append(f"not OCRed: even at {self._scale(least)} it is over the cap ({self._why(rect)})")
+            return None
+        if dpi < wanted:
+            notes.append(f"OCRed at {self._scale(dpi)}, not {self._scale(wanted)} ({self._why(rect)})")
+        return dpi
+
+    def _scale(self, dpi: float) -> str:
+        # an image's page is 1 pt per pixel: 72 dpi is its own size
+        return f"{math.floor(dpi)} dpi" if self.kind == "pdf" else f"{math.floor(dpi / 72 * 100)}% scale"
+
+    def _why(self, rect: pymupdf.Rect) -> str:
+        unit = "pt page" if self.kind == "pdf" else "px image"
+        cap = self.options.max_render_pixels
+        return f"a {rect.width:.0f} x {rect.height:.0f} {unit}; CARTA_MAX_RENDER_PIXELS is {cap:,} pixels"
 
     def _can_ocr(self) -> bool:
         return self.options.ocr_enabled and tesseract_available()
@@ -79,7 +132,7 @@ class PdfLoader:
             pdf = pymupdf.open(stream=data, filetype="pdf")
         except Exception as exc:  # pymupdf raises FileDataError / RuntimeError variants
             raise CorruptDocument(f"the PDF cannot be read ({exc})") from exc
-        if pdf.needs_pass or pdf.is_encrypted:
+        if pdf.needs_pass or pdf.is_encrypted:  # still locked: it needs a user password to open
             pdf.close()
             raise EncryptedDocument("the PDF is password-protected; upload an unencrypted copy")
         try:  # a broken page tree fails here (page count, every page once), not halfway through
@@ -96,8 +149,9 @@ class PdfLoader:
         if pages > options.max_pages:
             pdf.close()
             raise TooLarge(f"the PDF has {pages} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
-        title = (pdf.metadata or {}).get("title") or None
-        return PdfPages(pdf, options, "pdf", title)
+        metadata = pdf.metadata or {}
+        title = metadata.get("title") or None
+        return PdfPages(pdf, options, "pdf", title, warnings=_owner_restrictions(pdf, metadata))
 
     def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
         return []  # a PDF's places come from its text, page by page
@@ -106,11 +160,44 @@ class PdfLoader:
         return "pdf_page"
 
 
-def _render(page: pymupdf.Page, dpi: int, max_pixels: int) -> Image.Image:
+def _owner_restrictions(pdf: pymupdf.Document, metadata: dict) -> tuple[str, ...]:
+    """A warning when the PDF opened without a password but an owner password restricts it."""
+    if not metadata.get("encryption"):
+        return ()
+    denied = [name for name, flag in _PERMISSIONS if not pdf.permissions & flag]
+    if not denied:
+        return ()
+    return (
+        f"the PDF has an owner password that forbids {' and '.join(denied)}; it opens without a "
+        "password, so it was indexed and its text can be searched and quoted",
+    )
+
+
+def capped_dpi(width: float, height: float, *, dpi: float, max_pixels: int) -> float:
+    """The highest dpi, at most `dpi`, at which a page of `width` x `height` points renders
+    to at most `max_pixels` pixels (MuPDF rounds each side up to whole pixels).
+
+    >>> capped_dpi(595, 842, dpi=300, max_pixels=9_000_000)  # A4 fits at 300 dpi
+    300
+    """
+    if _pixels(width, height, dpi) <= max_pixels:
+        return dpi
+    zoom = math.sqrt(max_pixels / (width * height))  # exact when both sides land on whole pixels
+    if _pixels(width, height, zoom * 72) > max_pixels:
+        # else the zoom where (width*zoom + 1) * (height*zoom + 1) = max_pixels: rounding up
+        # adds less than a pixel per side, so this one is always within the cap
+        a, b, c = width * height, width + height, 1 - max_pixels
+        zoom = (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+    return min(dpi, zoom * 72)
+
+
+def _pixels(width: float, height: float, dpi: float) -> int:
     zoom = dpi / 72
-    area = page.rect.width * page.rect.height * zoom * zoom
-    if area > max_pixels:
-        zoom *= math.sqrt(max_pixels / area)
+    return math.ceil(width * zoom - 1e-3) * math.ceil(height * zoom - 1e-3)
+
+
+def _render(page: pymupdf.Page, dpi: float) -> Image.Image:
+    zoom = dpi / 72
     pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
     return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
 

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import io
+import os
 import struct
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
+import pymupdf
 import pytest
 from PIL import Image
 
 from ingest.errors import CorruptDocument, EncryptedDocument, IngestError, TooLarge
 from ingest.formats import open_document
+from ingest.formats.pdf import capped_dpi
 from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument
 from ingest.ocr import tesseract_available
 from ingest.sniff import sniff
@@ -105,9 +111,12 @@ def test_rendered_image_is_capped_by_max_render_pixels() -> None:
     cap = 100_000
     (page,) = _pages(_text_pdf(), render_dpi=300, max_render_pixels=cap, ocr_enabled=False)
     width, height = page.image.size
-    # Scaled down to about the cap (pixel rounding may add a row or column), aspect ratio kept.
-    assert width * height <= cap * 1.01
+    # Scaled down to just within the cap, aspect ratio kept, and the page says so.
+    assert width * height <= cap
     assert width * height > cap * 0.95
+    assert page.warnings == [
+        "rendered at 32 dpi, not 300 dpi (a 595 x 842 pt page; CARTA_MAX_RENDER_PIXELS is 100,000 pixels)"
+    ]
     assert width / height == pytest.approx(595 / 842, rel=0.01)
     # The boxes stay in points whatever the rendering size.
     assert page.width == 595
@@ -275,3 +284,179 @@ def test_truncated_png_is_corrupt(keep: float) -> None:
 def test_png_signature_with_garbage_is_corrupt() -> None:
     with pytest.raises(CorruptDocument):
         _open(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+
+
+# --- the pixel cap on rendering and OCR --------------------------------------------------------------
+
+
+def _blank_pdf(width: float, height: float) -> bytes:
+    doc = pymupdf.open()
+    doc.new_page(width=width, height=height)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def _big_scanned_pdf(side: float) -> bytes:
+    """A side x side pt page whose only content is SCANNED_TEXT as pixels, across its top."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=side, height=side)
+    page.insert_image(pymupdf.Rect(0, 0, side, side * 120 / 420), stream=_text_png(dpi=200))
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "dpi", "cap"),
+    [
+        (595, 842, 300, 9_000_000),  # A4 OCR: fits as it is
+        (612, 792, 300, 9_000_000),  # US Letter too
+        (595, 842, 300, 6_000_000),
+        (3000, 3000, 300, 9_000_000),
+        (14400, 14400, 110, 9_000_000),
+        (14400, 3, 300, 100_000),  # a strip: one side rounds up a lot
+        (333.3, 777.7, 600, 1_234_567),
+    ],
+)
+def test_capped_dpi_is_the_highest_dpi_within_the_cap(
+    width: float, height: float, dpi: int, cap: int
+) -> None:
+    got = capped_dpi(width, height, dpi=dpi, max_pixels=cap)
+    assert got <= dpi
+    doc = pymupdf.open()
+    page = doc.new_page(width=width, height=height)
+    zoom = got / 72
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom))
+    assert pix.width * pix.height <= cap  # what MuPDF really makes, not an estimate
+    if got < dpi:  # lowered: and by no more than a few percent of what the cap allows
+        assert pix.width * pix.height > cap * 0.9
+    doc.close()
+
+
+def test_a4_fits_the_default_cap_at_the_default_ocr_dpi() -> None:
+    options = LoadOptions()
+    assert capped_dpi(595, 842, dpi=options.ocr_dpi, max_pixels=options.max_render_pixels) == options.ocr_dpi
+
+
+def test_page_too_large_to_render_at_render_dpi_is_rendered_lower_with_a_warning() -> None:
+    (page,) = _pages(_blank_pdf(3000, 3000), ocr_enabled=False)  # 110 dpi: 4584 x 4584 px
+    width, height = page.image.size
+    assert width * height <= LoadOptions().max_render_pixels
+    assert (width, height) == (3000, 3000)  # 72 dpi: exactly the cap
+    assert page.warnings == [
+        "rendered at 72 dpi, not 110 dpi (a 3000 x 3000 pt page; CARTA_MAX_RENDER_PIXELS is 9,000,000 pixels)"
+    ]
+
+
+def test_page_within_the_cap_has_no_warning() -> None:
+    (page,) = _pages(_text_pdf())
+    assert page.warnings == []
+
+
+@needs_tesseract
+def test_page_too_large_for_ocr_dpi_is_ocred_lower_and_still_read() -> None:
+    # 2000 x 2000 pt at 300 dpi would be 69 million pixels; 108 dpi is 9 million
+    (page,) = _pages(_big_scanned_pdf(2000))
+    assert "OCRed at 108 dpi, not 300 dpi (a 2000 x 2000 pt page" in " ".join(page.warnings)
+    assert page.text_source == "ocr"
+    assert "enchentes" in " ".join(b.text for b in page.blocks).lower()
+    assert page.image.width * page.image.height <= LoadOptions().max_render_pixels
+
+
+@needs_tesseract
+def test_page_too_large_even_for_the_least_ocr_dpi_is_indexed_without_ocr() -> None:
+    # 14400 x 14400 pt (the largest page PDF allows): 207 million pixels at 72 dpi; OCR at
+    # 300 dpi used to fail in MuPDF (FzErrorLimit: Overly large image)
+    (page,) = _pages(_blank_pdf(14400, 14400))
+    assert page.text_source == "none"
+    assert page.image.width * page.image.height <= LoadOptions().max_render_pixels
+    assert page.warnings[0].startswith("rendered at 15 dpi, not 110 dpi (a 14400 x 14400 pt page")
+    assert page.warnings[1] == (
+        "not OCRed: even at 72 dpi it is over the cap "
+        "(a 14400 x 14400 pt page; CARTA_MAX_RENDER_PIXELS is 9,000,000 pixels)"
+    )
+
+
+@needs_tesseract
+def test_large_image_is_rendered_and_ocred_within_the_cap() -> None:
+    data = _png(500, 400)  # 200,000 px
+    (page,) = _pages(data, max_render_pixels=100_000)
+    assert page.image.width * page.image.height <= 100_000
+    assert (page.width, page.height) == (500, 400)  # boxes stay in the image's own pixels
+    why = "(a 500 x 400 px image; CARTA_MAX_RENDER_PIXELS is 100,000 pixels)"
+    # 300%: small images are OCRed upscaled, here capped below their own size
+    assert page.warnings == [
+        f"rendered at 70% scale, not 100% scale {why}",
+        f"OCRed at 69% scale, not 300% scale {why}",
+    ]
+
+
+_PEAK_RSS = """
+import resource, sys
+import pymupdf
+from ingest.formats import open_document
+from ingest.formats.pdf import capped_dpi
+from ingest.loaders import LoadOptions
+from ingest.sniff import sniff
+
+doc = pymupdf.open()
+doc.new_page(width=3000, height=3000)
+data = doc.tobytes()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+opened = open_document(data, sniff(data), LoadOptions())
+pages = list(opened.pages())
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, pages[0].warnings)
+"""
+
+
+@needs_tesseract
+def test_ocr_of_a_huge_blank_page_stays_within_a_few_hundred_mb() -> None:
+    # A 520-byte PDF with one blank 3000 x 3000 pt page took 1.8 GB of RSS when OCRed at
+    # 300 dpi (156 million pixels); within the cap it is about 150 MB. Its own process, so
+    # the peak is this page's alone.
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    ).stdout
+    growth_mb = int(out.split()[0])
+    assert "OCRed at 72 dpi" in out
+    assert growth_mb < 600, out
+
+
+# --- encryption --------------------------------------------------------------------------------------
+
+
+def _owner_only_pdf(text: str, permissions: int) -> bytes:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), text)
+    data = doc.tobytes(
+        encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="dono", user_pw="", permissions=permissions
+    )
+    doc.close()
+    return data
+
+
+def test_owner_password_only_pdf_is_read_with_a_warning() -> None:
+    # opens without a password, but its owner forbids copying and printing
+    data = _owner_only_pdf(LINE_1, permissions=int(pymupdf.PDF_PERM_ACCESSIBILITY))
+    opened = _open(data)
+    try:
+        (page,) = list(opened.pages())
+    finally:
+        opened.close()
+    assert [b.text for b in page.blocks] == [LINE_1]
+    (warning,) = opened.warnings
+    assert "owner password" in warning and "copying text and printing" in warning
+    assert "indexed" in warning
+
+
+def test_owner_password_pdf_that_allows_everything_has_no_warning() -> None:
+    everything = int(pymupdf.PDF_PERM_COPY | pymupdf.PDF_PERM_PRINT | pymupdf.PDF_PERM_ACCESSIBILITY)
+    opened = _open(_owner_only_pdf(LINE_1, permissions=everything))
+    assert opened.warnings == ()
+    opened.close()

@@ -192,6 +192,50 @@ def test_image_named_like_a_pdf_is_stored_as_an_image(make_carta: Callable[..., 
     assert any("CARTA_OCR_ENABLED" in w for w in result.warnings)
 
 
+def test_pages_over_the_pixel_cap_are_named_in_the_warnings(make_carta: Callable[..., Carta]) -> None:
+    # A4 at 110 dpi is 1.2 million pixels, over a 100,000 cap; a 200 pt square fits
+    sizes = [(595, 842), (595, 842), (200, 200), (595, 842)]
+    pdf = pymupdf.open()
+    for i, (width, height) in enumerate(sizes, 1):
+        pdf.new_page(width=width, height=height).insert_text((20, 50), f"Página {i} do relatório do Recife.")
+    data = pdf.tobytes()
+    pdf.close()
+    carta = make_carta(max_render_pixels=100_000, ocr_enabled=False)  # short lines: OCR would be tried
+    result = carta.ingest(IngestRequest(data, "mista.pdf", "default"))
+    assert result.created and result.document.pages == 4
+    assert result.warnings == [
+        "pages 1-2, 4: rendered at 32 dpi, not 110 dpi "
+        "(a 595 x 842 pt page; CARTA_MAX_RENDER_PIXELS is 100,000 pixels)"
+    ]
+
+
+def test_owner_password_only_pdf_is_indexed_with_a_warning(make_carta: Callable[..., Carta]) -> None:
+    # Opens without a password (any reader shows it), but its owner forbids copy and print:
+    # indexed, and the uploader is told the restriction was not applied.
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 100), "Relatório restrito de enchentes do Recife.")
+    data = pdf.tobytes(
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        owner_pw="dono",
+        user_pw="",
+        permissions=pymupdf.PDF_PERM_ACCESSIBILITY,
+    )
+    pdf.close()
+    carta = make_carta()
+    result = carta.ingest(IngestRequest(data, "restrito.pdf", "default"))
+    assert result.created and result.document.status == "ready"
+    assert _counts(carta, "default", result.document.id) == (1, 1)
+    assert any("owner password" in w and "copying text and printing" in w for w in result.warnings)
+
+
+def test_user_password_pdf_is_refused_as_encrypted_document(make_carta: Callable[..., Carta]) -> None:
+    carta = make_carta()
+    with pytest.raises(EncryptedDocument) as info:
+        carta.ingest(IngestRequest(_encrypted_pdf(), "sigiloso.pdf", "default"))
+    assert (error_spec(info.value).status, error_spec(info.value).code) == (422, "encrypted_document")
+    assert carta.registry.list("default") == []
+
+
 def _encrypted_pdf() -> bytes:
     return make_pdf(["documento sigiloso da defesa civil"], password="senha")
 
