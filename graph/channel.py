@@ -16,7 +16,7 @@ from graph.llm_parser import LLMConstraintParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
 from graph.sources import Parsed, dataset_name, parse, sniff
-from graph.store import DatasetInfo, GraphStore, poi_node, zone_node
+from graph.store import DatasetInfo, DocFilter, GraphStore, poi_node, zone_node
 from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
@@ -102,9 +102,12 @@ class GraphChannel:
         known = self.store.categories(tenant) if tenant else {}
         return self.parser.parse(question, known)
 
-    def answer(self, question: str, tenant: str) -> RelationalResult | None:
+    def answer(
+        self, question: str, tenant: str, visible: DocFilter | None = None
+    ) -> RelationalResult | None:
         """Relational evidence when the question asks for pairs of categories the tenant
-        has POIs of; None otherwise (the question is not relational here)."""
+        has POIs of; None otherwise (the question is not relational here). `visible`: the
+        documents the caller may see (None: all), the only ones the evidence names."""
         held = self.store.categories(tenant)
         if not held:
             return None  # no POI dataset: nothing to relate (and no LLM call to parse)
@@ -117,29 +120,37 @@ class GraphChannel:
         if constraints.place:  # resolved in the question; else the parser's (an LLM's) place name alone
             match = self.rule_parser.place_hint(question) or self.rule_parser.place_hint(constraints.place)
         place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
-        return self.retriever.retrieve(tenant, constraints, place, question)
+        return self.retriever.retrieve(tenant, constraints, place, question, visible)
 
-    def answer_global(self, question: str, tenant: str, language: str = "en") -> GlobalResult | None:
+    def answer_global(
+        self, question: str, tenant: str, language: str = "en", visible: DocFilter | None = None
+    ) -> GlobalResult | None:
         """Zones ranked for a corpus-wide question ("which areas have the most schools?");
-        None when the question is not one (or names a relation: that is `answer`'s)."""
+        None when the question is not one (or names a relation: that is `answer`'s).
+        `visible`: as for `answer`."""
         held = self.store.categories(tenant)
         query = global_query(question, held)
         if query is None or names_relation(question):
             return None
         if not any(c in held for c in query.categories):
             return None
-        return self.global_search.answer(tenant, question, query, language)
+        return self.global_search.answer(tenant, question, query, language, visible)
 
-    def pages_mentioning_zones(self, tenant: str, cells: Sequence[str]) -> list[MentioningPage]:
-        rows = self.store.pages_mentioning(tenant, {zone_node(c) for c in cells})
+    def pages_mentioning_zones(
+        self, tenant: str, cells: Sequence[str], visible: DocFilter | None = None
+    ) -> list[MentioningPage]:
+        rows = self.store.pages_mentioning(tenant, {zone_node(c) for c in cells}, visible)
         return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
 
-    def mentioning_pages(self, tenant: str, result: RelationalResult) -> list[MentioningPage]:
-        """Pages that mention the places of the returned pairs (their POIs or zones)."""
+    def mentioning_pages(
+        self, tenant: str, result: RelationalResult, visible: DocFilter | None = None
+    ) -> list[MentioningPage]:
+        """Pages (of documents `visible` admits) that mention the places of the returned
+        pairs (their POIs or zones)."""
         targets = {poi_node(r.id) for r in result.pois} | {zone_node(r.h3) for r in result.pois}
         if result.area.place_id:
             targets.add(f"place:{result.area.place_id}")
-        rows = self.store.pages_mentioning(tenant, targets)
+        rows = self.store.pages_mentioning(tenant, targets, visible)
         return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
 
 

@@ -9,6 +9,10 @@ LLM: a partial answer written from the community summary), reduce = the partial 
 merged (offline: exact, since the top zones of the union are among the per-community
 tops; with an LLM: one answer written from the partial answers). The zones and scores in
 the evidence are always the counted ones, so the ranking is verifiable.
+
+Zones and communities are read for the caller: with a `DocFilter` (graph/store.py) their
+document lists, the "(n doc.)" of the ranking and the summaries (the extractive one, and
+so the LLM one written from it) name and count only documents the caller may see.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from geo.gazetteer import Gazetteer
 from graph.categories import category_label
 from graph.evidence import zone_feature
 from graph.parser import find_categories
-from graph.store import GraphStore
+from graph.store import DocFilter, GraphStore, community_profile, visible_zone
 from graph.summaries import OPEN_DATA
 from models.llm_client import LLMClient, LLMError
 
@@ -113,11 +117,23 @@ class GlobalSearch:
         self.llm = llm
         self.llm_summaries = llm_summaries
 
-    def answer(self, tenant: str, question: str, query: GlobalQuery, language: str = "en") -> GlobalResult:
+    def answer(
+        self,
+        tenant: str,
+        question: str,
+        query: GlobalQuery,
+        language: str = "en",
+        visible: DocFilter | None = None,
+    ) -> GlobalResult:
+        """The zones and communities ranked for `query`; `visible`: the documents the caller
+        may see (None: all), the only ones the result names or counts."""
         result = GlobalResult(query)
-        zones = self.store.zones(tenant)
-        communities = self.store.communities(tenant)
         res = self.store.community_resolution
+        zones: dict[str, dict[str, Any]] = {}
+        for cell, stored in self.store.zones(tenant).items():
+            if (seen := visible_zone(stored, visible)) is not None:
+                zones[cell] = seen
+        communities = self._communities(zones, res)
         # map: each community ranks its own zones by the asked categories
         partial: dict[str, list[tuple[str, int]]] = {}
         for cell, profile in zones.items():
@@ -169,6 +185,15 @@ class GlobalSearch:
                 result.notes.append("LLM map-reduce unusable: counted answer used")
         return result
 
+    @staticmethod
+    def _communities(zones: dict[str, dict[str, Any]], res: int) -> dict[str, dict[str, Any]]:
+        """Community profiles summed from the zones as the caller sees them (the stored ones
+        count every document of the tenant)."""
+        by_parent: dict[str, list[dict[str, Any]]] = {}
+        for cell, profile in zones.items():
+            by_parent.setdefault(h3.cell_to_parent(cell, res), []).append(profile)
+        return {parent: community_profile(parent, members) for parent, members in by_parent.items()}
+
     def _place(self, cell: str) -> str | None:
         """The zone's name: a user polygon covering its centre, else the nearest city."""
         if self.gazetteer is None:
@@ -181,10 +206,11 @@ class GlobalSearch:
         text = community["summary"]
         if not self.llm_summaries or self.llm is None:
             return text
+        # keyed by the text it is written from, which differs with the documents a caller sees
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-        cached = self.store.communities(tenant).get(community["h3"], {}).get("llm_summary")
-        if cached and cached.get("digest") == digest:
-            return cached["text"]
+        cached = self.store.community_summary(tenant, community["h3"], digest)
+        if cached is not None:
+            return cached
         reply = self.llm.chat(
             [
                 {

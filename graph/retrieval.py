@@ -6,7 +6,8 @@ an embedder is given); their POIs are filtered by category; with a zone budget t
 around the chosen zones widens until both sides of a pair are present and a pair is found
 (or the ring limit); then every pair within the radius is computed exactly (bucketed
 candidates, haversine on all of them, each distance checked again). Within the searched
-area no valid pair is missed and no returned pair is beyond the radius.
+area no valid pair is missed and no returned pair is beyond the radius. The zones name
+only the documents the caller may see (a `DocFilter`, graph/store.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from geo.distance import haversine_m
 from geo.gazetteer import Place
 from graph.parser import Constraints
 from graph.spatial import join_resolution, pairs_within
-from graph.store import GraphStore, PoiRow
+from graph.store import DocFilter, GraphStore, PoiRow, visible_zone
 
 DEFAULT_AREA_RADIUS_M = 10_000.0
 MAX_RING = 4
@@ -107,8 +108,15 @@ class RelationalRetriever:
         self.embed = embed
 
     def retrieve(
-        self, tenant: str, constraints: Constraints, place: Place | None = None, question: str | None = None
+        self,
+        tenant: str,
+        constraints: Constraints,
+        place: Place | None = None,
+        question: str | None = None,
+        visible: DocFilter | None = None,
     ) -> RelationalResult:
+        """The pairs `constraints` ask for inside the place's area; `visible`: the documents
+        the caller may see (None: all), the only ones the zones name."""
         area = area_for(place, self.area_radius_m)
         result = RelationalResult(constraints, area)
         wanted = sorted({c for pair in constraints.pairs for c in pair})
@@ -117,7 +125,8 @@ class RelationalRetriever:
         by_cell: dict[str, list[PoiRow]] = {}
         for r in rows:
             by_cell.setdefault(r.h3, []).append(r)
-        profiles = self.store.zones(tenant, by_cell)
+        # every zone here holds POIs, so it exists for any caller; only its documents vary
+        profiles = {c: visible_zone(p, visible) or {} for c, p in self.store.zones(tenant, by_cell).items()}
         scores = self._zone_scores(by_cell, wanted, profiles, question)
         ranked = sorted(by_cell, key=lambda c: (-scores[c], c))
         if constraints.zones is None:

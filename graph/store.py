@@ -7,6 +7,12 @@ IS_A (poi -> svc), NEAR (poi -> poi, the nearest <= `near_max` within `near_radi
 zone, poi). Every row carries the dataset (or `doc:<id>`) that brought it, so adding or
 deleting one dataset or document touches only its rows, the NEAR lists of POIs near it,
 and the zones/services it contributed to.
+
+Zone and community profiles name the documents that mention them, whoever may see those
+documents. The store keeps the tenant-wide profile; a read for a caller passes a
+`DocFilter` (whether the caller may see a document id, built by the service from
+index/acl.py's rule) and gets profiles that name and count only the caller's documents
+(`visible_zone`, `community_profile`, `pages_mentioning(..., visible=...)`).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +64,10 @@ CREATE INDEX IF NOT EXISTS rv_source ON road_vertices (tenant, source);
 """
 _MIGRATIONS = [_SCHEMA]
 
+# whether the caller may see a document id; None where every document counts (an admin)
+DocFilter = Callable[[str], bool]
+
+MAX_CACHED_SUMMARIES = 8  # LLM summaries kept per community (one per distinct summary text)
 VERTEX_DECIMALS = 6  # ~0.1 m: vertices closer than that are one junction
 POI_NAME_MIN_CHARS = 6  # shorter names ("Lidl", "Bar") are too ambiguous to count as mentions
 
@@ -91,6 +101,36 @@ class PoiRow:
 
 def poi_node(poi_id: str) -> str:
     return f"poi:{poi_id}"
+
+
+def visible_zone(profile: dict[str, Any], visible: DocFilter | None) -> dict[str, Any] | None:
+    """A zone profile as a caller sees it: only the documents `visible` admits; None when
+    nothing the caller may see is left in it (no POI, no road, no visible document), so
+    a zone only hidden documents mention does not exist for the caller."""
+    if visible is None:
+        return profile
+    docs = [d for d in profile.get("documents", []) if visible(d)]
+    if not (profile.get("total") or profile.get("roads") or docs):
+        return None
+    return {**profile, "documents": docs}
+
+
+def community_profile(parent: str, zones: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A community (H3 parent) summed from its zones' profiles, with its extractive summary;
+    given zones seen by a caller (`visible_zone`), it names and counts only their documents."""
+    zones = list(zones)
+    cats: dict[str, int] = {}
+    for zone in zones:
+        for cat, n in zone.get("categories", {}).items():
+            cats[cat] = cats.get(cat, 0) + n
+    profile: dict[str, Any] = {
+        "zones": len(zones),
+        "total": sum(cats.values()),
+        "categories": dict(sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "documents": sorted({d for z in zones for d in z.get("documents", [])}),
+    }
+    profile["summary"] = extractive_summary(parent, profile)
+    return profile
 
 
 def zone_node(cell: str) -> str:
@@ -276,9 +316,11 @@ class GraphStore:
             args.append(type)
         return self._db.execute(sql, args).fetchall()
 
-    def pages_mentioning(self, tenant: str, targets: Iterable[str]) -> list[tuple[str, int, str, str, int]]:
+    def pages_mentioning(
+        self, tenant: str, targets: Iterable[str], visible: DocFilter | None = None
+    ) -> list[tuple[str, int, str, str, int]]:
         """(doc_id, page_no, title, excerpt, hits) of pages with MENTIONS edges to any of
-        `targets` (node ids), most hits first."""
+        `targets` (node ids), most hits first; only pages of documents `visible` admits."""
         targets = sorted(set(targets))
         if not targets:
             return []
@@ -293,6 +335,8 @@ class GraphStore:
                 hits[src] = hits.get(src, 0) + 1
         out = []
         for page, n in hits.items():
+            if visible is not None and not visible(page.split(":")[1]):
+                continue
             row = self._db.execute(
                 "SELECT data FROM nodes WHERE tenant=? AND id=?", (tenant, page)
             ).fetchone()
@@ -716,17 +760,7 @@ class GraphStore:
             self._db.execute("DELETE FROM nodes WHERE tenant=? AND id=?", (tenant, node))
             if not zones:
                 continue
-            cats: dict[str, int] = {}
-            for profile in zones.values():
-                for cat, n in profile.get("categories", {}).items():
-                    cats[cat] = cats.get(cat, 0) + n
-            profile = {
-                "zones": len(zones),
-                "total": sum(cats.values()),
-                "categories": dict(sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))),
-                "documents": sorted({d for z in zones.values() for d in z.get("documents", [])}),
-            }
-            profile["summary"] = extractive_summary(parent, profile)
+            profile = community_profile(parent, zones.values())
             lat, lon = h3.cell_to_latlng(parent)
             self._db.execute(
                 "INSERT INTO nodes (tenant,id,type,source,name,lat,lon,h3,data) "
@@ -756,8 +790,18 @@ class GraphStore:
                         tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
                     )
 
+    def community_summary(self, tenant: str, cell: str, digest: str) -> str | None:
+        """The LLM summary cached for the community's summary text with this digest, if any."""
+        row = self._db.execute(
+            "SELECT data FROM nodes WHERE tenant=? AND id=?", (tenant, f"community:{cell}")
+        ).fetchone()
+        return json.loads(row[0]).get("llm_summaries", {}).get(digest) if row else None
+
     def set_community_summary(self, tenant: str, cell: str, digest: str, text: str) -> None:
-        """Cache an LLM summary in the community node (kept while its counts are unchanged)."""
+        """Cache an LLM summary in the community node (kept while its counts are unchanged),
+        keyed by the digest of the summary text it was written from: callers who see other
+        documents have other texts, so one never reads a summary of what it may not see.
+        The newest MAX_CACHED_SUMMARIES texts are kept."""
         with self._lock:
             row = self._db.execute(
                 "SELECT data FROM nodes WHERE tenant=? AND id=?", (tenant, f"community:{cell}")
@@ -765,7 +809,10 @@ class GraphStore:
             if row is None:
                 return
             data = json.loads(row[0])
-            data["llm_summary"] = {"digest": digest, "text": text}
+            data.pop("llm_summary", None)  # the one-entry cache of earlier versions
+            cached = {k: v for k, v in data.get("llm_summaries", {}).items() if k != digest}
+            cached[digest] = text
+            data["llm_summaries"] = dict(list(cached.items())[-MAX_CACHED_SUMMARIES:])
             self._db.execute(
                 "UPDATE nodes SET data=? WHERE tenant=? AND id=?",
                 (json.dumps(data), tenant, f"community:{cell}"),

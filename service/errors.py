@@ -24,6 +24,7 @@ Exception tree (each class also inherits the built-in in brackets):
     │   └── BadH3Cells
     └── Conflict [RuntimeError]
         ├── BeingIndexed
+        ├── HiddenDuplicate
         ├── VisualProfileOff
         └── GraphDisabled
 
@@ -119,6 +120,10 @@ class Conflict(ServiceError, RuntimeError):
 
 class BeingIndexed(Conflict):
     """The document's ingestion job has not ended yet."""
+
+
+class HiddenDuplicate(Conflict):
+    """The tenant holds the same content in a document the caller may not see."""
 
 
 class VisualProfileOff(Conflict):

@@ -3,6 +3,17 @@ and recorded in `<data_dir>/jobs.sqlite3` before the API answers 202; a pool of 
 threads indexes it. After a crash, jobs left queued or running are resumed on start
 (the ingestor purges whatever the interrupted attempt wrote first), and fail cleanly
 after `job_max_attempts` interrupted attempts, so every job ends ready or failed.
+
+Who sees what. A document id is the content hash per tenant, so one content is one
+document: an upload of content the tenant already holds answers that document (or the
+job already indexing it) only when the caller may see it, and is refused with
+HiddenDuplicate, naming nothing, when it may not. A private copy was not chosen: it
+needs a second id for the same bytes (every path keyed by doc id, erasure included,
+would then have to tell copies apart) or widening the first document's groups, which
+would hand its title and metadata to the new uploader. A job is visible to the key that
+uploaded it, to admins, and to every key of the tenant that may see its document (the
+registry's ACL, else the job's own), so concurrent uploads of one file by several keys
+share one job that each of them can follow.
 """
 
 from __future__ import annotations
@@ -20,11 +31,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from index.acl import is_visible
 from index.registry import Document
 from index.sqlite import connect, migrate
 from ingest.errors import IngestError
 from ingest.pipeline import Ingestor, Progress, content_id
 from ingest.upload import IngestRequest
+from service.errors import HiddenDuplicate
 
 log = logging.getLogger(__name__)
 JobStatus = Literal["queued", "running", "ready", "failed"]
@@ -179,6 +192,13 @@ class Submitter(Protocol):
     @property
     def key_id(self) -> str: ...
 
+    @property
+    def admin(self) -> bool: ...
+
+    def acl(self) -> list[str] | None:
+        """The caller's ACL tokens (index.acl); None for an admin."""
+        ...
+
 
 class JobRunner:
     """Accepts uploads as jobs and runs them on `workers` threads; files wait in `uploads`
@@ -240,14 +260,28 @@ class JobRunner:
         request = IngestRequest(data, filename, who.tenant, title, metadata, sidecars or None, acl=acl)
         self.ingestor.validate(request)
         doc_id = content_id(data)
+        tokens = who.acl()
         with self._submit_lock:
+            held = self.ingestor.registry.get(who.tenant, doc_id)
+            running = self.store.in_flight(who.tenant, doc_id)
+            # a hidden document (of any status) or a hidden job of this content: refused,
+            # since answering it, indexing over it or joining its job would name it
+            if (held is not None and not is_visible(held.acl, tokens)) or (
+                running is not None and not is_visible(running.acl, tokens)
+            ):
+                raise HiddenDuplicate(
+                    "this tenant already holds the same file in a document this key may not see; "
+                    "ask an admin or a key of its groups"
+                )
             existing = self.ingestor.indexed(who.tenant, doc_id)
             if existing is not None:
-                job = Job(_new_id(), who.tenant, who.key_id, filename, title, status="ready", stage="done")
+                job = Job(
+                    _new_id(), who.tenant, who.key_id, filename, title, acl=list(existing.acl),
+                    status="ready", stage="done",
+                )
                 job.document_id, job.pages_done, job.pages_total = doc_id, existing.pages, existing.pages
                 self.store.add(job)
                 return Submitted(job, existing, created=False)
-            running = self.store.in_flight(who.tenant, doc_id)
             if running:  # the same content is being indexed already: one job, not two racing
                 return Submitted(running, None, created=False)
             job = Job(
@@ -269,6 +303,18 @@ class JobRunner:
             self.store.add(job)
         self._queue.put(job.id)
         return Submitted(job, None, created=True)
+
+    def visible_job(self, who: Submitter, job_id: str) -> Job | None:
+        """The job when the caller may follow it: its uploader, an admin of its tenant, or
+        a key of its tenant that may see its document (the registry's groups, which also
+        cover job rows written before jobs carried them; else the job's own)."""
+        job = self.store.get(job_id)
+        if job is None or job.tenant != who.tenant:
+            return None
+        if who.admin or job.key_id == who.key_id:
+            return job
+        doc = self.ingestor.registry.get(job.tenant, job.document_id) if job.document_id else None
+        return job if is_visible(doc.acl if doc is not None else job.acl, who.acl()) else None
 
     def _work(self) -> None:
         while True:

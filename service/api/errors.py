@@ -55,6 +55,7 @@ from service.errors import (
     ForbiddenGroup,
     GeoFilterError,
     GraphDisabled,
+    HiddenDuplicate,
     InvalidGroups,
     InvalidKey,
     InvalidMetadata,
@@ -137,6 +138,7 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     BadH3Cells: ErrorSpec(400, "bad_h3_cells"),
     Conflict: ErrorSpec(409, "conflict"),
     BeingIndexed: ErrorSpec(409, "being_indexed"),
+    HiddenDuplicate: ErrorSpec(409, "duplicate_content"),
     VisualProfileOff: ErrorSpec(409, "visual_profile_off"),
     GraphDisabled: ErrorSpec(409, "graph_disabled"),
 }

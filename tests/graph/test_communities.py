@@ -14,7 +14,7 @@ import pytest
 
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
-from graph.communities import global_query
+from graph.communities import global_block, global_query
 from graph.sources import Parsed, Poi
 from graph.store import GraphStore
 from models.llm_client import LLMClient, LLMConfig
@@ -183,7 +183,8 @@ def test_llm_map_reduce_over_community_summaries(tmp_path: Path, llm_server: Ope
         # the map step saw the LLM summary, which is cached in the community node
         assert "Many schools here." in mapped[0]["messages"][-1]["content"]
         top = result.communities[0]["h3"]
-        assert "Many schools here." in channel.store.communities("t")[top]["llm_summary"]["text"]
+        cached = channel.store.communities("t")[top]["llm_summaries"]
+        assert ["Many schools here." in text for text in cached.values()] == [True]
         # zones stay the counted ones
         counts = direct_counts(items, "school", 7)
         assert result.zones[0]["score"] == counts.most_common(1)[0][1]
@@ -194,5 +195,88 @@ def test_llm_map_reduce_over_community_summaries(tmp_path: Path, llm_server: Ope
         again = channel.answer_global("Which areas have the most schools?", "t")
         assert again is not None and not again.llm
         assert again.text.startswith("Zones with the most schools") and again.notes
+    finally:
+        channel.close()
+
+
+def acl_channel(tmp_path: Path, **kwargs: object) -> tuple[GraphChannel, list[Poi], str, str]:
+    """Schools in two zones of one community; a public document mentions the first zone, a
+    hidden one mentions both and a third zone without POIs. Returns (channel, POIs, the
+    zone both mention, the zone only the hidden document mentions)."""
+    channel = GraphChannel(tmp_path / "g.sqlite3", **kwargs)  # type: ignore[arg-type]
+    shared = h3.latlng_to_cell(*CENTRE, 7)
+    parent = h3.cell_to_parent(shared, 5)
+    other, empty = [c for c in h3.grid_ring(shared, 2) if h3.cell_to_parent(c, 5) == parent][:2]
+    lat, lon = h3.cell_to_latlng(shared)
+    items = [Poi(f"s:{i}", f"Escola {i}", "school", lat + 0.0002 * i, lon) for i in range(6)]
+    items += [Poi("s:far", "Escola longe", "school", *h3.cell_to_latlng(other))]
+    channel.store.add_dataset("t", Parsed(items), "f.csv", "csv", b"x")
+    assert {h3.latlng_to_cell(p.lat, p.lon, 7) for p in items} == {shared, other}
+    page = lambda cells: [{"page_no": 1, "text": "escolas", "h3_area": cells}]  # noqa: E731
+    channel.index_document("t", "pub", "Public", page([shared]))
+    channel.index_document("t", "fin", "Finance", page([shared, other, empty]))
+    return channel, items, shared, empty
+
+
+def test_global_answers_name_and_count_only_the_callers_documents(tmp_path: Path) -> None:
+    channel, _, shared, _ = acl_channel(tmp_path)
+    question = "Which areas have the most schools?"
+    try:
+        full = channel.answer_global(question, "t")
+        plain = channel.answer_global(question, "t", visible=lambda d: d == "pub")
+        assert full is not None and plain is not None
+        by_cell = {z["h3"]: z for z in full.zones}
+        assert by_cell[shared]["documents"] == ["fin", "pub"] and "(2 doc.)" in full.text
+        assert "mentioned by 2 document(s)" in full.communities[0]["summary"]
+        assert full.communities[0]["zones"] == 3  # two with schools, one only "fin" mentions
+
+        # the same ranking for the caller, with only its document named and counted
+        assert [(z["h3"], z["score"]) for z in plain.zones] == [(z["h3"], z["score"]) for z in full.zones]
+        assert {d for z in plain.zones for d in z["documents"]} == {"pub"}
+        assert "fin" not in json.dumps(global_block(plain))
+        assert "(2 doc.)" not in plain.text and "(1 doc.)" in plain.text
+        summary = plain.communities[0]["summary"]
+        assert "mentioned by 1 document(s)" in summary and plain.communities[0]["zones"] == 2
+        nobody = channel.answer_global(question, "t", visible=lambda d: False)
+        assert nobody is not None and "doc." not in nobody.text
+        assert "mentioned by 0 document(s)" in nobody.communities[0]["summary"]
+        mentioning = channel.pages_mentioning_zones("t", [shared], lambda d: d == "pub")
+        assert [p.doc_id for p in mentioning] == ["pub"]
+        assert {p.doc_id for p in channel.pages_mentioning_zones("t", [shared])} == {"pub", "fin"}
+    finally:
+        channel.close()
+
+
+def test_cached_llm_summaries_do_not_cross_callers(tmp_path: Path, llm_server: OpenAIProtocolServer) -> None:
+    client = LLMClient(LLMConfig(llm_server.url, "test-model", timeout_s=5.0, max_retries=0))
+    channel, _, _, _ = acl_channel(tmp_path, llm=client, llm_summaries=True)
+
+    def responder(body: dict) -> str:
+        if body.get("response_format"):
+            return json.dumps({"answer": "schools here", "score": 50})
+        if body["messages"][0]["content"].startswith("Summarise"):  # echoes what it was given
+            return "LLM SUMMARY OF: " + body["messages"][-1]["content"]
+        return "REDUCED"
+
+    llm_server.responder = responder
+    question = "Which areas have the most schools?"
+    try:
+        def mapped_summaries() -> list[str]:
+            return [r["messages"][-1]["content"] for r in llm_server.requests if r.get("response_format")]
+
+        assert channel.answer_global(question, "t") is not None  # an admin first: its summary is cached
+        assert any("mentioned by 2 document(s)" in m for m in mapped_summaries())
+        llm_server.reset()
+        llm_server.responder = responder
+        assert channel.answer_global(question, "t", visible=lambda d: d == "pub") is not None
+        seen = mapped_summaries()
+        assert seen and not any("2 document(s)" in m for m in seen)
+        assert any("LLM SUMMARY OF" in m and "mentioned by 1 document(s)" in m for m in seen)
+        # both callers' summaries stay cached, each under its own text
+        llm_server.reset()
+        llm_server.responder = responder
+        assert channel.answer_global(question, "t") is not None
+        assert not [r for r in llm_server.requests if r["messages"][0]["content"].startswith("Summarise")]
+        assert any("mentioned by 2 document(s)" in m for m in mapped_summaries())
     finally:
         channel.close()

@@ -146,3 +146,24 @@ def test_empty_store(tmp_path: Path) -> None:
     result = RelationalRetriever(s).retrieve("t", Constraints(("a", "b"), (("a", "b"),), 100.0))
     assert result.pairs == [] and result.zones == []
     s.close()
+
+
+def test_zones_name_only_the_documents_the_caller_may_see(tmp_path: Path) -> None:
+    s = GraphStore(tmp_path / "acl.sqlite3")
+    try:
+        items = [Poi(f"s:{i}", f"S{i}", "school", CENTRE[0] + 0.0005 * i, CENTRE[1]) for i in range(8)]
+        s.add_dataset("t", Parsed(items), "f.csv", "csv", b"x")
+        cells = sorted({r.h3 for r in s.pois("t")})
+        for doc in ("pub", "fin"):
+            s.index_document("t", doc, doc, [{"page_no": 1, "text": "x", "h3_area": cells}])
+        c = Constraints(("school",), (("school", "school"),), 300.0, relational=True)
+        full = RelationalRetriever(s).retrieve("t", c)
+        plain = RelationalRetriever(s).retrieve("t", c, visible=lambda d: d == "pub")
+        assert full.pairs and {d for z in full.zones for d in z["documents"]} == {"fin", "pub"}
+        assert [z["h3"] for z in plain.zones] == [z["h3"] for z in full.zones]
+        assert all(z["documents"] == ["pub"] for z in plain.zones)
+        assert "fin" not in str(graph_block(plain)) and len(plain.pairs) == len(full.pairs)
+        pages = s.pages_mentioning("t", [f"zone:{c}" for c in cells], lambda d: d != "fin")
+        assert [r[0] for r in pages] == ["pub"]
+    finally:
+        s.close()

@@ -9,10 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from index.registry import Document
+from ingest.upload import IngestRequest
 from service.auth import Principal
 from service.carta import Carta
+from service.errors import HiddenDuplicate
 from service.jobs import Job, JobRunner, JobStore
 from tests.utils.documents import make_pdf
 from tests.utils.servers import LiveServer
@@ -180,3 +183,48 @@ def test_in_process_delete_erases_the_documents_jobs(
     again.delete("default", job.document_id)
     assert again.job_store.get(job.id) is None
     assert again.registry.get("default", job.document_id) is None
+
+
+def test_an_in_flight_or_indexed_duplicate_is_handed_only_to_keys_that_may_see_it(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    carta = make_carta(tmp_path / "acl")
+    store = JobStore(tmp_path / "acl-jobs.sqlite3")
+    runner = JobRunner(carta.ingestor, store, tmp_path / "acl-uploads", workers=1, max_attempts=3)
+    fin = Principal("k_fin", "acme", ("finance",))
+    fin2 = Principal("k_fin2", "acme", ("finance",))
+    plain = Principal("k_plain", "acme")
+    admin = Principal("k_admin", "acme", admin=True)
+    other = Principal("k_beta", "beta", admin=True)
+    try:
+        content = pdf(1, "orçamento")
+        first = runner.submit(fin, content, "a.pdf", "Secret title", {"m": "secret"}, ["finance"])
+        assert first.created and first.job.acl == ["finance"]
+        # in flight (never started): keys of the group share the job; the others are refused
+        assert runner.submit(fin2, content, "b.pdf", None, {}, []).job.id == first.job.id
+        with pytest.raises(HiddenDuplicate) as refused:
+            runner.submit(plain, content, "c.pdf", None, {}, [])
+        assert first.job.document_id not in str(refused.value) and "Secret" not in str(refused.value)
+        assert [store.get(first.job.id).id] == [first.job.id]  # nothing was added for the refusal
+        keys = (fin, fin2, plain, admin, other)
+        visible = {p.key_id: runner.visible_job(p, first.job.id) is not None for p in keys}
+        assert visible == {"k_fin": True, "k_fin2": True, "k_plain": False, "k_admin": True, "k_beta": False}
+
+        # indexed: the same answer, from the registry's groups
+        carta.ingest(IngestRequest(content, "a.pdf", "acme", "Secret title", acl=["finance"]))
+        store.update(first.job.id, status="ready", stage="done")
+        again = runner.submit(fin2, content, "b.pdf", None, {}, [])
+        assert not again.created and again.document is not None and again.job.acl == ["finance"]
+        with pytest.raises(HiddenDuplicate):
+            runner.submit(plain, content, "c.pdf", None, {}, [])
+        assert runner.visible_job(plain, again.job.id) is None
+        assert runner.visible_job(fin, again.job.id) is not None
+        # a job row of an older version (no groups recorded) follows its document's groups
+        store.add(Job("legacy", "acme", "k_old", "a.pdf", status="ready", document_id=first.job.document_id))
+        assert runner.visible_job(plain, "legacy") is None and runner.visible_job(fin, "legacy") is not None
+        # a public document's job is every key's of the tenant, not another tenant's
+        public = runner.submit(plain, pdf(1, "público"), "p.pdf", None, {}, [])
+        assert runner.visible_job(fin, public.job.id) is not None
+        assert runner.visible_job(other, public.job.id) is None
+    finally:
+        store.close()

@@ -19,6 +19,7 @@ from service.errors import (
     BadSidecar,
     BeingIndexed,
     ForbiddenGroup,
+    HiddenDuplicate,
     InvalidGroups,
     InvalidMetadata,
     PageNotFound,
@@ -32,7 +33,7 @@ router = APIRouter(tags=["documents"])
     "/v1/documents",
     status_code=202,
     response_model=schemas.UploadResponse,
-    responses={400: _ERRORS, 401: _ERRORS, 403: _ERRORS, 413: _ERRORS, 415: _ERRORS, 422: _ERRORS},
+    responses={code: _ERRORS for code in (400, 401, 403, 409, 413, 415, 422)},
 )
 async def upload(
     services: ServicesDep,
@@ -52,8 +53,9 @@ async def upload(
         File(description="Georeference files of a map image: world file (.pgw/.jgw/.wld), .prj, .aux.xml"),
     ] = None,
 ) -> Any:
-    """Accept a file as an ingestion job (202); follow it at /v1/jobs/{id}. The same
-    content again answers with the existing document and `created: false`."""
+    """Accept a file as an ingestion job (202); follow it at /v1/jobs/{id}. Content the
+    tenant holds already answers with that document (or its job) and `created: false`, or
+    409 `duplicate_content`, naming nothing, when the caller may not see it."""
     meta = parse_metadata(metadata)
     acl = parse_groups(groups, who)
     extra: dict[str, bytes] = {}
@@ -63,9 +65,13 @@ async def upload(
             raise BadSidecar(f"sidecar {s.filename!r} is not a world file, .prj or .aux.xml")
         extra[suffix] = await s.read(1_000_000)
     data = await file.read(services.carta.settings.max_upload_bytes + 1)
-    done = await run_in_threadpool(
-        services.jobs.submit, who, data, file.filename or "upload", title, meta, acl, extra
-    )
+    try:
+        done = await run_in_threadpool(
+            services.jobs.submit, who, data, file.filename or "upload", title, meta, acl, extra
+        )
+    except HiddenDuplicate:
+        audit.record("upload", [], "hidden_duplicate")  # no id: the audit names what the key may see
+        raise
     doc_id = done.job.document_id
     audit.record("upload", [doc_id] if doc_id else [], "created" if done.created else "duplicate")
     body = schemas.UploadResponse(

@@ -16,15 +16,16 @@ from service.api.deps import Caller, ServicesDep
 from service.api.errors import ERROR_RESPONSES as _ERRORS
 from service.auth import Principal
 from service.errors import JobNotFound
-from service.jobs import TERMINAL, Job, JobStore
+from service.jobs import TERMINAL, Job, JobRunner
 
 router = APIRouter(tags=["jobs"])
 
 
-def own_job(store: JobStore, who: Principal, job_id: str) -> Job:
-    """The job, if it is the caller's (admin keys see every job of their tenant)."""
-    job = store.get(job_id)
-    if job is None or job.tenant != who.tenant or not (who.admin or job.key_id == who.key_id):
+def visible_job(jobs: JobRunner, who: Principal, job_id: str) -> Job:
+    """The job, if the caller may follow it: its uploader, an admin of its tenant, or a key
+    of its tenant that may see its document (service/jobs.py)."""
+    job = jobs.visible_job(who, job_id)
+    if job is None:
         raise JobNotFound(f"no job {job_id!r}")
     return job
 
@@ -32,7 +33,7 @@ def own_job(store: JobStore, who: Principal, job_id: str) -> Job:
 @router.get("/v1/jobs/{job_id}", response_model=schemas.JobOut, responses={404: _ERRORS})
 def get_job(services: ServicesDep, who: Caller, job_id: str) -> Any:
     """An ingestion job: status, stage, pages done of total, the document when ready."""
-    return own_job(services.job_store, who, job_id).out()
+    return visible_job(services.jobs, who, job_id).out()
 
 
 @router.get(
@@ -43,7 +44,7 @@ def get_job(services: ServicesDep, who: Caller, job_id: str) -> Any:
 async def job_events(request: Request, services: ServicesDep, who: Caller, job_id: str) -> StreamingResponse:
     """Server-sent events: `progress` (JobOut) on every change, then `done` (JobOut)."""
     store = services.job_store
-    own_job(store, who, job_id)
+    visible_job(services.jobs, who, job_id)
 
     async def events() -> AsyncIterator[str]:
         last: dict[str, Any] | None = None

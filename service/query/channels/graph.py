@@ -7,6 +7,11 @@ It is not one of the fused channels (BaseChannel): its evidence is computed pair
 zone counts that answer the question directly (service/answer/graph.py), not a ranked
 list of pages; fusing the mentioning pages into the page ranking would change every
 other answer's evidence.
+
+Everything the evidence says about documents is the caller's: the graph is asked with a
+`DocFilter` built here from the registry and index/acl.py's rule, so zones' document
+lists, the counts in rankings and community summaries, and the cited pages name only
+ready documents the caller may see (the graph store itself keeps the tenant-wide view).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass, field
 from graph.channel import GraphChannel, MentioningPage
 from graph.communities import GlobalResult
 from graph.retrieval import RelationalResult
+from graph.store import DocFilter
 from index.acl import is_visible
 from index.registry import Registry
 
@@ -52,24 +58,40 @@ class GraphEvidenceChannel:
     def run(self, question: str, tenant: str, acl: list[str] | None, language: str) -> GraphEvidence | None:
         """The evidence when the question is corpus-wide or relational here, else None (the
         question goes to the documents). `acl`: the caller's tokens (index.acl)."""
-        overview = self.graph.answer_global(question, tenant, language)
+        visible = self.doc_filter(tenant, acl)
+        overview = self.graph.answer_global(question, tenant, language, visible)
         if overview is not None:
-            mentioning = self.graph.pages_mentioning_zones(tenant, [z["h3"] for z in overview.zones])
-            return GraphEvidence(overview=overview, pages=self._visible(mentioning, tenant, acl))
-        relational = self.graph.answer(question, tenant)
+            cells = [z["h3"] for z in overview.zones]
+            mentioning = self.graph.pages_mentioning_zones(tenant, cells, visible)
+            return GraphEvidence(overview=overview, pages=self._pages(mentioning, tenant))
+        relational = self.graph.answer(question, tenant, visible)
         if relational is None:
             return None
-        mentioning = self.graph.mentioning_pages(tenant, relational) if relational.pairs else []
-        return GraphEvidence(relational=relational, pages=self._visible(mentioning, tenant, acl))
+        mentioning = self.graph.mentioning_pages(tenant, relational, visible) if relational.pairs else []
+        return GraphEvidence(relational=relational, pages=self._pages(mentioning, tenant))
 
-    def _visible(self, pages: list[MentioningPage], tenant: str, acl: list[str] | None) -> list[GraphPage]:
-        visible = []
+    def doc_filter(self, tenant: str, acl: list[str] | None) -> DocFilter:
+        """Whether a document id is a ready document of `tenant` the caller holding `acl` may
+        see (one registry read per id and question)."""
+        seen: dict[str, bool] = {}
+
+        def visible(doc_id: str) -> bool:
+            if doc_id not in seen:
+                doc = self.registry.get(tenant, doc_id)
+                seen[doc_id] = doc is not None and doc.status == "ready" and is_visible(doc.acl, acl)
+            return seen[doc_id]
+
+        return visible
+
+    def _pages(self, pages: list[MentioningPage], tenant: str) -> list[GraphPage]:
+        """The mentioning pages (already restricted to visible documents) with their sizes."""
+        out = []
         for page in pages:
             doc = self.registry.get(tenant, page.doc_id)
-            if doc is None or doc.status != "ready" or not is_visible(doc.acl, acl):
+            if doc is None:  # deleted meanwhile
                 continue
             records = self.registry.pages(tenant, page.doc_id)
             size = next((p for p in records if p.page_no == page.page_no), None)
             bbox = [0.0, 0.0, float(size.width), float(size.height)] if size else [0.0, 0.0, 0.0, 0.0]
-            visible.append(GraphPage(page.doc_id, page.page_no, doc.title, bbox, page.excerpt))
-        return visible
+            out.append(GraphPage(page.doc_id, page.page_no, doc.title, bbox, page.excerpt))
+        return out

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from graph.channel import GraphChannel, MentioningPage
+from graph.store import DocFilter
 from index.acl import caller_tokens
 from index.registry import Document, PageRecord, Registry
 from service.query.channels.graph import GraphEvidenceChannel
@@ -21,11 +22,14 @@ class _Overview:
 class _FakeGraph:
     """Answers every question with a corpus-wide overview whose zones three pages mention."""
 
-    def answer_global(self, question: str, tenant: str, language: str) -> Any:
+    def answer_global(self, question: str, tenant: str, language: str, visible: DocFilter | None) -> Any:
         return _Overview()
 
-    def pages_mentioning_zones(self, tenant: str, cells: Sequence[str]) -> list[MentioningPage]:
-        return [MentioningPage(doc, 1, doc, f"excerpt of {doc}", 1) for doc in ("open", "finance", "busy")]
+    def pages_mentioning_zones(
+        self, tenant: str, cells: Sequence[str], visible: DocFilter | None
+    ) -> list[MentioningPage]:
+        docs = [doc for doc in ("open", "finance", "busy") if visible is None or visible(doc)]
+        return [MentioningPage(doc, 1, doc, f"excerpt of {doc}", 1) for doc in docs]
 
 
 @pytest.fixture
@@ -59,3 +63,7 @@ def test_graph_pages_are_ready_and_visible_to_the_caller(registry: Registry) -> 
     assert _cited(channel, None) == ["open", "finance"]
     page = channel.run("q", "t", None, "en").pages[0]  # type: ignore[union-attr]
     assert (page.title, page.bbox) == ("Open", [0.0, 0.0, 600.0, 800.0])
+    # the filter the graph is asked with: ready documents the caller may see
+    visible = channel.doc_filter("t", caller_tokens([]))
+    assert [d for d in ("open", "finance", "busy", "gone") if visible(d)] == ["open"]
+    assert [d for d in ("open", "finance", "busy") if channel.doc_filter("t", None)(d)] == ["open", "finance"]
