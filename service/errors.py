@@ -96,7 +96,7 @@ class RateLimited(ServiceError, RuntimeError):
 class AuthThrottled(RateLimited):
     """Too many wrong API keys from this client address; keys are not checked for a while."""
 
-    def __init__(self, message: str, retry_after_s: int) -> None:
+    def __init__(self, message: str, retry_after_s: int = 1) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
 
