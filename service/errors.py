@@ -13,8 +13,10 @@ Exception tree (each class also inherits the built-in in brackets):
     │   ├── MissingKey
     │   ├── InvalidKey
     │   ├── Forbidden
+    │   │   └── ReadOnlyKey
     │   └── ForbiddenGroup
     ├── RateLimited [RuntimeError]
+    │   └── AuthThrottled
     ├── InvalidRequest [ValueError]
     │   ├── GeoFilterError
     │   ├── InvalidMetadata
@@ -78,12 +80,26 @@ class Forbidden(AuthError):
     """The key may not do this (e.g. only admin keys manage keys)."""
 
 
+class ReadOnlyKey(Forbidden):
+    """A reader key tried to upload, delete or manage datasets."""
+
+
 class ForbiddenGroup(AuthError):
     """The key tried to share a document with a group it is not in."""
 
 
 class RateLimited(ServiceError, RuntimeError):
     """The key sent more requests than its rate limit allows."""
+
+    retry_after_s = 1  # when the caller may try again (the API's Retry-After)
+
+
+class AuthThrottled(RateLimited):
+    """Too many wrong API keys from this client address; keys are not checked for a while."""
+
+    def __init__(self, message: str, retry_after_s: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class InvalidRequest(ServiceError, ValueError):

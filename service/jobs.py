@@ -148,6 +148,17 @@ class JobStore:
         )
         return self._job(rows[0]) if rows else None
 
+    def uploader(self, tenant: str, document_id: str) -> str | None:
+        """The key that uploaded a document: that of its first job that indexed it (later
+        jobs naming it are duplicate uploads), else of its first job; None without jobs."""
+        rows = self._query(
+            "SELECT key_id FROM jobs WHERE tenant=? AND document_id=? "
+            "ORDER BY status != 'ready', created_at, rowid LIMIT 1",
+            tenant,
+            document_id,
+        )
+        return rows[0]["key_id"] if rows else None
+
     def unfinished(self) -> list[Job]:
         rows = self._query("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at")
         return [self._job(r) for r in rows]

@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -81,6 +82,11 @@ class Metrics:
         self.auth_failures = Counter(
             "carta_auth_failures_total", "Requests without a valid API key", registry=self.registry
         )
+        self.auth_throttled = Counter(
+            "carta_auth_throttled_total",
+            "Requests refused because their client address sent too many wrong API keys",
+            registry=self.registry,
+        )
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         self.requests.labels(method, route, str(status)).inc()
@@ -88,26 +94,51 @@ class Metrics:
 
 
 class TraceStore:
-    """The last `keep` ask traces by request id, each readable only by its tenant."""
+    """The last `keep` ask traces, keyed by (tenant, request id): a request id is the
+    client's to choose, so two tenants may use the same one without touching each other's
+    trace. `forget_document` drops every trace naming a document (an erasure hook)."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self._traces: OrderedDict[str, tuple[str, dict[str, Any]]] = OrderedDict()
+        # (tenant, request id) -> (the trace, every string in it: the ids it names)
+        self._traces: OrderedDict[tuple[str, str], tuple[dict[str, Any], frozenset[str]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def put(self, request_id: str, tenant: str, trace: dict[str, Any]) -> None:
         if self.keep <= 0:
             return
+        key = (tenant, request_id)
         with self._lock:
-            self._traces[request_id] = (tenant, trace)
-            self._traces.move_to_end(request_id)
+            self._traces[key] = (trace, frozenset(_strings(trace)))
+            self._traces.move_to_end(key)
             while len(self._traces) > self.keep:
                 self._traces.popitem(last=False)
 
     def get(self, request_id: str, tenant: str) -> dict[str, Any] | None:
         with self._lock:
-            found = self._traces.get(request_id)
-        return found[1] if found and found[0] == tenant else None
+            found = self._traces.get((tenant, request_id))
+        return found[0] if found else None
+
+    def forget_document(self, tenant: str, doc_id: str) -> None:
+        """Erasure: drop the tenant's traces that name `doc_id` anywhere (evidence, citations, ...)."""
+        with self._lock:
+            for key in [k for k, (_, names) in self._traces.items() if k[0] == tenant and doc_id in names]:
+                del self._traces[key]
+
+    def __len__(self) -> int:
+        return len(self._traces)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string inside a JSON-like value (dict keys excluded)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
 
 
 def ask_trace(request_id: str, answer: Any, started: float) -> dict[str, Any]:

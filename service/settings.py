@@ -168,6 +168,10 @@ class Settings(BaseSettings):
         20.0, ge=0, description="Requests per second per API key (token bucket); 0 turns it off."
     )
     rate_limit_burst: int = Field(60, ge=1, description="Bucket size: requests a key may send at once.")
+    auth_fail_per_second: float = Field(
+        0.2, ge=0, description="Wrong API keys per second per client address after the burst; 0 turns it off."
+    )
+    auth_fail_burst: int = Field(10, ge=1, description="Wrong API keys a client address may send at once.")
     log_json: bool | None = Field(
         None,
         description="`carta serve` logs one JSON object per line; unset = JSON unless stderr is a terminal "

@@ -23,7 +23,7 @@ from service.api.middleware.request_context import request_context
 from service.api.routes import ask, datasets, documents, jobs, keys, ops, search, ui, visual
 from service.api.state import AppState, Services, app_state_of, attach
 from service.audit import AuditLog
-from service.auth import KeyStore, RateLimiter
+from service.auth import FailedAuthThrottle, KeyStore, RateLimiter
 from service.carta import Carta
 from service.jobs import JobRunner
 from service.observability import Metrics, TraceStore
@@ -40,10 +40,12 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         services = await run_in_threadpool(open_services, settings, carta)
         services.jobs.start()
         state.services = services
+        services.carta.erasure_hooks.append(state.traces.forget_document)  # traces name documents
         try:
             yield
         finally:
             state.services = None
+            services.carta.erasure_hooks.remove(state.traces.forget_document)
             services.jobs.stop()
             for part in (services.audit, services.keys):
                 part.close()
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
             metrics=Metrics(),
             traces=TraceStore(settings.trace_keep),
             limiter=RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+            auth_throttle=FailedAuthThrottle(settings.auth_fail_per_second, settings.auth_fail_burst),
         ),
     )
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)

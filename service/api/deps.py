@@ -3,6 +3,12 @@ document the caller may see, and the audit log bound to the caller.
 
 Declare them as parameters (`carta: CartaDep, who: Caller, audit: Audit`); FastAPI
 resolves each once per request.
+
+Permissions, one dependency each (the roles are service/auth.py's):
+- `Caller`: any valid key (read: search, ask, list, fetch, traces);
+- `Writer`: members and admins (upload, load and delete datasets); readers get 403;
+- `AdminCaller`: admin keys (manage keys);
+- `DeletableDocument`: a document the caller may see and delete (Principal.may_delete).
 """
 
 from __future__ import annotations
@@ -20,7 +26,16 @@ from service.api.state import AppState, Services, app_state_of
 from service.audit import AuditLog
 from service.auth import Principal
 from service.carta import Carta
-from service.errors import DocumentNotFound, GraphDisabled, InvalidKey, MissingKey, RateLimited
+from service.errors import (
+    AuthThrottled,
+    DocumentNotFound,
+    Forbidden,
+    GraphDisabled,
+    InvalidKey,
+    MissingKey,
+    RateLimited,
+    ReadOnlyKey,
+)
 
 VISIBLE = ("ready", "failed")  # a document being indexed is not visible yet
 
@@ -54,7 +69,8 @@ def principal(
     api_key: str | None = Security(_header),  # noqa: B008
 ) -> Principal:
     """The caller from `Authorization: Bearer` or `X-API-Key`, rate limited per key.
-    Without any key ever created: the single user (default tenant, admin)."""
+    Without any key ever created: the single user (default tenant, admin). A client
+    address that sent too many wrong keys gets 429 before its key is checked."""
     state = get_state(request)
     keys = state.running().keys
     secret = api_key or (creds.credentials if creds else None)
@@ -64,11 +80,7 @@ def principal(
         state.metrics.auth_failures.inc()
         raise MissingKey("an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'")
     else:
-        found = keys.authenticate(secret)
-        if found is None:
-            state.metrics.auth_failures.inc()
-            raise InvalidKey("the API key is unknown or revoked")
-        who = found
+        who = authenticated(state, client_address(request), secret)
     if not state.limiter.allow(who.key_id):
         state.metrics.rate_limited.inc()
         raise RateLimited("too many requests for this API key; retry in a second")
@@ -76,7 +88,44 @@ def principal(
     return who
 
 
+def client_address(request: Request) -> str:
+    """The peer's address (behind a reverse proxy: the proxy's; throttle there too)."""
+    return request.client.host if request.client else "unknown"
+
+
+def authenticated(state: AppState, address: str, secret: str) -> Principal:
+    """The key's principal; InvalidKey (counted against `address`) or AuthThrottled."""
+    wait = state.auth_throttle.retry_after(address)
+    if wait:
+        state.metrics.auth_throttled.inc()
+        raise AuthThrottled(f"too many wrong API keys from this address; retry in {wait} s", wait)
+    found = state.running().keys.authenticate(secret)
+    if found is None:
+        state.metrics.auth_failures.inc()
+        state.auth_throttle.failed(address)
+        raise InvalidKey("the API key is unknown or revoked")
+    return found
+
+
 Caller = Annotated[Principal, Depends(principal)]
+
+
+def writer(who: Caller) -> Principal:
+    """The caller, unless its key is read-only (ReadOnlyKey, 403)."""
+    if not who.can_write:
+        raise ReadOnlyKey("this key is read-only (role reader): it may search, ask and read, not change")
+    return who
+
+
+def admin_caller(who: Caller) -> Principal:
+    """The caller, if it is an admin key (or the single user); else Forbidden."""
+    if not who.admin:
+        raise Forbidden("only an admin key may manage API keys")
+    return who
+
+
+Writer = Annotated[Principal, Depends(writer)]
+AdminCaller = Annotated[Principal, Depends(admin_caller)]
 
 
 def visible_document(carta: Carta, who: Principal, doc_id: str) -> Document:
@@ -98,6 +147,20 @@ def visible_document_dep(carta: CartaDep, who: Caller, doc_id: str) -> Document:
 # before the route's own parameters are validated, so it would answer 404 where the API
 # answers 422 for a malformed request.
 VisibleDocument = Annotated[Document, Depends(visible_document_dep)]
+
+
+def deletable_document_dep(services: ServicesDep, who: Writer, doc_id: str) -> Document:
+    """The `{doc_id}` of the path, if the caller may see it (else 404) and delete it (else 403)."""
+    doc = visible_document(services.carta, who, doc_id)
+    if not who.may_delete(doc.acl, services.job_store.uploader(who.tenant, doc.id)):
+        raise Forbidden(
+            f"this key may not delete document {doc_id!r}: only its uploader, keys in all of its "
+            "groups and admin keys may"
+        )
+    return doc
+
+
+DeletableDocument = Annotated[Document, Depends(deletable_document_dep)]
 
 
 def graph_channel(carta: Carta) -> GraphChannel:

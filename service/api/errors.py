@@ -45,6 +45,7 @@ from models.errors import (
 from service.api import schemas
 from service.errors import (
     AuthError,
+    AuthThrottled,
     BadH3Cells,
     BadImage,
     BadSidecar,
@@ -66,6 +67,7 @@ from service.errors import (
     NotFound,
     PageNotFound,
     RateLimited,
+    ReadOnlyKey,
     ServiceError,
     TraceNotFound,
     VisualProfileOff,
@@ -127,8 +129,10 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     MissingKey: ErrorSpec(401, "unauthorized", BEARER),
     InvalidKey: ErrorSpec(401, "invalid_key", BEARER),
     Forbidden: ErrorSpec(403, "forbidden"),
+    ReadOnlyKey: ErrorSpec(403, "read_only_key"),
     ForbiddenGroup: ErrorSpec(403, "forbidden_group"),
     RateLimited: ErrorSpec(429, "rate_limited", {"Retry-After": "1"}),
+    AuthThrottled: ErrorSpec(429, "auth_throttled", {"Retry-After": "1"}),
     InvalidRequest: ErrorSpec(400, "invalid_request"),
     GeoFilterError: ErrorSpec(400, "bad_geo_filter"),
     InvalidMetadata: ErrorSpec(400, "invalid_metadata"),
@@ -173,7 +177,10 @@ def error_response(
 async def domain_error(_: Request, exc: Exception) -> JSONResponse:
     """The handler for every class in ERROR_TABLE."""
     spec = error_spec(exc) or INTERNAL
-    return error_response(spec.status, spec.code, str(exc), spec.headers)
+    headers = dict(spec.headers)
+    if "Retry-After" in headers and isinstance(exc, RateLimited):  # the error knows how long
+        headers["Retry-After"] = str(exc.retry_after_s)
+    return error_response(spec.status, spec.code, str(exc), headers)
 
 
 async def http_error(_: Request, exc: Exception) -> JSONResponse:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
+from service.auth import Role
 from service.query.geo_filter import GeoSpec
 from service.query.types import PriorMode, SearchResult
 
@@ -168,6 +169,9 @@ class KeyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     groups: list[str] = Field(default_factory=list, max_length=50)
     admin: bool = False
+    role: Role | None = Field(
+        None, description="reader, member or admin (default: admin with admin=true, else member)."
+    )
     label: str = Field("", max_length=200)
 
 
@@ -176,6 +180,7 @@ class KeyOut(BaseModel):
     tenant: str
     groups: list[str]
     admin: bool
+    role: Role
     label: str
     created_at: str
     revoked_at: str | None

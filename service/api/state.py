@@ -1,7 +1,7 @@
 """The app's typed state: what every route shares, held on `app.state` under one name
 instead of a bag of untyped attributes.
 
-`AppState` is built by `create_app` (metrics, traces, rate limiter: cheap, needed by the
+`AppState` is built by `create_app` (metrics, traces, rate limiters: cheap, needed by the
 middleware before the app starts); `Services` by the lifespan (the service object, keys,
 audit log and jobs: they open files and start threads, so they live only while the app runs).
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from starlette.datastructures import State
 
 from service.audit import AuditLog
-from service.auth import KeyStore, RateLimiter
+from service.auth import FailedAuthThrottle, KeyStore, RateLimiter
 from service.carta import Carta
 from service.jobs import JobRunner, JobStore
 from service.observability import Metrics, TraceStore
@@ -39,6 +39,7 @@ class AppState:
     metrics: Metrics
     traces: TraceStore
     limiter: RateLimiter
+    auth_throttle: FailedAuthThrottle  # wrong keys per client address
     services: Services | None = None
 
     def running(self) -> Services:

@@ -22,8 +22,15 @@ def create_key(
     tenant: Annotated[str, typer.Option(help="The tenant the key acts on.")],
     group: Annotated[list[str], typer.Option("--group", "-g", help="ACL group (repeatable).")] = [],  # noqa: B006
     admin: Annotated[
-        bool, typer.Option(help="May manage keys and see every document of its tenant.")
+        bool, typer.Option(help="May manage keys and see every document of its tenant (= --role admin).")
     ] = False,
+    role: Annotated[
+        str | None,
+        typer.Option(
+            help="reader (search, ask, read), member (also upload and delete its own) or admin; "
+            "default: member, or admin with --admin."
+        ),
+    ] = None,
     label: Annotated[str, typer.Option(help="A note for humans (who holds it).")] = "",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
@@ -31,7 +38,7 @@ def create_key(
     exists, the server requires a key on every /v1 request."""
     store = KeyStore(Settings().auth_path)
     try:
-        key, secret = store.create(tenant, group, admin, label)
+        key, secret = store.create(tenant, group, admin, label, role=role)
     except ValueError as exc:
         fail(str(exc), code=2)
     finally:
@@ -39,7 +46,8 @@ def create_key(
     if as_json:
         print_json({**key.to_dict(), "secret": secret})
         return
-    console.print(f"key {key.id} for tenant {key.tenant} (groups: {', '.join(key.groups) or '-'})")
+    groups = ", ".join(key.groups) or "-"
+    console.print(f"key {key.id} for tenant {key.tenant} (role: {key.role}; groups: {groups})")
     typer.echo(secret)
 
 
@@ -54,13 +62,13 @@ def list_keys(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     if as_json:
         print_json([k.to_dict() for k in keys])
         return
-    table = Table("id", "tenant", "groups", "admin", "label", "created", "revoked")
+    table = Table("id", "tenant", "groups", "role", "label", "created", "revoked")
     for k in keys:
         table.add_row(
             k.id,
             k.tenant,
             ",".join(k.groups),
-            "yes" if k.admin else "",
+            k.role,
             k.label,
             k.created_at,
             k.revoked_at or "",

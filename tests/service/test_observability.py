@@ -1,5 +1,5 @@
 """Request ids, /metrics, /readyz, ask traces, JSON logs, the audit log and the
-streamed upload limit, through a real server."""
+streamed upload limit, through a real server; the trace store keyed per tenant."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from service.audit import AuditLog
 from service.carta import Carta
-from service.observability import JsonFormatter, request_id_var
+from service.observability import JsonFormatter, TraceStore, request_id_var
 from tests.service.test_jobs import pdf
 from tests.utils.api import ingest_via_api
 from tests.utils.servers import LiveServer
@@ -119,3 +119,30 @@ def test_json_log_lines_carry_the_request_id() -> None:
     finally:
         request_id_var.reset(token)
     assert line["request_id"] == "rid-7" and line["message"] == "GET /x" and line["level"] == "INFO"
+
+
+def trace_naming(*doc_ids: str) -> dict:
+    return {"evidence": [{"doc_id": d, "page_no": 1} for d in doc_ids], "citations": []}
+
+
+def test_traces_are_keyed_by_tenant_and_request_id() -> None:
+    traces = TraceStore(keep=10)
+    traces.put("same-id", "acme", trace_naming("a1"))
+    traces.put("same-id", "beta", trace_naming("b1"))  # beta picks acme's id: both kept
+    assert traces.get("same-id", "acme") == trace_naming("a1")
+    assert traces.get("same-id", "beta") == trace_naming("b1")
+    assert traces.get("same-id", "gamma") is None
+    for i in range(20):
+        traces.put(f"r{i}", "acme", trace_naming("x"))
+    assert len(traces) == 10 and traces.get("same-id", "beta") is None  # oldest went first
+
+
+def test_forgetting_a_document_drops_the_traces_naming_it() -> None:
+    traces = TraceStore(keep=10)
+    traces.put("r1", "acme", trace_naming("d1", "d2"))
+    traces.put("r2", "acme", {"evidence": [], "citations": [{"doc_id": "d1", "page_no": 2}]})
+    traces.put("r3", "acme", trace_naming("d2"))
+    traces.put("r4", "beta", trace_naming("d1"))  # the same id in another tenant is another document
+    traces.forget_document("acme", "d1")
+    assert traces.get("r1", "acme") is None and traces.get("r2", "acme") is None
+    assert traces.get("r3", "acme") is not None and traces.get("r4", "beta") is not None

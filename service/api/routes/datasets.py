@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from ingest.errors import TooLarge
 from service.api import schemas
-from service.api.deps import Caller, CartaDep, GraphDep, graph_channel
+from service.api.deps import Caller, CartaDep, GraphDep, Writer, graph_channel
 from service.api.errors import ERROR_RESPONSES as _ERRORS
 
 router = APIRouter(tags=["datasets"])
@@ -21,11 +21,11 @@ router = APIRouter(tags=["datasets"])
     "/v1/datasets",
     status_code=201,
     response_model=schemas.DatasetUploadResponse,
-    responses={404: _ERRORS, 413: _ERRORS, 415: _ERRORS, 422: _ERRORS},
+    responses={403: _ERRORS, 404: _ERRORS, 413: _ERRORS, 415: _ERRORS, 422: _ERRORS},
 )
 async def upload_dataset(
     carta: CartaDep,
-    who: Caller,
+    who: Writer,
     file: Annotated[UploadFile, File(description="OSM PBF/XML, Overpass JSON, GeoJSON or CSV with lat/lon")],
     category: Annotated[
         str | None, Form(max_length=64, description="Category of features that carry none (e.g. school)")
@@ -53,7 +53,7 @@ def get_dataset(who: Caller, graph: GraphDep, dataset_id: str) -> Any:
     return schemas.DatasetOut(**graph.dataset(who.tenant, dataset_id).to_dict())
 
 
-@router.delete("/v1/datasets/{dataset_id}", responses={404: _ERRORS})
-def delete_dataset(who: Caller, graph: GraphDep, dataset_id: str) -> dict[str, str]:
+@router.delete("/v1/datasets/{dataset_id}", responses={403: _ERRORS, 404: _ERRORS})
+def delete_dataset(who: Writer, graph: GraphDep, dataset_id: str) -> dict[str, str]:
     graph.delete_dataset(who.tenant, dataset_id)
     return {"deleted": dataset_id}

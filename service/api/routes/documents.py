@@ -11,9 +11,19 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from service.api import schemas
-from service.api.deps import VISIBLE, Audit, Caller, CartaDep, ServicesDep, VisibleDocument, visible_document
+from service.api.deps import (
+    VISIBLE,
+    Audit,
+    Caller,
+    CartaDep,
+    DeletableDocument,
+    ServicesDep,
+    VisibleDocument,
+    Writer,
+    visible_document,
+)
 from service.api.errors import ERROR_RESPONSES as _ERRORS
-from service.auth import Principal, check_name
+from service.auth import Principal, check_group
 from service.carta import Carta
 from service.errors import (
     BadSidecar,
@@ -37,7 +47,7 @@ router = APIRouter(tags=["documents"])
 )
 async def upload(
     services: ServicesDep,
-    who: Caller,
+    who: Writer,
     audit: Audit,
     file: Annotated[UploadFile, File(description="PDF, PNG, JPEG, TIFF, WebP, GeoJSON or KML")],
     title: Annotated[str | None, Form(max_length=500)] = None,
@@ -93,10 +103,12 @@ def get_document(carta: CartaDep, who: Caller, doc: VisibleDocument) -> Any:
     return schemas.document_detail(doc, carta.registry.pages(who.tenant, doc.id))
 
 
-@router.delete("/v1/documents/{doc_id}", responses={404: _ERRORS, 409: _ERRORS})
-def delete_document(services: ServicesDep, who: Caller, audit: Audit, doc: VisibleDocument) -> dict[str, str]:
-    """Erase the document: every point, page image, thumbnail, registry row and job,
-    and whatever the erasure hooks hold (graph nodes, summaries)."""
+@router.delete("/v1/documents/{doc_id}", responses={403: _ERRORS, 404: _ERRORS, 409: _ERRORS})
+def delete_document(
+    services: ServicesDep, who: Caller, audit: Audit, doc: DeletableDocument
+) -> dict[str, str]:
+    """Erase the document (its uploader, keys in all its groups and admins may): every point,
+    page image, thumbnail, registry row and job, and whatever the erasure hooks hold."""
     if services.job_store.in_flight(who.tenant, doc.id):
         raise BeingIndexed(f"document {doc.id!r} is being indexed; delete it when its job ends")
     services.carta.delete(who.tenant, doc.id)
@@ -160,7 +172,7 @@ def parse_groups(raw: str | None, who: Principal) -> list[str]:
     groups = sorted({g.strip() for g in (raw or "").split(",") if g.strip()})
     try:
         for g in groups:
-            check_name(g, "group")
+            check_group(g)
     except ValueError as exc:
         raise InvalidGroups(str(exc)) from exc
     foreign = [g for g in groups if g not in who.groups]

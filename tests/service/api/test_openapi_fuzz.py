@@ -36,8 +36,10 @@ def fuzzed(
     tmp_path_factory: pytest.TempPathFactory, text_encoder: TextEncoder, samples_dir: Path
 ) -> Iterator[dict[str, Any]]:
     data = tmp_path_factory.mktemp("fuzz")
+    # no limits: the fuzzer sends many requests and many bad keys (it wants 401, not 429)
     carta = Carta(
-        settings_for(data, rate_limit_per_second=0, max_upload_bytes=2_000_000), text_encoder=text_encoder
+        settings_for(data, rate_limit_per_second=0, auth_fail_per_second=0, max_upload_bytes=2_000_000),
+        text_encoder=text_encoder,
     )
     keys = KeyStore(carta.settings.auth_path)
     secret = keys.create("fuzz", admin=True, label="schemathesis")[1]
