@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -15,8 +16,10 @@ from index.types import Filter
 from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.cli.main import app
-from service.erasure import JOURNAL_NAME, verify
+from service.erasure import JOURNAL_NAME, KEEPS_IDS, verify
+from tests.utils.api import ingest_via_api
 from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 MARK = "ZQXERASEMARK41"  # in the text; each field also gets its own marker
 TITLE, FILENAME, META = "ZQXTITLEMARK41", "ZQXFILEMARK41", "ZQXMETAMARK41"
@@ -147,3 +150,23 @@ def test_carta_erase_usage_errors(tmp_path: Path, args: list[str]) -> None:
     (tmp_path / "data").mkdir()
     code, _ = _cli(tmp_path / "data", *args)
     assert code == 2
+
+
+def test_delete_through_the_api_erases_uploads_jobs_and_registry(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    request = _marker_request()
+    form = {"title": request.title or "", "metadata": json.dumps(request.metadata)}
+    with LiveServer(make_carta(data)) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+        doc_id = ingest_via_api(client, request.filename, request.data, **form)["id"]
+        before = {h.path.split("/")[0] for h in verify(data, doc_id, MARKERS).hits}
+        assert {"jobs.sqlite3", "registry.sqlite3", "qdrant"} <= {p.split("-")[0] for p in before}
+        assert client.delete(f"/v1/documents/{doc_id}").status_code == 200
+        assert verify(data, doc_id, MARKERS).hits == []  # once the DELETE has answered
+        assert not (data / "uploads").exists() or not any((data / "uploads").iterdir())
+    server.carta.close()
+    make_carta(data).close()  # restart
+    after = verify(data, doc_id, MARKERS)
+    assert after.hits == [] and after.clean
+    assert {h.path for h in after.kept_by_design} <= set(KEEPS_IDS)  # the audit log's ids only
