@@ -3,12 +3,27 @@ collection under `<data_dir>/qdrant/<collection>`.
 
 The engine allows one process per shard folder; a second process gets a clear
 StoreError instead of the engine's WAL message.
+
+Erasure (`erase_deleted`). Deleting a point only drops pointers: the payload stays in
+the segment's LZ4-compressed payload pages and in the payload index, and the WAL keeps
+the upsert (uncompressed) until its 32 MiB segment file is recycled. So after a delete:
+(1) vacuum: `optimize()` with the persisted optimizer thresholds set so that any deleted
+point qualifies (`_ERASE_OPTIMIZERS`) rewrites the segment without the deleted points,
+and the flush removes the old segment folder; (2) roll the WAL: no-op writes (a
+`set_payload` whose filter matches nothing, 4 MiB each) until every WAL segment file
+that held a record up to the flushed (acknowledged) index has been closed and deleted.
+Never delete the WAL folder instead: operation numbers would restart at 0 while points
+keep their higher versions, and later deletes would be silently ignored.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
+import os
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +45,16 @@ from index.types import (
 )
 from index.vector_store import RRF_K, StoreError, VectorStore
 
+log = logging.getLogger(__name__)
+
 _SPEC_FILE = "carta-collection.json"
+# any segment with a deleted point is vacuumed; the engine never optimizes unless asked
+# (Carta asks only in `erase_deleted`), so these thresholds cost nothing between erasures
+_ERASE_OPTIMIZERS = {"deleted_threshold": 1e-9, "vacuum_min_vector_number": 1}
+# WAL padding: matches no point (a keyword every collection indexes, a value no document has)
+_PAD_FILTER = E.Filter(must=[E.FieldCondition(key="doc_id", match=E.MatchValue(value="__carta_wal_pad__"))])
+_PAD_PAYLOAD = {"_pad": "0" * (4 << 20)}  # 4 MiB a record: ~16 records fill the 32 MiB segment
+_PAD_MAX_RECORDS = 64  # two segments and then some: the engine keeps one closed segment
 # the default location of points without one in decay formulas: the engine needs a value,
 # and a pole is thousands of kilometres from any place a question names (the decay is ~0)
 _FAR_AWAY = {"lat": 90.0, "lon": 0.0}
@@ -50,7 +74,7 @@ def _spec_json(spec: CollectionSpec) -> dict[str, Any]:
     }
 
 
-def _edge_config(spec: CollectionSpec) -> E.EdgeConfig:
+def _edge_config(spec: CollectionSpec, *, optimizers: E.EdgeOptimizersConfig | None = None) -> E.EdgeConfig:
     vectors = {}
     for d in spec.dense:
         vectors[d.name] = E.EdgeVectorParams(
@@ -65,7 +89,42 @@ def _edge_config(spec: CollectionSpec) -> E.EdgeConfig:
         )
     sparse = {name: E.EdgeSparseVectorParams(modifier=E.Modifier.Idf) for name in spec.sparse}
     sparse |= {name: E.EdgeSparseVectorParams() for name in spec.plain_sparse}
-    return E.EdgeConfig(vectors=vectors, sparse_vectors=sparse or None)
+    return E.EdgeConfig(vectors=vectors, sparse_vectors=sparse or None, optimizers=optimizers)
+
+
+def _erase_optimizers() -> E.EdgeOptimizersConfig:
+    return E.EdgeOptimizersConfig(**_ERASE_OPTIMIZERS)
+
+
+def _has_erase_optimizers(path: Path) -> bool:
+    """Whether the shard's persisted config (edge_config.json) vacuums on any deleted point."""
+    try:
+        stored = json.loads((path / "edge_config.json").read_text()).get("optimizers") or {}
+    except (OSError, ValueError):
+        return False
+    return all(stored.get(k) == v for k, v in _ERASE_OPTIMIZERS.items())
+
+
+def _wal_state(wal: Path) -> tuple[int, list[int]]:
+    """(acknowledged index, first index of each closed WAL segment file)."""
+    ack = int(json.loads((wal / "first-index").read_text())["ack_index"])
+    return ack, [int(n.split("-", 1)[1]) for n in os.listdir(wal) if n.startswith("closed-")]
+
+
+def is_held(shard_dir: Path) -> bool:
+    """Whether a process (this one included) has the shard open: the engine holds an
+    exclusive flock on its WAL folder."""
+    try:
+        fd = os.open(shard_dir / "wal", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing the descriptor releases a lock it took
+    return False
 
 
 def _vector(value: VectorValue) -> Any:
@@ -144,9 +203,12 @@ class EdgeStore(VectorStore):
                         "another model or CARTA_PAGE_POOLING changes them: set the old values back, or "
                         "point CARTA_DATA_DIR at a new folder and ingest the documents again"
                     )
-                shard = E.EdgeShard.load(str(path))
+                # shards from before erasure get the vacuum thresholds once (persisted)
+                upgrade = not _has_erase_optimizers(path)
+                config = _edge_config(spec, optimizers=_erase_optimizers()) if upgrade else None
+                shard = E.EdgeShard.load(str(path), config)
             else:
-                shard = E.EdgeShard.create(str(path), _edge_config(spec))
+                shard = E.EdgeShard.create(str(path), _edge_config(spec, optimizers=_erase_optimizers()))
                 spec_file.write_text(json.dumps(_spec_json(spec)))
         except StoreError:
             raise
@@ -176,6 +238,35 @@ class EdgeStore(VectorStore):
     def delete(self, collection: str, flt: Filter) -> None:
         with self._write_lock:
             self._shard(collection).update(E.UpdateOperation.delete_points_by_filter(edge_filter(flt)))
+
+    def erase_deleted(self, collection: str) -> dict[str, float]:
+        """Take deleted points off the disk: vacuum the segments, then roll the WAL past
+        every record up to now (see the module docstring). Idempotent; blocks writers of
+        this collection while it runs. Returns timings (s) and the padding records written."""
+        path = self.root / collection
+        wal = path / "wal"
+        with self._write_lock:
+            shard = self._shard(collection)
+            t0 = time.perf_counter()
+            shard.optimize()
+            shard.flush()
+            t1 = time.perf_counter()
+            target, _ = _wal_state(wal)  # every record up to the flushed index must leave the disk
+            records = 0
+            while True:
+                _, closed = _wal_state(wal)
+                if closed and min(closed) > target:
+                    break
+                if records == _PAD_MAX_RECORDS:
+                    raise StoreError(f"the WAL of {collection!r} did not roll after {records} padding writes")
+                shard.update(E.UpdateOperation.set_payload_by_filter(_PAD_FILTER, _PAD_PAYLOAD))
+                shard.flush()
+                records += 1
+            t2 = time.perf_counter()
+        log.info(
+            "erased %s: vacuum %.2fs, WAL %d padding writes %.2fs", collection, t1 - t0, records, t2 - t1
+        )
+        return {"vacuum_s": t1 - t0, "wal_s": t2 - t1, "pad_records": float(records)}
 
     def set_payload(self, collection: str, flt: Filter, payload: dict) -> None:
         with self._write_lock:

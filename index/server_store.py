@@ -2,6 +2,17 @@
 
 `local:<path>` (or `:memory:`) uses qdrant-client's local mode, which speaks the same
 client API; the contract tests run it as the stand-in for a server.
+
+Erasure happens on the server's schedule, not Carta's (`erase_deleted` is the base
+class's no-op): a delete marks the points deleted; the server's vacuum optimizer rewrites
+a segment once its deleted share passes the collection's `optimizers_config.
+deleted_threshold` (default 0.2) and it holds `vacuum_min_vector_number` vectors (default
+1000, at least 100), in the background; the server's WAL keeps the old records until its
+`wal_capacity_mb` segments (default 32 MiB) are recycled, and snapshots keep them for as
+long as they are kept. To bound how long a deleted document stays on the server's disk,
+set a low `deleted_threshold` and `vacuum_min_vector_number=100` on Carta's collections
+(PATCH /collections/<name>), a small `wal_capacity_mb`, and expire snapshots. `carta
+erase --verify` scans only the local data dir, so it cannot vouch for a server.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ Every file is opened the same way: one connection shared by the threads of a pro
 several statements must land together, and WAL so readers in other processes (the CLI
 next to a running API) never block on a writer.
 
+Erasure: every connection sets `PRAGMA secure_delete=ON`, so a DELETE overwrites the
+freed cells and pages with zeros instead of leaving them in the file; `checkpoint` then
+copies the WAL into the main file and truncates the WAL, the one place where the old
+page images (with the deleted rows) would otherwise stay until SQLite recycles it.
+
 Schemas change through `migrate`: an ordered list of steps, the file's `PRAGMA
 user_version` saying how many have run. Step 1 of each file is its original
 `CREATE TABLE IF NOT EXISTS` script (plus the column additions files from before
@@ -16,6 +21,7 @@ that has shipped.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,9 +48,37 @@ def connect(
     if named_rows:
         conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
+    # on by default in Debian's build, not in every build: a deleted row must not stay in the file
+    conn.execute("PRAGMA secure_delete=ON")
     if synchronous is not None:
         conn.execute(f"PRAGMA synchronous={synchronous}")
     return conn
+
+
+def checkpoint(conn: sqlite3.Connection, *, attempts: int = 50, wait_s: float = 0.05) -> bool:
+    """`PRAGMA wal_checkpoint(TRUNCATE)`: every WAL frame into the main file, then the WAL
+    cut to zero bytes. A reader holding an older snapshot (another process's open read)
+    makes SQLite answer busy and leave the WAL; retried `attempts` times, `wait_s` apart.
+    True when the WAL was emptied. Any connection to the file can do it."""
+    for attempt in range(attempts):
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy == 0:
+            return True
+        if attempt + 1 < attempts:
+            time.sleep(wait_s)
+    return False
+
+
+def checkpoint_file(path: Path, *, attempts: int = 50, wait_s: float = 0.05) -> bool:
+    """`checkpoint` through a connection of its own, for a file another object holds open
+    (the job table, the audit log); True when nothing was left to do or the WAL was emptied."""
+    if not path.exists():
+        return True
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        return checkpoint(conn, attempts=attempts, wait_s=wait_s)
+    finally:
+        conn.close()
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -29,6 +29,12 @@ class VectorStore(ABC):
     @abstractmethod
     def delete(self, collection: str, flt: Filter) -> None: ...
 
+    def erase_deleted(self, collection: str) -> dict[str, float]:
+        """Take the deleted points' payloads and vectors off the disk now (vacuum, WAL),
+        so that a delete erases. Returns timings. The default does nothing: a backend
+        whose engine erases on its own schedule documents what that schedule is."""
+        return {}
+
     @abstractmethod
     def count(self, collection: str, flt: Filter | None = None) -> int: ...
 
@@ -84,4 +90,3 @@ class VectorStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
-

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from index.collections import Collections, lite_collections, visual_collection
 from index.page_images import PageImages
 from index.pooling import pool
 from index.registry import Document, Registry
+from index.sqlite import checkpoint_file
 from index.types import Filter
 from index.vector_store import VectorStore
 from ingest.geotagging import GeoTagger
@@ -35,6 +37,7 @@ from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
 from service.answer.types import Answer, Event
+from service.erasure import JOURNAL_NAME, ErasureJournal
 from service.errors import DocumentNotFound
 from service.jobs import JobStore
 from service.query.channels import ChannelContext, build_channels
@@ -245,6 +248,8 @@ class Carta:
         # erases the finished jobs that name the file too.
         self.job_store = JobStore(settings.jobs_path)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
+        self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
+        self._resume_erasures()
         self._recover_interrupted()
         if stale := self.reindex_needed():
             log.warning(stale)
@@ -323,11 +328,60 @@ class Carta:
             raise DocumentNotFound(f"no document {doc_id!r}")
         return doc
 
-    def delete(self, tenant: str, doc_id: str) -> None:
+    def delete(self, tenant: str, doc_id: str) -> dict[str, float]:
+        """Erase the document: once this returns, its text, title, filename and metadata
+        are in no file under the data dir (embedded store; see service/erasure.py). The
+        request is journalled first, so a crash midway is finished at the next start.
+        Synchronous, and it costs seconds (the vacuum rewrites each collection's segment):
+        a delayed erasure would leave the data on disk for a window no caller can see.
+        Returns timings in seconds."""
         self.document(tenant, doc_id)
+        self.erasures.add(tenant, doc_id)
+        return self._erase(tenant, doc_id)
+
+    def _erase(self, tenant: str, doc_id: str, *, resume: bool = False) -> dict[str, float]:
+        """Purge the document everywhere, then take what the stores keep of deleted data
+        off the disk; the journal entry is cleared only when every step succeeded."""
+        t0 = time.perf_counter()
+        flt = Filter({"tenant": tenant, "doc_id": doc_id})
+        # the collections holding its points (after a crash they may be deleted already
+        # but not erased, so a resumed erasure goes through all of them)
+        held = [s.name for s in self.collections.all() if resume or self.store.count(s.name, flt)]
         self.ingestor.purge(tenant, doc_id)
         for hook in self.erasure_hooks:
             hook(tenant, doc_id)
+        timings = {"purge_s": time.perf_counter() - t0}
+        for name in held:
+            for key, value in self.store.erase_deleted(name).items():
+                timings[key] = timings.get(key, 0.0) + value
+        t1 = time.perf_counter()
+        sqlite_files = [self.settings.registry_path, self.settings.graph_path, self.settings.jobs_path]
+        stuck = [p.name for p in sqlite_files if not checkpoint_file(p)]
+        timings["sqlite_s"] = time.perf_counter() - t1
+        timings["total_s"] = time.perf_counter() - t0
+        if stuck:  # a reader in another process held an old snapshot for seconds
+            log.warning(
+                "erasure of %s/%s: the WAL of %s is still in use; finished at the next start",
+                tenant,
+                doc_id,
+                ", ".join(stuck),
+            )
+        else:
+            self.erasures.remove(tenant, doc_id)
+        log.info(
+            "erased %s/%s in %.2fs (%s)",
+            tenant,
+            doc_id,
+            timings["total_s"],
+            ", ".join(f"{k}={v:.2f}" for k, v in timings.items()),
+        )
+        return timings
+
+    def _resume_erasures(self) -> None:
+        """Finish the erasures a crash (or a busy SQLite WAL) interrupted."""
+        for tenant, doc_id in self.erasures.pending():
+            log.warning("finishing the interrupted erasure of %s/%s", tenant, doc_id)
+            self._erase(tenant, doc_id, resume=True)
 
     def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
         """The chunks of one page in reading order (payload: chunk_no, text, bbox)."""

@@ -9,6 +9,7 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
     geo.py        geocode                  serve.py   serve
     poi.py        poi add|fetch|list|delete
     admin.py      keys create|list|revoke, audit
+    erase.py      erase --verify
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 
 import typer
 
-from service.cli import admin, documents, geo, poi, query, reindex, serve
+from service.cli import admin, documents, erase, geo, poi, query, reindex, serve
 from service.cli.eval import evaluate
 
 app = typer.Typer(
@@ -35,6 +36,7 @@ app.command()(geo.geocode)
 app.command()(serve.serve)
 app.add_typer(admin.keys_app, name="keys")
 app.command("audit")(admin.audit)
+app.command()(erase.erase)
 
 
 def main() -> None:  # pragma: no cover - console entry

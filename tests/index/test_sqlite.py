@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from index.registry import Document, Registry
-from index.sqlite import add_column, connect, migrate, schema_version, transaction
+from index.sqlite import (
+    add_column,
+    checkpoint,
+    checkpoint_file,
+    connect,
+    migrate,
+    schema_version,
+    transaction,
+)
 
 
 def test_connect_creates_the_folder_in_wal_mode_with_named_rows(tmp_path: Path) -> None:
@@ -93,3 +101,46 @@ def test_a_registry_from_before_versioning_is_migrated(tmp_path: Path) -> None:
     assert reg.get("t", "d2").acl == ["g"]  # type: ignore[union-attr]
     reg.close()
     assert schema_version(sqlite3.connect(path)) == 1
+
+
+def _marker_db(path: Path) -> sqlite3.Connection:
+    conn = connect(path)
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+    rows = [(i, ("ZQXSQLMARK " if i == 3 else "filler ") * 50) for i in range(100)]
+    conn.executemany("INSERT INTO t VALUES (?, ?)", rows)
+    return conn
+
+
+def _marks(path: Path) -> dict[str, int]:
+    return {
+        p.name: p.read_bytes().count(b"ZQXSQLMARK")
+        for p in (path, path.with_name(path.name + "-wal"))
+        if p.exists()
+    }
+
+
+def test_a_deleted_row_leaves_neither_the_file_nor_its_wal_after_a_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    conn = _marker_db(path)
+    assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")  # the row is in the main file too
+    conn.execute("DELETE FROM t WHERE id=3")
+    assert sum(_marks(path).values()) > 0  # the WAL still holds the old page
+    assert checkpoint(conn)
+    assert _marks(path) == {"a.sqlite3": 0, "a.sqlite3-wal": 0}
+    assert path.with_name("a.sqlite3-wal").stat().st_size == 0
+    assert conn.execute("SELECT count(*) FROM t").fetchone()[0] == 99
+
+
+def test_checkpoint_waits_for_a_reader_and_reports_when_it_cannot(tmp_path: Path) -> None:
+    path = tmp_path / "b.sqlite3"
+    conn = _marker_db(path)
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM t").fetchone()  # holds a snapshot with the row
+    conn.execute("DELETE FROM t WHERE id=3")
+    assert not checkpoint_file(path, attempts=2, wait_s=0.01)
+    reader.execute("COMMIT")
+    assert checkpoint_file(path)
+    assert sum(_marks(path).values()) == 0
+    assert checkpoint_file(tmp_path / "absent.sqlite3")  # nothing to do
