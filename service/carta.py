@@ -337,7 +337,17 @@ class Carta:
         Returns timings in seconds."""
         self.document(tenant, doc_id)
         self.erasures.add(tenant, doc_id)
+        if self.settings.erasure == "on_close":  # hidden now, off the disk at close / next start
+            t0 = time.perf_counter()
+            self._purge(tenant, doc_id)
+            return {"purge_s": time.perf_counter() - t0, "total_s": time.perf_counter() - t0}
         return self._erase(tenant, doc_id)
+
+    def _purge(self, tenant: str, doc_id: str) -> None:
+        """Delete the document's points, images and rows, then run the erasure hooks."""
+        self.ingestor.purge(tenant, doc_id)
+        for hook in self.erasure_hooks:
+            hook(tenant, doc_id)
 
     def _erase(self, tenant: str, doc_id: str, *, resume: bool = False) -> dict[str, float]:
         """Purge the document everywhere, then take what the stores keep of deleted data
@@ -347,9 +357,7 @@ class Carta:
         # the collections holding its points (after a crash they may be deleted already
         # but not erased, so a resumed erasure goes through all of them)
         held = [s.name for s in self.collections.all() if resume or self.store.count(s.name, flt)]
-        self.ingestor.purge(tenant, doc_id)
-        for hook in self.erasure_hooks:
-            hook(tenant, doc_id)
+        self._purge(tenant, doc_id)
         timings = {"purge_s": time.perf_counter() - t0}
         for name in held:
             for key, value in self.store.erase_deleted(name).items():
@@ -378,9 +386,10 @@ class Carta:
         return timings
 
     def _resume_erasures(self) -> None:
-        """Finish the erasures a crash (or a busy SQLite WAL) interrupted."""
+        """Finish the erasures a crash (or a busy SQLite WAL) interrupted, and those
+        CARTA_ERASURE=on_close deferred."""
         for tenant, doc_id in self.erasures.pending():
-            log.warning("finishing the interrupted erasure of %s/%s", tenant, doc_id)
+            log.info("erasing %s/%s (deferred or interrupted)", tenant, doc_id)
             self._erase(tenant, doc_id, resume=True)
 
     def page_chunks(self, tenant: str, doc_id: str, page_no: int) -> list[dict[str, Any]]:
@@ -418,6 +427,7 @@ class Carta:
             yield event
 
     def close(self) -> None:
+        self._resume_erasures()  # CARTA_ERASURE=on_close: the deleted documents leave the disk now
         self.store.close()
         self.registry.close()
         self.job_store.close()

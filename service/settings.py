@@ -46,6 +46,14 @@ class Settings(BaseSettings):
 
     # Ingestion
     render_dpi: int = Field(110, ge=36, le=300)
+    erasure: Literal["immediate", "on_close"] = Field(
+        "immediate",
+        description=(
+            "When a deleted document's bytes leave the disk: 'immediate' (the delete returns once "
+            "they are gone; seconds per delete) or 'on_close' (the delete hides it at once; the "
+            "store is vacuumed when Carta closes or next starts; for bulk deletes)."
+        ),
+    )
     max_render_pixels: int = Field(
         9_000_000, ge=100_000, description="Cap on the pixels (w*h) of a page rendering and of its OCR."
     )

@@ -55,7 +55,9 @@ def ground_truth(samples_dir: Path) -> list[dict[str, Any]]:
 
 
 def settings_for(data_dir: Path, **overrides: Any) -> Settings:
-    return Settings(data_dir=data_dir, _env_file=None, **overrides)
+    """Test settings: deleted documents leave the disk when the Carta closes (each immediate
+    erasure costs seconds; tests/service/test_erasure.py checks the immediate mode)."""
+    return Settings(data_dir=data_dir, _env_file=None, **{"erasure": "on_close", **overrides})
 
 
 @pytest.fixture

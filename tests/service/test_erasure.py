@@ -64,7 +64,7 @@ def test_delete_leaves_no_byte_of_the_document_after_restart(
     make_carta: Callable[..., Carta], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    carta = make_carta(data)
+    carta = make_carta(data, erasure="immediate")
     doc_id, keep = _ingest_pair(carta)
 
     before = verify(data, doc_id, MARKERS)
@@ -79,7 +79,7 @@ def test_delete_leaves_no_byte_of_the_document_after_restart(
     assert not (data / JOURNAL_NAME).exists()
     carta.close()
 
-    carta = make_carta(data)  # restart: WAL replay must not bring anything back
+    carta = make_carta(data, erasure="immediate")  # restart: WAL replay must not bring anything back
     assert carta.registry.get(TENANT, keep) is not None
     assert carta.store.count(carta.collections.chunks.name, Filter({"doc_id": keep})) > 0
     assert carta.store.count(carta.collections.chunks.name, Filter({"doc_id": doc_id})) == 0
@@ -98,11 +98,31 @@ def test_delete_leaves_no_byte_of_the_document_after_restart(
         assert after.files_scanned > 10
 
 
+def test_deferred_erasure_hides_at_once_and_erases_at_close(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """CARTA_ERASURE=on_close: the delete hides the document at once, the bytes stay until the
+    Carta closes, and none is left after."""
+    data = tmp_path / "data"
+    carta = make_carta(data, erasure="on_close")
+    doc_id, keep = _ingest_pair(carta)
+    carta.delete(TENANT, doc_id)
+    assert carta.registry.get(TENANT, doc_id) is None
+    assert carta.store.count(carta.collections.chunks.name, Filter({"doc_id": doc_id})) == 0
+    assert _hit_files(data, doc_id)  # still on disk: deferred
+    carta.close()
+    after = verify(data, doc_id, MARKERS)
+    assert after.hits == [] and after.clean, after.hits
+    carta = make_carta(data, erasure="on_close")
+    assert carta.registry.get(TENANT, keep) is not None
+    carta.close()
+
+
 def test_an_interrupted_erasure_finishes_at_the_next_start(
     make_carta: Callable[..., Carta], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    carta = make_carta(data)
+    carta = make_carta(data, erasure="immediate")
     doc_id, _ = _ingest_pair(carta)
     # a crash after the journal entry and the purge, before the stores erased
     carta.erasures.add(TENANT, doc_id)
@@ -111,7 +131,7 @@ def test_an_interrupted_erasure_finishes_at_the_next_start(
     assert _hit_files(data, doc_id)  # deleted, not erased: the payloads are still on disk
     assert verify(data, doc_id).erasure_pending
 
-    carta = make_carta(data)
+    carta = make_carta(data, erasure="immediate")
     assert carta.erasures.pending() == []
     carta.close()
     assert _hit_files(data, doc_id) == {}
@@ -124,7 +144,7 @@ def _cli(data: Path, *args: str) -> tuple[int, str]:
 
 def test_carta_erase_verify_reports_hits_then_clean(make_carta: Callable[..., Carta], tmp_path: Path) -> None:
     data = tmp_path / "data"
-    carta = make_carta(data)
+    carta = make_carta(data, erasure="immediate")
     doc_id, _ = _ingest_pair(carta)
     marks = [a for m in MARKERS for a in ("--marker", m)]
 
@@ -158,7 +178,8 @@ def test_delete_through_the_api_erases_uploads_jobs_and_registry(
     data = tmp_path / "data"
     request = _marker_request()
     form = {"title": request.title or "", "metadata": json.dumps(request.metadata)}
-    with LiveServer(make_carta(data)) as server, httpx.Client(base_url=server.url, timeout=120) as client:
+    carta = make_carta(data, erasure="immediate")
+    with LiveServer(carta) as server, httpx.Client(base_url=server.url, timeout=120) as client:
         doc_id = ingest_via_api(client, request.filename, request.data, **form)["id"]
         before = {h.path.split("/")[0] for h in verify(data, doc_id, MARKERS).hits}
         assert {"jobs.sqlite3", "registry.sqlite3", "qdrant"} <= {p.split("-")[0] for p in before}
@@ -166,7 +187,7 @@ def test_delete_through_the_api_erases_uploads_jobs_and_registry(
         assert verify(data, doc_id, MARKERS).hits == []  # once the DELETE has answered
         assert not (data / "uploads").exists() or not any((data / "uploads").iterdir())
     server.carta.close()
-    make_carta(data).close()  # restart
+    make_carta(data, erasure="immediate").close()  # restart
     after = verify(data, doc_id, MARKERS)
     assert after.hits == [] and after.clean
     assert {h.path for h in after.kept_by_design} <= set(KEEPS_IDS)  # the audit log's ids only
