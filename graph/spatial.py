@@ -140,13 +140,16 @@ def _top_k(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The `n` nearest of `b_all` (sorted point indices) to each of `q_ix` within the
     radius, as (distances, indices), each (len(q_ix), n), inf / -1 where fewer. Candidate
-    columns come in blocks; a row whose n-th best distance is already 0 cannot improve
-    (later candidates have higher indices), so points piled on one spot stop early."""
+    columns come in blocks that double up to MAX_BLOCK / rows; a row whose n-th best
+    distance is already 0 cannot improve (later candidates have higher indices), so points
+    piled on one spot stop after the first narrow block."""
     best_d = np.full((len(q_ix), n), np.inf)
     best_j = np.full((len(q_ix), n), -1, dtype=np.int64)
-    cols = max(n, MAX_BLOCK // max(1, len(q_ix)) - n)
-    for c0 in range(0, len(b_all), cols):
+    widest = max(n, MAX_BLOCK // max(1, len(q_ix)) - n)
+    cols, c0 = min(4 * n + 1, widest), 0  # narrow first: piled-up points are settled by a few columns
+    while c0 < len(b_all):
         b_ix = b_all[c0 : c0 + cols]
+        c0, cols = c0 + len(b_ix), min(2 * cols, widest)
         d = haversine_m_array(  # (len(q_ix), len(b_ix))
             lats[q_ix][:, None], lons[q_ix][:, None], lats[b_ix][None, :], lons[b_ix][None, :]
         )
