@@ -20,6 +20,11 @@ from geo.shapes import geojson_ring_to_latlng_poly
 RESOLUTIONS = (7, 9, 11)
 RING_RESOLUTION = 9
 MAX_AREA_CELLS = 400
+# A query's H3 cells are matched against the stored point tokens (res 7, 9, 11), so a
+# cell coarser than res 7 becomes all its res-7 children: 7 per resolution step, 823,543
+# for one res-0 cell. Both caps are checked (by arithmetic) before anything is expanded.
+MAX_QUERY_CELLS = 500
+MAX_QUERY_TOKENS = 50_000  # about 3 res-2 or 20 res-3 cells; a few MB of filter
 HASH_DIM = 1024  # the seed's hashed H3 vector size
 GEO_POINT_FIELD = "geo_point"  # one point per unit, for distance-decay ranking
 
@@ -100,13 +105,53 @@ def polygon_area_km2(ring_lonlat: Sequence[tuple[float, float]]) -> float:
     return abs(twice) / 2
 
 
-def tokens_for_cells(cells: Iterable[str]) -> list[str]:
+def is_h3_cell(value: object) -> bool:
+    """Whether `value` is an H3 cell id string ("8928308280fffff"). Never raises: h3's own
+    check raises OverflowError on hex strings wider than 64 bits and TypeError on non-strings."""
+    if not isinstance(value, str) or not 0 < len(value) <= 16:
+        return False
+    try:
+        return bool(h3.is_valid_cell(value))
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
+def _target_resolution(cell: str) -> int:
+    """The stored point-token resolution that matches `cell`: the nearest at or finer than it."""
+    res = h3.get_resolution(cell)
+    return next((r for r in RESOLUTIONS if r >= res), RESOLUTIONS[-1])
+
+
+def distinct_cells(cells: Iterable[str]) -> list[str]:
+    """Valid query cells without repeats and without cells inside another listed cell
+    (they add nothing to an any-of match), in first-seen order."""
+    unique = list(dict.fromkeys(cells))
+    listed = set(unique)
+    return [c for c in unique if not any(p in listed for p in _ancestors(c))]
+
+
+def token_count(cells: Iterable[str]) -> int:
+    """How many tokens `tokens_for_cells` will produce for these valid cells (an upper
+    bound: counted, not expanded, so it costs nothing for a res-0 cell)."""
+    total = 0
+    for cell in distinct_cells(cells):
+        res, target = h3.get_resolution(cell), _target_resolution(cell)
+        total += h3.cell_to_children_size(cell, target) if target > res else 1
+    return total
+
+
+def tokens_for_cells(cells: Iterable[str], max_tokens: int = MAX_QUERY_TOKENS) -> list[str]:
     """Query cells of any resolution as tokens of the field that can match them: the
-    nearest stored resolution at or below the cell's size (children of coarse cells)."""
+    nearest stored resolution at or below the cell's size (children of coarse cells).
+
+    Raises:
+        ValueError: the cells would expand to more than `max_tokens` tokens (checked first)."""
+    cells = distinct_cells(cells)
+    if (needed := token_count(cells)) > max_tokens:
+        raise ValueError(f"the H3 cells expand to {needed:,} tokens; the limit is {max_tokens:,}")
     out: set[str] = set()
     for cell in cells:
-        res = h3.get_resolution(cell)
-        target = next((r for r in RESOLUTIONS if r >= res), RESOLUTIONS[-1])
+        res, target = h3.get_resolution(cell), _target_resolution(cell)
         out.update(h3.cell_to_children(cell, target) if target > res else [h3.cell_to_parent(cell, target)])
     return sorted(out)
 

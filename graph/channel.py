@@ -11,7 +11,7 @@ from typing import Any
 
 from geo.gazetteer import Gazetteer
 from graph.communities import GlobalResult, GlobalSearch, global_query
-from graph.errors import DatasetNotFound, EmptyDataset, PoiFormatError
+from graph.errors import DatasetNotFound, EmptyDataset, PoiFormatError, TooManyPois
 from graph.llm_parser import LLMConstraintParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
@@ -46,8 +46,10 @@ class GraphChannel:
         llm: LLMClient | None = None,
         community_resolution: int = 5,
         llm_summaries: bool = False,
+        max_dataset_pois: int = 200_000,
     ) -> None:
         self.store = GraphStore(path, resolution, near_radius_m, near_max, community_resolution)
+        self.max_dataset_pois = max_dataset_pois
         self.gazetteer = gazetteer
         self.rule_parser = RuleParser(gazetteer)
         # with an LLM: constraints by strict JSON schema, the rules as fallback
@@ -65,9 +67,15 @@ class GraphChannel:
     def add_dataset(
         self, data: bytes, filename: str, tenant: str, category: str | None = None
     ) -> tuple[DatasetInfo, bool]:
-        """Parse and store one POI file (PoiFormatError / EmptyDataset when unusable)."""
+        """Parse and store one POI file (PoiFormatError / EmptyDataset when unusable,
+        TooManyPois over the per-dataset cap, checked before anything is stored or joined)."""
         kind = sniff(data)
         parsed: Parsed = parse(data, dataset_name(filename), category)
+        if len(parsed.pois) > self.max_dataset_pois:
+            raise TooManyPois(
+                f"{filename}: {len(parsed.pois):,} points of interest; a dataset may hold at most "
+                f"{self.max_dataset_pois:,} (CARTA_GRAPH_MAX_DATASET_POIS): split the file"
+            )
         if not parsed.pois and not parsed.roads:
             hint = "" if category else " (pass a category for files without category columns)"
             raise EmptyDataset(

@@ -6,6 +6,7 @@ Exception tree (each class also inherits the built-in in brackets):
     ├── DatasetNotFound [LookupError]
     ├── PoiFormatError [ValueError]
     ├── EmptyDataset [ValueError]
+    ├── TooManyPois [ValueError]
     └── OverpassError [RuntimeError]
 
 No HTTP status here: service/api/errors.py maps each class to the API's answer.
@@ -28,6 +29,10 @@ class PoiFormatError(GraphError, ValueError):
 
 class EmptyDataset(GraphError, ValueError):
     """The file was readable but held no point of interest (message says what was skipped)."""
+
+
+class TooManyPois(GraphError, ValueError):
+    """The dataset holds more points of interest than the per-dataset cap (message names it)."""
 
 
 class OverpassError(GraphError, RuntimeError):

@@ -17,7 +17,7 @@ from typing import Any
 
 from graph.categories import normalise_name, normalise_tags
 from graph.errors import PoiFormatError
-from ingest.errors import CorruptDocument
+from ingest.errors import CorruptDocument, JsonTooDeep
 from ingest.readers.delimited import read_rows
 from ingest.readers.geojson import load_json, raw_features
 from ingest.readers.osm import read_osm_elements
@@ -88,7 +88,9 @@ def sniff(data: bytes) -> str:
         return "osm-xml"
     if head.startswith(b"{"):
         try:
-            doc = load_json(data)
+            doc = load_json(data, what="the JSON file")
+        except JsonTooDeep:
+            raise  # the depth limit's own answer (422), not "unsupported file"
         except (ValueError, RecursionError) as exc:
             raise PoiFormatError(f"invalid JSON ({exc})") from exc
         if isinstance(doc, dict) and "elements" in doc:

@@ -31,7 +31,7 @@ import numpy as np
 
 from geo.folding import fold
 from graph.sources import Parsed, Poi, Road
-from graph.spatial import cells_of, join_resolution, nearest_within, pairs_within, ring_k
+from graph.spatial import cells_of, join_resolution, nearest_within, ring_k
 from graph.summaries import extractive_summary
 from index.sqlite import connect, migrate, transaction
 
@@ -592,18 +592,20 @@ class GraphStore:
         new = np.array(sorted({index[a] for a in added if a in index}), dtype=np.int64)
         if not len(new):
             return
+        jcells = cells_of(lats, lons, jres)
         lists: dict[str, list[tuple[str, float]]] = {
             ids[i]: [(ids[j], d) for j, d in lst]
             for i, lst in nearest_within(
-                lats, lons, cells_of(lats, lons, jres), self.near_radius_m, self.near_max, jres, new
+                lats, lons, jcells, self.near_radius_m, self.near_max, jres, new
             ).items()
         }
         old = np.setdiff1d(np.arange(len(ids)), new)
         gained: dict[str, list[tuple[str, float]]] = {}
-        if len(old):
-            pairs = pairs_within(lats[new], lons[new], lats[old], lons[old], self.near_radius_m, jres)
-            for i, j, d in pairs:
-                gained.setdefault(ids[int(old[j])], []).append((ids[int(new[i])], d))
+        if len(old):  # only an old POI's nearest new ones can enter its list: a top-k, not all pairs
+            nearest_new = nearest_within(
+                lats, lons, jcells, self.near_radius_m, self.near_max, jres, old, candidates=new
+            )
+            gained = {ids[j]: [(ids[i], d) for i, d in lst] for j, lst in nearest_new.items() if lst}
         current = self._near_lists(tenant, sorted(gained))
         for node, extra in gained.items():
             cur = current.get(node, [])

@@ -7,6 +7,7 @@ Exception tree (each class also inherits the built-in in brackets):
     ├── EmptyFile
     ├── UnsupportedType
     ├── CorruptDocument
+    ├── JsonTooDeep
     ├── EncryptedDocument
     ├── BadCoordinates
     └── TooLarge
@@ -31,6 +32,10 @@ class UnsupportedType(IngestError):
 
 class CorruptDocument(IngestError):
     """The file claims a supported format but cannot be read."""
+
+
+class JsonTooDeep(IngestError):
+    """JSON input nested deeper than the reader's limit (refused before it is decoded)."""
 
 
 class EncryptedDocument(IngestError):

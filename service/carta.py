@@ -164,6 +164,7 @@ def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncode
         llm=LLMClient(config) if config else None,
         community_resolution=settings.graph_community_resolution,
         llm_summaries=settings.graph_llm_summaries,
+        max_dataset_pois=settings.graph_max_dataset_pois,
     )
 
 

@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     graph_max_pairs: int = Field(
         5000, ge=1, le=100_000, description="Pairs returned at most (closest first)."
     )
+    graph_max_dataset_pois: int = Field(
+        200_000, ge=1, description="POIs one dataset upload may hold; more are refused (413)."
+    )
 
     @property
     def graph_path(self) -> Path:

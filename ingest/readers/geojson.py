@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ingest.errors import CorruptDocument
+from ingest.readers.jsontext import load_json
+
+__all__ = ["GEOJSON_TYPES", "load_json", "raw_features"]  # load_json: bounded, in jsontext
 
 GEOJSON_TYPES = frozenset(
     {
@@ -20,15 +22,6 @@ GEOJSON_TYPES = frozenset(
         "GeometryCollection",
     }
 )
-
-
-def load_json(data: bytes) -> Any:
-    """The decoded JSON: UTF-8 (RFC 7946) with or without a BOM, UTF-16/32 too, and
-    latin-1 for older shapefile exports. Raises ValueError or RecursionError."""
-    try:
-        return json.loads(data)  # bytes: the encoding (and a UTF-8 BOM) is detected
-    except UnicodeDecodeError:
-        return json.loads(data.decode("latin-1"))
 
 
 def raw_features(obj: dict[str, Any]) -> list[Any]:

@@ -22,7 +22,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graph.errors import DatasetNotFound, EmptyDataset, GraphError, OverpassError, PoiFormatError
+from graph.errors import (
+    DatasetNotFound,
+    EmptyDataset,
+    GraphError,
+    OverpassError,
+    PoiFormatError,
+    TooManyPois,
+)
 from index.errors import StoreError
 from ingest.errors import (
     BadCoordinates,
@@ -30,6 +37,7 @@ from ingest.errors import (
     EmptyFile,
     EncryptedDocument,
     IngestError,
+    JsonTooDeep,
     TooLarge,
     UnsupportedType,
 )
@@ -108,6 +116,7 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     EmptyFile: ErrorSpec(400, "empty_file"),
     UnsupportedType: ErrorSpec(415, "unsupported_type"),
     CorruptDocument: ErrorSpec(422, "corrupt_document"),
+    JsonTooDeep: ErrorSpec(422, "json_too_deep"),
     EncryptedDocument: ErrorSpec(422, "encrypted_document"),
     BadCoordinates: ErrorSpec(400, "bad_coordinates"),
     TooLarge: ErrorSpec(413, "too_large"),
@@ -116,6 +125,7 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     DatasetNotFound: ErrorSpec(404, "not_found"),
     PoiFormatError: ErrorSpec(415, "unsupported_poi_file"),
     EmptyDataset: ErrorSpec(422, "empty_dataset"),
+    TooManyPois: ErrorSpec(413, "too_many_pois"),
     OverpassError: ErrorSpec(502, "overpass_unavailable"),
     # service/
     ServiceError: INTERNAL,

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
 from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
 from service.auth import Role
@@ -36,7 +37,14 @@ class GeoFilterIn(BaseModel):
     polygon: dict[str, Any] | None = Field(
         None, description='GeoJSON Polygon: {"type": "Polygon", "coordinates": [[[lon, lat], ...]]}'
     )
-    h3: list[str] | None = Field(None, max_length=500)
+    # the cell cap (MAX_QUERY_CELLS) and the validity check answer 400 in the geo filter;
+    # this bound only keeps a pathological body from being parsed into a huge list
+    h3: list[str] | None = Field(
+        None,
+        max_length=10 * MAX_QUERY_CELLS,
+        description=f"H3 cell ids, at most {MAX_QUERY_CELLS}; coarse cells may expand to at most "
+        f"{MAX_QUERY_TOKENS:,} resolution-7 cells.",
+    )
     place: str | None = Field(None, max_length=200)
 
     def spec(self) -> GeoSpec:

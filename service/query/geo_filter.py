@@ -18,10 +18,15 @@ from geo.gazetteer import Gazetteer, PlaceMatch
 from geo.h3tags import (
     AREA_FIELD,
     AREA_UP_FIELD,
+    MAX_QUERY_CELLS,
+    MAX_QUERY_TOKENS,
     area_cells,
     area_query,
     circle_cells,
+    distinct_cells,
+    is_h3_cell,
     polygon_area_km2,
+    token_count,
     tokens_for_cells,
 )
 from geo.shapes import outer_ring
@@ -102,10 +107,7 @@ def resolve(spec: GeoSpec, gazetteer: Gazetteer | None, country_hint: str | None
         ring = _polygon_ring(spec.polygon)
         return ResolvedGeo(kind, _ring(ring), {"polygon": spec.polygon})
     if kind == "h3":
-        cells = list(spec.h3 or [])
-        bad = [c for c in cells if not h3.is_valid_cell(c)]
-        if bad or not cells:
-            raise GeoFilterError(f"not valid H3 cells: {bad or 'empty list'}")
+        cells = h3_cells(spec.h3)
         by_field: dict[str, list[str]] = {}
         for token in tokens_for_cells(cells):
             by_field.setdefault(f"h3_r{h3.get_resolution(token)}", []).append(token)
@@ -117,6 +119,34 @@ def resolve(spec: GeoSpec, gazetteer: Gazetteer | None, country_hint: str | None
     if match is None:
         raise GeoFilterError(f"place {spec.place!r} is not in the gazetteers")
     return resolve_place(match, spec.radius_m)
+
+
+def h3_cells(values: list[str] | None) -> list[str]:
+    """The query's H3 cells, validated and bounded before anything is expanded: at most
+    MAX_QUERY_CELLS ids, all valid, expanding to at most MAX_QUERY_TOKENS res-7+ tokens
+    (coarse cells match the stored point tokens through their children). Cells inside
+    another listed cell are dropped. Raises GeoFilterError with a sentence naming the limit."""
+    values = list(values or [])
+    if not values:
+        raise GeoFilterError("an H3 filter needs at least one H3 cell id")
+    if len(values) > MAX_QUERY_CELLS:
+        raise GeoFilterError(
+            f"an H3 filter takes at most {MAX_QUERY_CELLS} cells; this one has {len(values):,}"
+        )
+    bad = [v for v in values if not is_h3_cell(v)]
+    if bad:
+        shown = ", ".join(repr(v)[:40] for v in bad[:5])
+        raise GeoFilterError(
+            f"not valid H3 cell ids: {shown}" + (f" (and {len(bad) - 5} more)" if len(bad) > 5 else "")
+        )
+    cells = distinct_cells(values)
+    if (needed := token_count(cells)) > MAX_QUERY_TOKENS:
+        raise GeoFilterError(
+            f"the H3 cells expand to {needed:,} resolution-7 cells (a coarse cell counts all its "
+            f"children); the limit is {MAX_QUERY_TOKENS:,}, about 20 resolution-3 cells: "
+            "use fewer or finer cells, or a bbox or polygon filter"
+        )
+    return cells
 
 
 def place_match(name: str, gazetteer: Gazetteer | None, country_hint: str | None = None) -> PlaceMatch | None:

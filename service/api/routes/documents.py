@@ -10,6 +10,8 @@ from fastapi import APIRouter, File, Form, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
+from ingest.errors import JsonTooDeep
+from ingest.readers.jsontext import load_json
 from service.api import schemas
 from service.api.deps import (
     VISIBLE,
@@ -192,7 +194,9 @@ def parse_metadata(raw: str | None) -> dict[str, Any]:
     if not raw:
         return {}
     try:
-        value = json.loads(raw)
+        value = load_json(raw, what="metadata")
+    except JsonTooDeep as exc:
+        raise InvalidMetadata(str(exc)) from exc
     except json.JSONDecodeError as exc:
         raise InvalidMetadata(f"metadata must be a JSON object ({exc.msg})") from exc
     if not isinstance(value, dict):

@@ -13,12 +13,13 @@ from fastapi import APIRouter, FastAPI, Query
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from geo.h3tags import MAX_QUERY_CELLS, is_h3_cell
 from geo.shapes import cell_to_geojson_polygon
 from service.api.deps import StateDep
 from service.api.web import STATIC
 from service.errors import BadH3Cells
 
-MAX_CELLS = 500
+MAX_CELLS = MAX_QUERY_CELLS  # one cap for drawing and for filtering
 
 router = APIRouter()
 
@@ -49,9 +50,9 @@ def h3_cells(
     ids = [c.strip() for c in cells.split(",") if c.strip()]
     if not ids or len(ids) > MAX_CELLS:
         raise BadH3Cells(f"give between 1 and {MAX_CELLS} H3 cell ids, comma-separated")
-    bad = [c for c in ids if not h3.is_valid_cell(c)]
+    bad = [c for c in ids if not is_h3_cell(c)]
     if bad:
-        raise BadH3Cells(f"not H3 cell ids: {', '.join(bad[:5])}")
+        raise BadH3Cells(f"not H3 cell ids: {', '.join(repr(c)[:40] for c in bad[:5])}")
     return JSONResponse({"type": "FeatureCollection", "features": [_cell_feature(c) for c in ids]})
 
 

@@ -52,3 +52,32 @@ def test_bbox_polygon_h3_and_place(gazetteer: Gazetteer) -> None:
 def test_unusable_filters_raise(gazetteer: Gazetteer, spec: GeoSpec) -> None:
     with pytest.raises(GeoFilterError):
         resolve(spec, gazetteer)
+
+
+def test_h3_cells_are_counted_not_expanded_and_capped() -> None:
+    import h3
+
+    from geo.h3tags import MAX_QUERY_TOKENS, token_count, tokens_for_cells
+
+    res0 = sorted(h3.get_res0_cells())
+    assert token_count(res0[:1]) == 823_543  # arithmetic only: no children are built
+    with pytest.raises(GeoFilterError, match=f"the limit is {MAX_QUERY_TOKENS:,}"):
+        resolve(GeoSpec(h3=res0), None)
+    with pytest.raises(ValueError, match="the limit is"):
+        tokens_for_cells(res0[:1])  # the backstop refuses before expanding, too
+    parent = h3.latlng_to_cell(-8.05, -34.9, 3)
+    mixed = [parent, *h3.cell_to_children(parent, 5)[:3], parent, h3.latlng_to_cell(-23.5, -46.6, 8)]
+    tokens = tokens_for_cells(mixed)
+    assert token_count(mixed) == len(tokens) == 2401 + 7  # children inside a listed cell add nothing
+    r = resolve(GeoSpec(h3=mixed), None)
+    assert r.description["h3"] == [parent, mixed[-1]]
+    assert sum(len(c.match.get("h3_r7", ())) for c in r.conditions) == 2401  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("bad", ["zzz", "", "8928308280fffffff", "-1", "8" * 40, "89283082 0fffff"])
+def test_invalid_h3_ids_are_a_geo_filter_error(bad: str) -> None:
+    from geo.h3tags import is_h3_cell
+
+    assert not is_h3_cell(bad)
+    with pytest.raises(GeoFilterError, match="not valid H3 cell ids"):
+        resolve(GeoSpec(h3=["8928308280fffff", bad]), None)

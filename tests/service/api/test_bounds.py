@@ -1,0 +1,129 @@
+"""Issue 14: every request bounded before work starts, over HTTP. Oversized H3 filters,
+invalid H3 ids, POI datasets over the cap and JSON nested too deep each get a 4xx with a
+sentence naming the limit, never a 500 or an unbounded allocation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import h3
+import httpx
+import pytest
+
+from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
+from ingest.readers.jsontext import MAX_JSON_DEPTH
+from models.text_encoder import TextEncoder
+from service.carta import Carta
+from tests.conftest import settings_for
+from tests.utils.servers import LiveServer
+
+PROBE_CELLS = (
+    list(h3.get_res0_cells())
+    + [  # the probe's filter: 122 res-0 + 378 res-2 cells
+        c for parent in sorted(h3.get_res0_cells())[:9] for c in sorted(h3.cell_to_children(parent, 2))
+    ][:378]
+)
+BAD_CELLS = ["zzz", "", "8928308280fffffff"]  # the last one overflows h3's own check
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, text_encoder: TextEncoder) -> Iterator[httpx.Client]:
+    """One server for the module (the probes only read, or are refused before storing)."""
+    settings = settings_for(tmp_path_factory.mktemp("bounds"), graph_max_dataset_pois=1000)
+    carta = Carta(settings, text_encoder=text_encoder)
+    with LiveServer(carta) as live, httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+    carta.close()
+
+
+def body(route: str, text: str, cells: list[str]) -> dict:
+    """A /v1/search or /v1/ask body with an H3 filter."""
+    return {"query" if route == "/v1/search" else "question": text, "geo": {"h3": cells}}
+
+
+def error(response: httpx.Response, status: int, code: str) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()["error"]
+    assert body["code"] == code, body
+    return body["message"]
+
+
+@pytest.mark.parametrize("route", ["/v1/search", "/v1/ask"])
+def test_h3_filters_are_capped_before_expansion(client: httpx.Client, route: str) -> None:
+    assert len(PROBE_CELLS) == 500
+    probe = body(route, "annual report Recife", PROBE_CELLS)
+    message = error(client.post(route, json=probe), 400, "bad_geo_filter")
+    assert f"{MAX_QUERY_TOKENS:,}" in message and "resolution-7" in message
+    too_many = [h3.latlng_to_cell(-8.0 + i * 0.01, -34.9, 9) for i in range(MAX_QUERY_CELLS + 1)]
+    message = error(client.post(route, json=body(route, "x", too_many)), 400, "bad_geo_filter")
+    assert f"at most {MAX_QUERY_CELLS} cells" in message
+    # within the caps: 14 res-3 cells (33,614 res-7 tokens) are served
+    res3 = (
+        sorted(h3.cell_to_children(h3.latlng_to_cell(-8.05, -34.9, 2), 3))[:7]
+        + sorted(h3.cell_to_children(h3.latlng_to_cell(-23.5, -46.6, 2), 3))[:7]
+    )
+    ok = client.post(route, json=body(route, "annual report Recife", res3))
+    assert ok.status_code == 200, ok.text
+
+
+@pytest.mark.parametrize("route", ["/v1/search", "/v1/ask"])
+def test_invalid_h3_ids_answer_400(client: httpx.Client, route: str) -> None:
+    message = error(client.post(route, json=body(route, "x", BAD_CELLS)), 400, "bad_geo_filter")
+    assert "not valid H3 cell ids" in message and "8928308280fffffff" in message
+
+
+def test_ui_h3_refuses_invalid_ids_without_a_key(client: httpx.Client) -> None:
+    for cells in ("8928308280fffffff", "zzz,8928308280fffff", "-1"):
+        assert "not H3 cell ids" in error(client.get("/ui/h3", params={"cells": cells}), 400, "bad_h3_cells")
+    drawn = client.get("/ui/h3", params={"cells": "8928308280fffff"})
+    assert drawn.status_code == 200 and drawn.json()["features"][0]["properties"]["resolution"] == 9
+
+
+def test_a_dataset_over_the_poi_cap_is_refused(client: httpx.Client) -> None:
+    rows = "lat,lon,category\n" + "-8.05,-34.9,school\n" * 1001  # cap set to 1,000 by the fixture
+    message = error(
+        client.post("/v1/datasets", files={"file": ("pile.csv", rows.encode())}), 413, "too_many_pois"
+    )
+    assert "1,001" in message and "at most 1,000" in message and "CARTA_GRAPH_MAX_DATASET_POIS" in message
+    assert client.get("/v1/datasets").json() == []  # nothing stored
+    # at the cap, all at one point: stored, with full NEAR lists and no N x N matrix
+    up = client.post(
+        "/v1/datasets", files={"file": ("pile.csv", rows[: -len("-8.05,-34.9,school\n")].encode())}
+    )
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 1000
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def test_deep_metadata_is_refused_before_decoding(client: httpx.Client) -> None:
+    deep = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    response = client.post("/v1/documents", files={"file": ("a.txt", b"hello")}, data={"metadata": deep})
+    message = error(response, 400, "invalid_metadata")
+    assert f"more than {MAX_JSON_DEPTH} levels" in message
+
+
+def test_deep_geojson_and_overpass_datasets_are_refused(client: httpx.Client) -> None:
+    geojson = '{"type": "FeatureCollection", "features": ' + nested(200_000) + "}"
+    overpass = '{"elements": ' + nested(200_000) + "}"
+    for name, text in (("deep.geojson", geojson), ("deep.json", overpass)):
+        response = client.post(
+            "/v1/datasets", files={"file": (name, text.encode())}, data={"category": "school"}
+        )
+        assert f"more than {MAX_JSON_DEPTH} levels" in error(response, 422, "json_too_deep")
+
+
+def test_a_deep_geojson_document_is_refused(client: httpx.Client) -> None:
+    geometry = '{"type": "GeometryCollection", "geometries": [' * 400 + "]}" * 400  # json.loads reads it
+    text = json.dumps({"type": "Feature", "properties": {}}).replace("{}", '{}, "geometry": ' + geometry, 1)
+    response = client.post("/v1/documents", files={"file": ("deep.geojson", text.encode())})
+    if response.status_code == 202:  # refused by the ingestion job, with the same sentence
+        from tests.utils.api import wait_for_job
+
+        job = wait_for_job(client, response.json()["job"])
+        assert job["status"] == "failed" and f"more than {MAX_JSON_DEPTH} levels" in json.dumps(job)
+    else:
+        assert f"more than {MAX_JSON_DEPTH} levels" in error(response, 422, "corrupt_document")
