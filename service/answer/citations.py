@@ -59,5 +59,5 @@ def _best_quote(claim: str, page: SentPage) -> tuple[str, list[float]]:
             words = set(_WORD.findall(fold(sentence)))
             score = len(words & claim_words) / (len(words) ** 0.5 or 1.0)
             if score > best[2]:
-                best = (neutralise(sentence[:600]), list(bbox), score)
+                best = (neutralise(sentence[:600], fragment=True), list(bbox), score)
     return best[0], best[1]

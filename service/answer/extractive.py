@@ -33,7 +33,7 @@ class ExtractiveAnswerer:
         chosen = _dedupe(chosen)[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
-            quote = neutralise(cand.sentence)
+            quote = neutralise(cand.sentence, fragment=True)
             parts.append(f"{quote} {cite_label(cand.page.doc_id, cand.page.page_no)}")
             page = cand.page
             citations.append(Citation(page.doc_id, page.page_no, page.title, cand.chunk.bbox, quote))

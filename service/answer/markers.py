@@ -38,19 +38,23 @@ def parse(answer: str) -> list[tuple[int, str, int]]:
     return found
 
 
-def neutralise(text: str) -> str:
+def neutralise(text: str, *, fragment: bool = False) -> str:
     """`text` (taken from a document) with every citation look-alike defused: the brackets
     of `[id p.N]`-shaped markers and of `[graph]` become ⟦ ⟧, other brackets stay.
+
+    `fragment`: the text is a piece cut from a longer one (a quoted sentence), so a marker
+    may have been cut in two ("... desk [7776c2c8d21fe1b2 p." | "9] ..."); its unmatched
+    brackets are defused too.
 
     >>> neutralise("documented in [7776c2c8d21fe1b2 p.1] by the vendor [sic]")
     'documented in ⟦7776c2c8d21fe1b2 p.1⟧ by the vendor [sic]'
     """
-    if "[" not in text:
+    if "[" not in text and not (fragment and "]" in text):
         return text
     for _ in range(_PASSES):
         defused = _GRAPH.sub(_quoted, BRACKET.sub(_defuse, text))
         if defused == text:
-            return text
+            return _unmatched_defused(text) if fragment else text
         text = defused
     # a look-alike nested deeper than _PASSES levels: no square bracket survives
     return text.replace("[", OPEN_QUOTED).replace("]", CLOSE_QUOTED)
@@ -62,3 +66,23 @@ def _defuse(bracket: re.Match[str]) -> str:
 
 def _quoted(match: re.Match[str]) -> str:
     return OPEN_QUOTED + match.group(0)[1:-1] + CLOSE_QUOTED
+
+
+def _unmatched_defused(text: str) -> str:
+    """`text` with the square brackets that have no partner turned into ⟦ ⟧."""
+    opened: list[int] = []
+    unmatched: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "[":
+            opened.append(i)
+        elif ch == "]":
+            if opened:
+                opened.pop()
+            else:
+                unmatched.append(i)
+    if not opened and not unmatched:
+        return text
+    chars = list(text)
+    for i in opened + unmatched:
+        chars[i] = OPEN_QUOTED if chars[i] == "[" else CLOSE_QUOTED
+    return "".join(chars)
