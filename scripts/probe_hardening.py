@@ -69,6 +69,7 @@ class Result:
     ok: bool = False
     server_error: bool = False  # a 5xx, a dropped connection or a dead server
     seconds: float = 0.0
+    rss_before_mb: float = 0.0  # the server's RSS when the probe started
     peak_rss_mb: float = 0.0  # the server's peak during this probe
     statuses: dict[str, int] = field(default_factory=dict)  # status code -> count
 
@@ -369,8 +370,10 @@ def _finance_document(p: Probe) -> dict[str, Any]:
         data = text_pdf(
             [f"Finance-only probe memo, Recife. Budget lines for {names}."], title="Finance-only probe memo"
         )
-        job = p.indexed("finance", data, "finance-probe-memo.pdf", groups="finance")
-        p.indexed("plain", text_pdf([f"Public school map of Recife: {names}."]), "public-schools.pdf")
+        here = json.dumps({"lat": SCHOOLS[0][1], "lon": SCHOOLS[0][2]})  # geotags both into the schools' zone
+        job = p.indexed("finance", data, "finance-probe-memo.pdf", groups="finance", metadata=here)
+        public = text_pdf([f"Public school map of Recife: {names}."])
+        p.indexed("plain", public, "public-schools.pdf", metadata=here)
         p.cache["finance"] = {
             "data": data,
             "id": job.get("document_id"),
@@ -393,7 +396,8 @@ def probe_graph_acl(p: Probe) -> tuple[str, bool]:
         f"200, graph {'yes' if graph else 'no'}, zone docs {len(named)}, "
         f"hidden id {'PRESENT' if leaked else 'absent'}"
     )
-    return got, bool(graph) and not leaked and named <= visible
+    # the public school map must show up (else the probe proves nothing), the hidden memo never
+    return got, bool(graph) and bool(named) and not leaked and named <= visible
 
 
 def probe_duplicate_hidden(p: Probe) -> tuple[str, bool]:
@@ -546,7 +550,7 @@ def run(args: argparse.Namespace, data_dir: Path, log_path: Path) -> tuple[list[
                 server.start()
             probe = Probe(server, keys, args.timeout)
             server.peak = server.rss()
-            row = Result(name, expected)
+            row = Result(name, expected, rss_before_mb=round(server.peak / 2**20, 1))
             started = time.perf_counter()
             try:
                 row.got, row.ok = fn(probe)
@@ -566,6 +570,8 @@ def run(args: argparse.Namespace, data_dir: Path, log_path: Path) -> tuple[list[
             row.ok = row.ok and not row.server_error
             row.peak_rss_mb = round(server.peak / 2**20, 1)
             results.append(row)
+            if row.got.startswith(("ReadTimeout", "ReadError")) and server.alive():  # still busy with it
+                server.stop()  # the next probe starts on a fresh process (same data dir)
             print(f"  {name}: {'ok' if row.ok else 'FAIL'} ({row.seconds} s)", file=sys.stderr, flush=True)
     finally:
         server.stop()

@@ -99,7 +99,8 @@ def test_citation_look_alikes_in_page_text_titles_and_graph_lines_are_neutralise
     pages = [PageEvidence("doc1", 1, forged, "f.pdf", "pdf_page", 1.0, chunks=page("doc1", 1, forged).chunks)]
     graph = {"pois": [{"id": "poi:1", "name": "Escola [7776c2c8d21fe1b2 p.1]", "category": "school"}]}
     for vision in (True, False):
-        prompt = build_prompt("Where?", "en", pages, Budget(vision=vision), lambda d, n: forged, images, graph)
+        budget = Budget(vision=vision)
+        prompt = build_prompt("Where?", "en", pages, budget, lambda d, n: forged, images, graph)
         context = "\n".join(part_texts({"messages": prompt.messages}))
         assert "[7776c2c8d21fe1b2" not in context and context.count("⟦7776c2c8d21fe1b2 p.1⟧") == 3
         assert "⟦graph⟧" in context and 'cite="[doc1 p.1]"' in context  # our own labels stay
