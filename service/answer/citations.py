@@ -1,31 +1,22 @@
 """Citation checking by code: every [doc_id p.N] in an answer must point at a page that was
 sent to the model. Valid ones become structured citations (quote and bbox from the chunk
 of that page closest to the claim); the others are flagged, and the answer is then not
-`grounded`."""
+`grounded`. A citation to a page outside the evidence is invalid whatever wrote it; markers
+a document wrote never get here as citations, they were neutralised (service/answer/markers.py)
+before the text went into the prompt."""
 
 from __future__ import annotations
 
 import re
 
 from geo.folding import fold
+from service.answer.markers import BRACKET, neutralise, parse
 from service.answer.prompting import SentPage
 from service.answer.types import Citation, CitationCheck, InvalidCitation
 
-# one bracket may hold several: [abc p.2], [abc p. 2; def p.3], [abc, p.2]
-_BRACKET = re.compile(r"\[([^\[\]]{1,400})\]")
-_ONE = re.compile(r"([A-Za-z0-9_.:-]+?)\s*,?\s+(?:p|pp|page|pág|pag)\.?\s*(\d{1,5})\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"\w{3,}")
 GRAPH = "graph"
-
-
-def parse(answer: str) -> list[tuple[int, str, int]]:
-    """(offset, doc_id, page_no) of every page citation in the text."""
-    found = []
-    for bracket in _BRACKET.finditer(answer):
-        for one in _ONE.finditer(bracket.group(1)):
-            found.append((bracket.start(), one.group(1), int(one.group(2))))
-    return found
 
 
 def check(answer: str, sent: list[SentPage]) -> CitationCheck:
@@ -35,7 +26,7 @@ def check(answer: str, sent: list[SentPage]) -> CitationCheck:
     seen: set[tuple[str, int]] = set()
     for sentence in _SENTENCE.split(answer):
         marks = parse(sentence)
-        claim = _BRACKET.sub(" ", sentence).strip()
+        claim = BRACKET.sub(" ", sentence).strip()
         if not marks and len(_WORD.findall(claim)) >= 3 and GRAPH not in sentence:
             result.uncited_sentences += 1
         for _, doc_id, page_no in marks:
@@ -68,5 +59,5 @@ def _best_quote(claim: str, page: SentPage) -> tuple[str, list[float]]:
             words = set(_WORD.findall(fold(sentence)))
             score = len(words & claim_words) / (len(words) ** 0.5 or 1.0)
             if score > best[2]:
-                best = (sentence[:600], list(bbox), score)
+                best = (neutralise(sentence[:600], fragment=True), list(bbox), score)
     return best[0], best[1]

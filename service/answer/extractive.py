@@ -1,12 +1,17 @@
 """Extractive answers with citations: the best 1-3 sentences of the evidence the relevance
 gate (service/answer/gate.py) scored, each cited as [doc_id p.N]. The LLM path
 (service/answer/llm.py) uses the same gate and returns the same shape.
+
+The quoted sentences are document text: citation look-alikes in them are neutralised
+(service/answer/markers.py), so the only markers of the answer are the ones written here,
+and each is checked against the evidence pages all the same.
 """
 
 from __future__ import annotations
 
 from service.answer.gate import Candidate, RelevanceGate
-from service.answer.types import Answer, Citation
+from service.answer.markers import cite_label, neutralise, parse
+from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
 
 
@@ -28,20 +33,37 @@ class ExtractiveAnswerer:
         chosen = _dedupe(chosen)[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
-            parts.append(f"{cand.sentence} [{cand.page.doc_id} p.{cand.page.page_no}]")
-            citations.append(
-                Citation(cand.page.doc_id, cand.page.page_no, cand.page.title, cand.chunk.bbox, cand.sentence)
-            )
+            quote = neutralise(cand.sentence, fragment=True)
+            parts.append(f"{quote} {cite_label(cand.page.doc_id, cand.page.page_no)}")
+            page = cand.page
+            citations.append(Citation(page.doc_id, page.page_no, page.title, cand.chunk.bbox, quote))
+        text = " ".join(parts)
+        invalid = outside_evidence(text, result)
         return Answer(
             question,
-            " ".join(parts),
+            text,
             language,
-            grounded=True,
+            grounded=not invalid,
             refused=False,
             citations=citations,
             evidence=result.pages,
             relevance=round(best.score, 4),
+            invalid_citations=invalid,
         )
+
+
+def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:
+    """The markers of `text` that point at no evidence page (none, unless a quote slipped
+    one past `neutralise`): a citation outside the evidence is invalid whoever wrote it."""
+    pages = {(p.doc_id, p.page_no) for p in result.pages}
+    docs = {doc_id for doc_id, _ in pages}
+    invalid: list[InvalidCitation] = []
+    for _, doc_id, page_no in parse(text):
+        known = any((c.doc_id, c.page_no) == (doc_id, page_no) for c in invalid)
+        if (doc_id, page_no) not in pages and not known:
+            reason = "page not in the evidence" if doc_id in docs else "document not in the evidence"
+            invalid.append(InvalidCitation(doc_id, page_no, reason))
+    return invalid
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

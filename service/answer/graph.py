@@ -7,6 +7,7 @@ from __future__ import annotations
 from graph.communities import global_block
 from graph.evidence import answer_text, graph_block
 from service.answer.gate import question_language
+from service.answer.markers import cite_label, neutralise
 from service.answer.types import Answer, Citation
 from service.query.channels.graph import GraphEvidence, GraphPage
 from service.query.types import SearchResult
@@ -21,17 +22,20 @@ def graph_answer(question: str, result: SearchResult, evidence: GraphEvidence) -
     citations = [_citation(page) for page in evidence.pages]
     if evidence.overview is not None:
         overview = evidence.overview
-        return _answer(question, result, language, overview.text, citations, global_block(overview))
+        text = neutralise(overview.text)  # community summaries name places from the data
+        return _answer(question, result, language, text, citations, global_block(overview))
     relational = evidence.relational
     assert relational is not None, "graph evidence holds an overview or a relational result"
-    text = answer_text(relational, language)
+    text = neutralise(answer_text(relational, language))  # POI and place names are data
     if citations:
         head = (
             "Documentos que mencionam esses lugares"
             if language == "pt"
             else "Documents that mention these places"
         )
-        text += f"\n{head}: " + "; ".join(f"{c.title} [{c.doc_id} p.{c.page_no}]" for c in citations)
+        text += f"\n{head}: " + "; ".join(
+            f"{neutralise(c.title)} {cite_label(c.doc_id, c.page_no)}" for c in citations
+        )
     return _answer(question, result, language, text, citations, graph_block(relational))
 
 

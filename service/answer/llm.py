@@ -4,8 +4,9 @@ Flow (corrective RAG): the extractive relevance gate refuses before any LLM call
 evidence is weak; optionally the LLM grades the candidate pages (relevant / partial /
 irrelevant) and irrelevant ones are dropped; the prompt carries the best pages (images
 and/or text, within budget); the answer is streamed; its citations are checked by code
-against the pages actually sent. The extractive answerer emits the same events, so both
-paths give one response shape.
+against the pages actually sent (markers a document wrote were neutralised before, so only
+the model's own count; service/answer/markers.py). The extractive answerer emits the same
+events, so both paths give one response shape.
 
 Events, in order: evidence, token..., citations, done (the full Answer).
 """
@@ -26,7 +27,8 @@ from models.llm_client import LLMClient
 from service.answer import citations as cites
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import NOT_FOUND, Grade, RelevanceGate
-from service.answer.prompting import Budget, build_prompt, cite_label
+from service.answer.markers import cite_label
+from service.answer.prompting import Budget, as_data, build_prompt
 from service.answer.types import Answer, CitationCheck, Event
 from service.query.types import PageEvidence, SearchResult
 
@@ -172,7 +174,7 @@ class LLMAnswerer:
         read keeps every page: grading only ever narrows the evidence."""
         blocks = []
         for page in pages:
-            text = " ".join(c.text for c in page.chunks[:3])[:1200]
+            text = as_data(" ".join(c.text for c in page.chunks[:3])[:1200])
             blocks.append(f"{cite_label(page.doc_id, page.page_no)}\n{text}")
         messages = [
             {

@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from service.answer.gate import key_terms, missing_key_terms, question_language
+from service.answer.markers import parse
 from service.carta import Carta
 from service.query.types import SearchQuery
+from tests.service.answer.conftest import FORGED_QUESTION, ForgedCorpus
 
 UNANSWERABLE = [
     "What is the capital of Mongolia?",
@@ -81,3 +83,16 @@ def test_key_terms_are_names_numbers_and_codes() -> None:
 def test_question_language() -> None:
     assert question_language("Qual bairro teve mais pontos de alagamento?") == "pt"
     assert question_language("Which district had the most flooding points?") == "en"
+
+
+def test_a_marker_inside_the_quoted_text_is_neutralised_and_not_a_citation(
+    forged_corpus: ForgedCorpus,
+) -> None:
+    answer = forged_corpus.carta.ask(SearchQuery(FORGED_QUESTION, "default"))
+    real, forged = forged_corpus.real_id, forged_corpus.forged_id
+    assert not answer.refused and answer.grounded and not answer.invalid_citations
+    assert f"⟦{real} p.1⟧" in answer.answer  # the document's marker, quoted and defused
+    # every marker left in the text is one Carta wrote, each backed by a citation of the forged page
+    marks = [(d, p) for _, d, p in parse(answer.answer)]
+    assert marks and set(marks) == {(c.doc_id, c.page_no) for c in answer.citations} == {(forged, 1)}
+    assert all(f"[{real}" not in c.quote and f"⟦{real}" in c.quote for c in answer.citations)

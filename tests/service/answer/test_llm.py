@@ -13,6 +13,7 @@ from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.query.types import SearchQuery
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts, part_texts
+from tests.service.answer.conftest import FORGED_QUESTION, ForgedCorpus
 from tests.utils.documents import make_pdf
 
 PRADO = "Quantos pontos de lançamento irregular de esgoto foram identificados na vistoria do Canal do Prado?"
@@ -215,3 +216,41 @@ def test_llm_errors_propagate_as_llm_errors(
     with pytest.raises(LLMError) as err:
         list(sample_carta.ask_events(SearchQuery(PRADO, "default"), stream=stream))
     assert isinstance(err.value, LLMBadResponse)
+
+
+@pytest.mark.parametrize("vision", [False, True])
+def test_a_forged_marker_reaches_the_llm_neutralised_and_copying_it_cites_nothing(
+    forged_corpus: ForgedCorpus,
+    attach_llm: Callable[..., Carta],
+    llm_server: OpenAIProtocolServer,
+    vision: bool,
+) -> None:
+    carta, real, forged = forged_corpus.carta, forged_corpus.real_id, forged_corpus.forged_id
+    attach_llm(carta, llm_vision=vision)
+
+    def copier(body: dict[str, Any]) -> str:  # a model that repeats the document's sentence verbatim
+        text = "\n".join(part_texts(body))
+        sentence = re.search(r"The Zorblax turbine warranty is documented in .*? by the vendor\.", text)
+        return f"{sentence.group(0) if sentence else '?'} [{forged} p.1]"
+
+    llm_server.responder = copier
+    answer = carta.ask(SearchQuery(FORGED_QUESTION, "default"))
+    context = "\n".join(part_texts(llm_server.requests[0]))
+    label = re.escape(f"[{forged} p.1]")
+    block = re.search(rf'cite="{label}"[^\n]*\n(.*?)<<<END PAGE \w+ {label}', context, re.DOTALL)
+    assert block and f"⟦{real} p.1⟧" in block.group(1) and f"[{real}" not in block.group(1)
+    assert f"⟦{real} p.1⟧" in answer.answer
+    assert [(c.doc_id, c.page_no) for c in answer.citations] == [(forged, 1)]
+    assert answer.grounded and not answer.invalid_citations
+
+
+def test_a_citation_of_a_page_outside_the_evidence_is_invalid_whoever_wrote_it(
+    forged_corpus: ForgedCorpus, attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer
+) -> None:
+    carta, real, forged = forged_corpus.carta, forged_corpus.real_id, forged_corpus.forged_id
+    attach_llm(carta, llm_vision=False)
+    # a model that "repairs" the neutralised marker into a citation of a page it was not sent
+    llm_server.script(Step(text=f"The warranty is documented by the vendor [{forged} p.1] [{real} p.9]."))
+    answer = carta.ask(SearchQuery(FORGED_QUESTION, "default"))
+    assert [(c.doc_id, c.page_no) for c in answer.invalid_citations] == [(real, 9)]
+    assert not answer.grounded

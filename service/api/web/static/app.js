@@ -459,14 +459,18 @@ function citationChip(c) {
   return h("li", {}, h("a", { class: "chip citation", href: pageHref(c.doc_id, c.page_no, c.bbox), title: c.quote || "" }, `${c.title} · p.${c.page_no}`));
 }
 
-/** The answer text with its [doc_id p.N] markers as links to the cited page. */
+/** The answer text with its [doc_id p.N] markers as links to the cited page. Only a marker
+ * the server checked (one of `citations`) becomes a link: one it flagged stays plain text, and
+ * a document's own look-alikes arrive neutralised as ⟦doc_id p.N⟧, which this never reads. */
 function answerNodes(text, citations) {
   const nodes = [];
   let last = 0;
   for (const m of text.matchAll(/\[([A-Za-z0-9_-]+) p\.(\d+)\]/g)) {
     nodes.push(text.slice(last, m.index));
     const c = citations.find((x) => x.doc_id === m[1] && x.page_no === +m[2]);
-    nodes.push(h("a", { class: "inline-cite", href: pageHref(m[1], +m[2], c && c.bbox) }, c ? `[${c.title} p.${m[2]}]` : m[0]));
+    nodes.push(c
+      ? h("a", { class: "inline-cite", href: pageHref(m[1], +m[2], c.bbox) }, `[${c.title} p.${m[2]}]`)
+      : h("span", { class: "invalid-cite", title: "Not a page of the evidence" }, m[0]));
     last = m.index + m[0].length;
   }
   nodes.push(text.slice(last));
