@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from tests.conftest import CORPUS
-from tests.support import free_port, ingest_via_api
+from tests.utils.api import ingest_via_api
+from tests.utils.servers import free_port
 
 
 def carta(

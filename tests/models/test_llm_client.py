@@ -9,6 +9,7 @@ from PIL import Image
 from models.errors import LLMBadResponse, LLMStatusError, LLMTimeout, LLMUnreachable
 from models.llm_client import LLMClient, LLMConfig, LLMError, fit_pixels, image_part, text_part
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts
+from tests.utils.servers import free_port
 
 FAST_RETRY = {"retry-after-ms": "10"}  # the SDK honours it, so retry tests take milliseconds
 
@@ -133,8 +134,6 @@ def test_malformed_streams_are_a_clear_bad_response(llm_server: OpenAIProtocolSe
 
 
 def test_unreachable_endpoint_is_unreachable_naming_the_url_setting() -> None:
-    from tests.support import free_port
-
     dead = LLMClient(LLMConfig(f"http://127.0.0.1:{free_port()}/v1", "m", timeout_s=1, max_retries=0))
     with pytest.raises(LLMError) as err:
         dead.chat(user(text_part("hi")))

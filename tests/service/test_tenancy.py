@@ -23,8 +23,9 @@ from models.text_encoder import TextEncoder
 from service.auth import KeyStore
 from service.carta import Carta
 from tests.conftest import settings_for
-from tests.support import LiveServer, ingest_via_api, wait_for_job
+from tests.utils.api import ingest_via_api, wait_for_job
 from tests.utils.documents import make_pdf
+from tests.utils.servers import LiveServer
 
 QUERIES = [
     "receita do SKU NW-4471",

@@ -19,7 +19,8 @@ from models.text_encoder import TextEncoder
 from service.auth import KeyStore
 from service.carta import Carta
 from tests.conftest import settings_for
-from tests.support import LiveServer, ingest_via_api
+from tests.utils.api import ingest_via_api
+from tests.utils.servers import LiveServer
 
 CHECKS = [not_a_server_error, ignored_auth, use_after_free]
 FUZZ = settings(

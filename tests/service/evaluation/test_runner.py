@@ -14,7 +14,7 @@ from service.cli.local_client import LocalClient
 from service.evaluation import runner
 from service.evaluation.questions import Evidence, NumberFact, Question, load_peer_qa, load_questions
 from tests.conftest import corpus_path
-from tests.support import LiveServer
+from tests.utils.servers import LiveServer
 
 QUESTIONS = [
     Question(

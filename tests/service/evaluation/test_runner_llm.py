@@ -15,7 +15,7 @@ from service.cli.local_client import LocalClient
 from service.evaluation import runner
 from service.evaluation.questions import load_questions
 from tests.openai_protocol import OpenAIProtocolServer, Step, echo_first_citation, part_texts
-from tests.support import LiveServer
+from tests.utils.servers import LiveServer
 
 IDS = ("inj-prado-lancamentos", "inj-destino-sedimentos")
 BOGUS = "[0badc0ffee00 p.3]"
