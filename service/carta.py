@@ -250,6 +250,7 @@ class Carta:
         self.job_store = JobStore(settings.jobs_path)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
         self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
+        self._closed = False
         self._resume_erasures()
         self._recover_interrupted()
         if stale := self.reindex_needed():
@@ -428,6 +429,10 @@ class Carta:
             yield event
 
     def close(self) -> None:
+        """Finish deferred erasures, then close every store; closing twice does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         self._resume_erasures()  # CARTA_ERASURE=on_close: the deleted documents leave the disk now
         self.store.close()
         self.registry.close()
