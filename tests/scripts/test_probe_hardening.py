@@ -1,9 +1,8 @@
 """scripts/probe_hardening.py: its inputs are the issue's, and against a live `carta serve`
-the probes of the citation work pass and the run prints its table and JSON.
-
-The other probes (H3 caps, OCR, throttling, ACL, erasure...) are fixed on other branches;
-the coordinator tightens the live test to every probe once those are merged.
-"""
+the quick probes of issue 14 all pass (no 5xx, each answer as specified) and the run prints
+its table and JSON. The slow ones (big pages, concurrent OCR, big CSV) run in the full
+`python scripts/probe_hardening.py`; the OCR and page-size fixes have their own tests in
+tests/ingest/."""
 
 from __future__ import annotations
 
@@ -17,7 +16,23 @@ import pytest
 
 from tests.utils.scripts import load_script
 
-OWN_PROBES = ["forged_citation"]  # the probes this branch's work makes pass
+QUICK_PROBES = [  # in the script's order: wrong_keys_300 throttles the address, so it runs last
+    "h3_bomb",
+    "invalid_h3_search",
+    "invalid_h3_ask",
+    "invalid_h3_ui",
+    "nested_metadata_100k",
+    "nested_geojson_200k",
+    "csv_one_point_3k",
+    "graph_answer_acl",
+    "duplicate_hidden_upload",
+    "concurrent_uploads_3_keys",
+    "groups_public_refused",
+    "request_id_collision",
+    "plain_deletes_admin_doc",
+    "forged_citation",
+    "wrong_keys_300",
+]
 
 
 @pytest.fixture(scope="module")
@@ -84,18 +99,17 @@ def test_a_failed_probe_is_a_row_and_the_table_says_so(
 
 
 @pytest.mark.slow  # starts a real `carta serve` (model load), about 1-2 minutes
-def test_against_a_live_server_the_forged_citation_probe_passes(
+def test_against_a_live_server_every_quick_probe_passes(
     probe: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "probe.json"
-    code = probe.main(["--probes", ",".join([*OWN_PROBES, "invalid_h3_ui"]), "--out", str(out)])
+    code = probe.main(["--probes", ",".join(QUICK_PROBES), "--out", str(out)])
     table = capsys.readouterr().out
     assert table.splitlines()[0].split() == ["probe", "expected", "got", "ok"]
     report = json.loads(out.read_text(encoding="utf-8"))
     rows = {r["probe"]: r for r in report["results"]}
-    assert set(rows) == {*OWN_PROBES, "invalid_h3_ui"} and report["peak_rss_mb"] > 0
-    for name in OWN_PROBES:
+    assert set(rows) == set(QUICK_PROBES) and report["peak_rss_mb"] > 0
+    for name in QUICK_PROBES:
         assert rows[name]["ok"] and not rows[name]["server_error"], rows[name]
         assert f"{name} " in table
-    # invalid_h3_ui is fixed on another branch: here it only has to come back as a row
-    assert rows["invalid_h3_ui"]["got"] and code == (0 if all(r["ok"] for r in rows.values()) else 1)
+    assert code == 0
