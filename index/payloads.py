@@ -68,9 +68,11 @@ def chunk_payload(
     page_size: tuple[float, float] | list[float],
     geo: Payload,
     state: PointState = "indexing",
+    table: Payload | None = None,
 ) -> Payload:
-    """A chunk point: its text and its box on the page (page units, origin top-left)."""
-    return {
+    """A chunk point: its text and its box on the page (page units, origin top-left);
+    a chunk cut from a table also carries its cell grid under "table" (TABLE_FIELDS)."""
+    payload = {
         **document_fields(doc, kind=kind, state=state),
         "page_no": page_no,
         "chunk_no": chunk_no,
@@ -79,3 +81,18 @@ def chunk_payload(
         "page_size": list(page_size),
         **geo,
     }
+    if table is not None:
+        payload["table"] = table
+    return payload
+
+
+# The "table" payload of a chunk cut from a table, the contract between ingestion
+# (ingest/tables.py) and the table answerer (service/answer/tables.py):
+#   table_no     int        the table's position on its page (0-based)
+#   title        str        caption or heading just above the table ("" when none)
+#   columns      list[str]  one label per column; multi-row headers joined with " / "
+#   header_rows  int        how many rows of the table are header
+#   rows         list[list[{"text": str, "bbox": [x0, y0, x1, y1]}]]  this chunk's body rows
+#   first_row    int        index of this chunk's first body row within the table's body
+#   bbox         list[float] the whole table's box (page points, origin top-left)
+TABLE_FIELDS = ("table_no", "title", "columns", "header_rows", "rows", "first_row", "bbox")

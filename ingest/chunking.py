@@ -17,6 +17,7 @@ class Chunk:
     index: int  # position on the page
     text: str
     bbox: BBox
+    table: dict | None = None  # cell grid of a chunk cut from a table (index/payloads.py)
 
 
 def _union(a: BBox, b: BBox) -> BBox:

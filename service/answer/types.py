@@ -11,6 +11,8 @@ from typing import Literal
 
 from service.query.types import PageEvidence
 
+AnswerStatus = Literal["answer", "passages", "refused"]
+
 
 @dataclass
 class Citation:
@@ -64,6 +66,12 @@ class Answer:
     answerer: str = "extractive"  # or "llm"
     invalid_citations: list[InvalidCitation] = field(default_factory=list)
     usage: dict | None = None  # LLM path: budgets, what was sent, tokens used
+    # What the user got: a composed "answer", only "passages" the evidence offers, or "refused".
+    status: AnswerStatus = "answer"
+
+    def __post_init__(self) -> None:
+        if self.refused:
+            self.status = "refused"
 
 
 EventKind = Literal["evidence", "token", "citations", "done"]

@@ -55,6 +55,7 @@ def fuse_pages(lists: dict[str, list[Hit]], top_k: int, k: int = RRF_K) -> list[
                 page_size=list(hit.payload.get("page_size", [])),
                 rank=len(page.chunks) + 1,
                 score=round(chunk_score[ckey], 6),
+                table=hit.payload.get("table"),
             )
         )
     for page in pages.values():

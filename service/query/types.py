@@ -55,6 +55,8 @@ class ChunkEvidence:
     page_size: list[float]
     rank: int  # 1-based position among its page's chunks (by fused score)
     score: float
+    # A chunk cut from a table: its cell grid (see TABLE_FIELDS in index/payloads.py).
+    table: dict | None = None
 
 
 @dataclass
