@@ -1,0 +1,108 @@
+"""Numbers, dates and periods read the way the corpus writes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.values import (
+    DateValue,
+    find_dates,
+    find_numbers,
+    find_periods,
+    parse_date,
+    parse_number,
+    term_tokens,
+    value_tokens,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4.738.950", 4738950.0),
+        ("4,738,950", 4738950.0),
+        ("4 738 950", 4738950.0),
+        ("99,62", 99.62),
+        ("99,62%", 99.62),
+        ("-0.47", -0.47),
+        ("−0.47", -0.47),
+        ("R$ 39.000,00", 39000.0),
+        ("73,980,669", 73980669.0),
+        ("1.5", 1.5),
+        ("0,125", 0.125),
+        ("2 753", 2753.0),
+        ("394.13", 394.13),
+        ("1,234.5", 1234.5),
+        ("1.234,5", 1234.5),
+        ("12", 12.0),
+    ],
+)
+def test_numbers_in_any_separator_convention(text: str, value: float) -> None:
+    assert parse_number(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["abc", "1.2.3", "12,34,5", "", "4.", "18-ago-17"])
+def test_what_is_not_a_number(text: str) -> None:
+    assert parse_number(text) is None
+
+
+def test_numbers_found_in_running_text() -> None:
+    values = [
+        v
+        for _, _, v in find_numbers("Nouvelle-Aquitaine: 2 753 MW au 31 décembre; área 4.738.950 ha, 99,62%")
+    ]
+    assert values == [2753.0, 31.0, 4738950.0, 99.62]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "18 de agosto de 2017",
+        "18-ago-17",
+        "18/08/2017",
+        "August 18, 2017",
+        "18 August 2017",
+        "2017-08-18",
+        "18-Aug-2017",
+    ],
+)
+def test_one_date_in_many_spellings(text: str) -> None:
+    assert parse_date(text) == DateValue(2017, 8, 18)
+
+
+def test_french_and_spanish_dates_and_months() -> None:
+    assert parse_date("31 décembre 2020") == DateValue(2020, 12, 31)
+    assert parse_date("1er janvier 2020") == DateValue(2020, 1, 1)
+    assert parse_date("3 de marzo de 2019") == DateValue(2019, 3, 3)
+    assert parse_date("agosto de 2017") == DateValue(2017, 8, None)
+
+
+def test_month_first_only_when_day_first_is_impossible() -> None:
+    assert parse_date("03/04/2020") == DateValue(2020, 4, 3)
+    assert parse_date("12/31/2020") == DateValue(2020, 12, 31)
+    assert parse_date("31/31/2020") is None
+
+
+def test_dates_found_in_text_with_spans() -> None:
+    text = "Colheita em 18-ago-17 e em 11/08/2017."
+    dates = find_dates(text)
+    assert [d for _, _, d in dates] == [DateValue(2017, 8, 18), DateValue(2017, 8, 11)]
+    assert text[dates[0][0] : dates[0][1]] == "18-ago-17"
+
+
+def test_periods() -> None:
+    assert [p for _, _, p in find_periods("growth 2001-11 and 1951–61, 2001 a 2011")] == [
+        (2001, 2011),
+        (1951, 1961),
+        (2001, 2011),
+    ]
+
+
+def test_the_same_value_gives_the_same_token_across_languages() -> None:
+    evidence = value_tokens("2 753 MW au 31 décembre 2020; 18-ago-17: 99,62")
+    assert term_tokens("December") & evidence
+    assert term_tokens("2753") & evidence
+    assert "date:2017-08-18" in value_tokens("August 18, 2017") & evidence
+    assert "period:2001-2011" in value_tokens("2001-2011") & value_tokens("Decadal growth 2001-11")
+    assert not term_tokens("January") & evidence
+    assert not term_tokens("2754") & evidence
