@@ -331,7 +331,13 @@ _FULL_SCORE = 0.8  # a top score at which confidence is limited by ambiguity onl
 _QUALITY_FLOOR = 0.3
 _OFF_HINT = 0.8  # confidence factor for a place outside the hinted country
 _STATE_CONTEXT_BONUS = 0.4
-_STATE_PREFIX_RE = re.compile(r"(?:estado|state)\s+(?:de|do|da|of)\s+$", re.IGNORECASE)
+_CONTINUED_FACTOR = 0.6  # a name followed by another capitalised word is likely part of a longer name
+# ", " or ", no baixo sul da " / ", in northern ": lower-case words between a name and its region
+_QUALIFIER_GAP_RE = re.compile(r"\s*,\s*(?:[a-zà-ÿ]+\s+){0,5}")
+_QUALIFIER_CITY_KM = 40.0  # a place qualified by a city lies in or next to it
+_QUALIFIED_CONFIDENCE = 0.8  # "Springfield, Illinois": the region settles the namesake
+_LIST_JOINERS = frozenset({"e", "and", "y", "et"})
+_STATE_PREFIX_RE = re.compile(r"(?:estado|state|interior)\s+(?:de|do|da|of)\s+$", re.IGNORECASE)
 _BUILTIN_SOURCES = ("geonames", "builtin")
 
 
@@ -685,7 +691,9 @@ class Gazetteer:
         covering = [
             p
             for p in self._user.places
-            if p.geometry is not None and p.bbox is not None and _contains(p, _point(lat, lon))
+            if p.geometry is not None
+            and p.bbox is not None
+            and _contains(p, _point(lat, lon))
             and shape(p.geometry).covers(point)
         ]
         if covering:
@@ -743,12 +751,16 @@ class Gazetteer:
 
     # ----------------------------------------------------------------- free text
 
-    def find_places(self, text: str, country_hint: str | None = None) -> list[PlaceMatch]:
+    def find_places(
+        self, text: str, country_hint: str | None = None, near: Sequence[tuple[float, float]] = ()
+    ) -> list[PlaceMatch]:
         """All place mentions in `text`, in text order, non-overlapping (longest match first).
 
         Mentions whose best candidate clearly wins become anchors; every mention is then
-        re-ranked by its distance to the anchors of the *other* names in the same text.
+        re-ranked by its distance to the anchors of the *other* names in the same text and
+        to the points `near` (coordinates written in the same text: (lat, lon)).
         """
+        points = [self._point_anchor(lat, lon) for lat, lon in near]
         spans = list(self._scan(text, country_hint))
         first: dict[tuple[str, bool], _Ranking] = {}
         for s in spans:
@@ -763,16 +775,46 @@ class Gazetteer:
                 anchors.setdefault(key, ranking.places[0])
         resolved: dict[tuple[str, bool], tuple[Place, float]] = {}
         for key, ctx in first:
-            others = [pt for k, pt in anchors.items() if k != key]
+            others = [pt for k, pt in anchors.items() if k != key] + points
             ranking = self._rank(key, country_hint, others, ctx) if others else first[key, ctx]
             place, conf = ranking.confidences()[0]
             resolved[key, ctx] = place, conf * _coherence(place, others)
         matches = []
-        for s in spans:
+        for n, s in enumerate(spans):
             place, conf = resolved[s.key, s.state_context]
+            follower = spans[n + 1] if n + 1 < len(spans) else None
+            gap = text[s.end : follower.start] if follower is not None else ""
+            if follower is not None and _QUALIFIER_GAP_RE.fullmatch(gap):
+                region = resolved[follower.key, follower.state_context][0]
+                qualified = self._qualified(s, region, country_hint, direct=gap.strip() == ",")
+                if qualified is not None:
+                    place, conf = qualified
             mention = text[s.start : s.end]
             matches.append(PlaceMatch(place, s.start, s.end, mention, round(conf * s.factor, 4)))
         return matches
+
+    def _qualified(
+        self, span: _Span, region: Place, hint: str | None, direct: bool
+    ) -> tuple[Place, float] | None:
+        """ "Springfield, Illinois", "Santa Cruz, Bolivia", "Valença, no interior do Rio de
+        Janeiro": a name followed by the state or country it lies in means the namesake
+        inside that region (a city qualifies only right after the comma: "Boa Viagem,
+        Recife"); None when the follower is no such region or no candidate lies in it."""
+        if region.kind not in ("state", "country", "city") or (region.kind == "city" and not direct):
+            return None
+        ranking = self._rank(span.key, hint, [region], span.state_context)
+
+        def within(place: Place) -> bool:
+            if region.kind == "city":  # "Boa Viagem, Recife", "Westminster, London"
+                return place.id != region.id and _distance_km(place, region) <= _QUALIFIER_CITY_KM
+            return place.kind not in ("state", "country") and _contains(region, place)
+
+        inside = [(p, sc) for p, sc in zip(ranking.places, ranking.scores, strict=True) if within(p)]
+        if not inside:
+            return None
+        places, scores = zip(*inside, strict=True)
+        best, conf = _Ranking(list(places), list(scores), hint).confidences()[0]
+        return best, max(conf, _QUALIFIED_CONFIDENCE)
 
     def _scan(self, text: str, hint: str | None) -> Iterator[_Span]:
         """Accepted name n-grams, left to right, longest first at each position."""
@@ -789,8 +831,40 @@ class Gazetteer:
             n, key, factor = hit
             start = toks[i][0]
             state_context = bool(_STATE_PREFIX_RE.search(text[max(0, start - 16) : start]))
+            if self._continues_as_other_name(text, toks, folded, i + n):
+                factor *= _CONTINUED_FACTOR  # "Brasília Teimosa", "Paris Agreement"
             yield _Span(start, toks[i + n - 1][1], key, factor, state_context)
             i += n
+
+    def _starts_name(self, folded_token: str) -> bool:
+        return folded_token in self._base.first_tokens or folded_token in self._user.first_tokens
+
+    def _continues_as_other_name(
+        self, text: str, toks: list[tuple[int, int, str]], folded: list[str], j: int
+    ) -> bool:
+        """The match is followed, one space on, by a capitalised word that starts no
+        place name: the place is the first word of a longer name (a Recife bairro called
+        "Brasília Teimosa", "Washington Post"), so its name evidence is weaker."""
+        if j >= len(toks) or text[toks[j - 1][1] : toks[j][0]] != " ":
+            return False
+        word = toks[j][2]
+        if not word[:1].isupper() or (word.isupper() and len(word) <= 3) or fold(word) in _CONNECTORS:
+            return False
+        return not self._starts_name(folded[j])
+
+    def _lists_places(self, text: str, toks: list[tuple[int, int, str]], folded: list[str], i: int) -> bool:
+        """Token i, at a sentence start, is followed by ", <Place>" or " e/and/y <Place>":
+        a list of places ("Lima, Peru, and La Paz", "Vitória e Vila Velha"), where the
+        capital letter is a name's after all."""
+        for j in range(i + 1, min(i + 3, len(toks))):
+            gap = text[toks[j - 1][1] : toks[j][0]]
+            if gap.strip() not in (",", "") or "\n" in gap:
+                return False
+            word = toks[j][2]
+            if fold(word) in _LIST_JOINERS and gap.strip() == "":
+                continue
+            return word[:1].isupper() and self._starts_name(folded[j]) and (j > i + 1 or gap.strip() == ",")
+        return False
 
     def _match_at(
         self,
@@ -820,6 +894,8 @@ class Gazetteer:
                     continue  # "Ann", "Abu", "Aga": short words name small towns and people alike
                 twin = folded[i] in lower_words
                 at_start = _at_sentence_start(text, toks[i][0])
+                listed = at_start and self._lists_places(text, toks, folded, i)
+                at_start = at_start and not listed  # a list of places: the capitals are names
                 if at_start and not any(_stands_out(e, hint) for e in entries):
                     continue  # forced capital: "Moro perto da praia" is not Moro, Pakistan
                 factor = _single_token_factor(word, at_start, twin, alt_only, _after_name(text, toks, i))

@@ -29,8 +29,10 @@ from geo.shapes import outer_ring
 MAX_TAGS_PER_UNIT = 20
 REGION_KINDS = frozenset({"state", "country", "continent"})
 FOOTPRINT_MIN_CONFIDENCE = 0.7
+FOOTPRINT_FAR_WEIGHT = 3.0  # summed confidence that keeps a place far from the cluster
 ANCHOR_RADIUS_KM = 300.0
 MAJOR_CITY = 1_000_000
+SMALL_TOWN = 100_000  # below this, a name far from the text's metropolis is read as a local place
 
 
 @dataclass
@@ -84,8 +86,13 @@ class GeoTagger:
             if c.confidence >= self.min_confidence
         ]
         if self.gazetteer is not None:
-            for m in self.gazetteer.find_places(text, country_hint=country_hint):
-                if m.confidence < self.min_confidence or _names_something_else(text, m.start):
+            near = [(t.lat, t.lon) for t in found]
+            for m in self.gazetteer.find_places(text, country_hint=country_hint, near=near):
+                if (
+                    m.confidence < self.min_confidence
+                    or _names_something_else(text, m.start)
+                    or _names_water_after(text, m.end)
+                ):
                     continue
                 found.append(
                     GeoTag(
@@ -101,18 +108,32 @@ class GeoTagger:
                         country=m.place.country,
                     )
                 )
-        return _dedupe(found)[:MAX_TAGS_PER_UNIT]
+        return _dedupe(_within_text_cluster(found))[:MAX_TAGS_PER_UNIT]
 
 
 # A town name right after these words names a river, a dam or a person, not the town:
 # "rio Paraopeba", "barragem de Fundão", "vereador Carlos Chagas".
 NOT_A_PLACE_BEFORE = frozenset(
     "rio rios riacho corrego lago lagoa acude barragem represa reservatorio baia ilha "
+    "cheia cheias enchente vazante bacia margem margens leito foz nascente afluente "
     "river lake dam reservoir creek bay "
+    "protocole protocolo protocol accord acordo agreement sommet cupula summit conferencia conference "
+    "convention convencao tratado traite treaty "
     "vereador vereadora prefeito prefeita governador governadora deputado deputada senador senadora "
     "ministro ministra presidente dr dra sr sra dona mr mrs ms prof professor professora".split()
 )
 _CONNECTORS = frozenset({"de", "do", "da", "dos", "das", "of", "the"})
+# ... and a name right before these names a water body or a treaty: "Guaíba lake", "Paris Agreement".
+NOT_A_PLACE_AFTER = frozenset(
+    "lake river dam reservoir creek bay basin lagoon estuary "
+    "protocol agreement accord summit convention".split()
+)
+
+
+def _names_water_after(text: str, end: int) -> bool:
+    """True when the word after a place match says it names a lake, river or dam."""
+    words = re.findall(r"[\w]+", fold(text[end : end + 20]))
+    return bool(words) and words[0] in NOT_A_PLACE_AFTER
 
 
 def _names_something_else(text: str, start: int) -> bool:
@@ -121,6 +142,24 @@ def _names_something_else(text: str, start: int) -> bool:
     while words and words[-1] in _CONNECTORS:
         words.pop()
     return bool(words) and words[-1] in NOT_A_PLACE_BEFORE
+
+
+def _within_text_cluster(tags: list[GeoTag]) -> list[GeoTag]:
+    """Drop a small town named far from a metropolis the same text names: in "Em
+    Salvador, as praias da Penha" or "Boa Viagem, no Recife" the small name is a beach
+    or bairro of the metropolis missing from the gazetteers, not the namesake town 600 or
+    1,800 km away. Two far places of comparable size both stay ("Campos ... Macaé")."""
+    metros = [t for t in tags if t.source == "gazetteer" and t.kind == "city" and t.population >= MAJOR_CITY]
+    if not metros:
+        return tags
+    return [
+        t
+        for t in tags
+        if t.source != "gazetteer"
+        or t.kind != "city"
+        or t.population >= SMALL_TOWN
+        or any(haversine_m(t.lat, t.lon, m.lat, m.lon) <= ANCHOR_RADIUS_KM * 1000 for m in metros)
+    ]
 
 
 def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:
@@ -197,11 +236,24 @@ def hashed_location(payload: dict[str, Any]) -> tuple[list[int], list[float]] | 
 
 def footprint_geojson(tags: list[GeoTag]) -> str | None:
     """A document footprint: the convex hull of its confident local tags (points and
-    area outlines)."""
+    area outlines), kept to the document's cluster: the places within ANCHOR_RADIUS_KM of
+    its heaviest place, plus far places only when the document names them strongly
+    (summed confidence >= FOOTPRINT_FAR_WEIGHT, e.g. three sure mentions). An author's
+    affiliation in Sydney does not stretch a Myanmar case study across the world."""
     chosen = [t for t in tags if t.is_local and t.confidence >= FOOTPRINT_MIN_CONFIDENCE]
     if not chosen:
         return None
     from shapely.geometry import MultiPoint, mapping
 
+    weight: Counter[tuple[float, float]] = Counter()
+    for t in chosen:
+        weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (2 if t.source != "gazetteer" else 1)
+    (alat, alon), _ = weight.most_common(1)[0]
+
+    def kept(t: GeoTag) -> bool:
+        near = haversine_m(t.lat, t.lon, alat, alon) <= ANCHOR_RADIUS_KM * 1000
+        return near or weight[(round(t.lat, 2), round(t.lon, 2))] >= FOOTPRINT_FAR_WEIGHT
+
+    chosen = [t for t in chosen if kept(t)]
     points = [(t.lon, t.lat) for t in chosen] + [p for t in chosen if t.ring for p in t.ring]
     return json.dumps(mapping(MultiPoint(points).convex_hull))

@@ -283,3 +283,35 @@ def test_english_text(gaz: Gazetteer) -> None:
     text = "Floods in Helsinki and Lisbon were smaller than the 2024 event in Porto Alegre, Brazil."
     found = {m.text: m.place.country for m in gaz.find_places(text)}
     assert found == {"Helsinki": "FI", "Lisbon": "PT", "Porto Alegre": "BR", "Brazil": "BR"}
+
+
+def _best(gaz: Gazetteer, text: str) -> dict[str, tuple[str, str | None, float]]:
+    return {m.text: (m.place.name, m.place.country, m.confidence) for m in gaz.find_places(text)}
+
+
+def test_a_region_after_a_comma_settles_the_namesake(gaz: Gazetteer) -> None:
+    found = _best(gaz, "The water utility in Springfield, Illinois, issued a boil order.")
+    name, country, conf = found["Springfield"]
+    assert country == "US" and conf >= 0.5
+    place = next(m.place for m in gaz.find_places("Springfield, Illinois") if m.text == "Springfield")
+    assert place.admin1 == "IL"
+    bolivia = next(
+        m for m in gaz.find_places("Officials in Santa Cruz, Bolivia, said") if m.text == "Santa Cruz"
+    )
+    assert bolivia.place.country == "BO" and bolivia.confidence >= 0.5
+    # the region may come a few words on: "Valença, no interior do Rio de Janeiro"
+    text = "Em Valença, no baixo sul da Bahia, a maré subiu; já Valença, no interior do Rio de Janeiro, não."
+    valencas = [m for m in gaz.find_places(text) if m.text == "Valença"]
+    assert [m.place.admin1 for m in valencas] == ["05", "21"]  # GeoNames admin1: Bahia, Rio de Janeiro
+
+
+def test_a_place_list_at_a_sentence_start_is_read_as_names(gaz: Gazetteer) -> None:
+    found = _best(gaz, "Lima, Peru, and La Paz, Bolivia, are the capitals most exposed to glacier retreat.")
+    assert found["Lima"][1] == "PE" and found["Lima"][2] >= 0.5
+    assert "Vitória" in _best(gaz, "Vitória e Vila Velha concentram 40% da frota de veículos do estado.")
+
+
+def test_a_city_name_that_starts_a_longer_name_is_weak_evidence(gaz: Gazetteer) -> None:
+    teimosa = _best(gaz, "Moradores da comunidade de Brasília Teimosa reclamam do esgoto.")
+    assert teimosa["Brasília"][2] < 0.5  # the Recife bairro, not the capital
+    assert _best(gaz, "Moradores de Brasília reclamam do trânsito.")["Brasília"][2] >= 0.5

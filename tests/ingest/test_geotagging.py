@@ -94,3 +94,30 @@ def test_rivers_dams_and_people_named_like_towns_are_not_places(
 
 def test_a_town_after_an_ordinary_word_is_still_a_place(tagger: GeoTagger) -> None:
     assert "Salvador" in {t.label for t in tagger.tags("As praias de Salvador estão impróprias.", "BR")}
+
+
+def test_treaties_water_bodies_and_a_metropolis_bairro_are_not_far_towns(tagger: GeoTagger) -> None:
+    labels = lambda text: {t.label for t in tagger.tags(text, "BR")}  # noqa: E731
+    assert "Paris" not in labels("L'accord de Paris en 2015 et le protocole de Kyoto de 1997.")
+    assert "Guaíba" not in labels("Porto Alegre's Guaíba lake rose to 5.3 m in May 2024.")
+    assert "Paraíba do Sul" not in labels(
+        "Em Campos dos Goytacazes, a cheia do Paraíba do Sul desalojou famílias."
+    )
+    # Penha (SC) is 1,800 km from Salvador: here it is a Salvador beach
+    assert labels("Em Salvador, as praias da Penha e da Ribeira estavam impróprias.") == {"Salvador"}
+    # a far town next to a small place stays: both may be meant
+    assert {"Campos dos Goytacazes", "Macaé"} <= labels(
+        "Em Campos dos Goytacazes houve cheia; em Macaé, não."
+    )
+
+
+def test_footprint_keeps_the_document_cluster_and_strong_far_places() -> None:
+    recife = [GeoTag(-8.05, -34.88, "gazetteer", "Recife", 0.9, kind="city", population=1_600_000)] * 4
+    olinda = [GeoTag(-8.01, -34.85, "gazetteer", "Olinda", 0.9, kind="city", population=390_000)]
+    sydney = [GeoTag(-33.87, 151.21, "gazetteer", "Sydney", 0.9, kind="city", population=5_000_000)]
+    from shapely.geometry import shape
+
+    hull = shape(json.loads(footprint_geojson(recife + olinda + sydney) or "{}"))
+    assert hull.bounds[2] < -34  # one mention of Sydney does not stretch the footprint
+    hull = shape(json.loads(footprint_geojson(recife + olinda + sydney * 4) or "{}"))
+    assert hull.bounds[2] > 150  # named often: kept
