@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
-from service.cli.client import CartaClient, ClientError
+from service.cli.client import CartaClient, ClientError, RequestFailed
 from service.cli.common import ServerOpt, console, fail, iter_files
 from service.cli.http_client import HttpClient
 from service.cli.local_client import LocalClient
@@ -89,7 +89,10 @@ def evaluate(
                     assert carta is not None
                     carta.ingest(IngestRequest(path.read_bytes(), path.name, tenant, source_path=path))
                 for path, category in datasets:
-                    client.add_dataset(path.read_bytes(), path.name, category=category)
+                    try:
+                        client.add_dataset(path.read_bytes(), path.name, category=category)
+                    except RequestFailed as exc:  # its questions are then skipped, the run goes on
+                        console.print(f"[yellow]dataset {path.name} not loaded: {exc.message}[/yellow]")
                 task = bar.add_task("questions", total=total)
                 results = runner.run(sets, client, progress=lambda n: bar.update(task, completed=n))
         except ClientError as exc:
