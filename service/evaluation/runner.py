@@ -75,8 +75,12 @@ def ranked_pages(
 
 
 def loaded_datasets(client: CartaClient) -> set[str]:
-    """File names of the POI datasets loaded (geodata questions need theirs)."""
-    return {d["filename"] for d in client.datasets()}
+    """File names of the POI datasets loaded (geodata questions need theirs); none when the
+    graph is off."""
+    try:
+        return {d["filename"] for d in client.datasets()}
+    except RequestFailed:
+        return set()
 
 
 def _skip_reason(q: Question, doc_ids: dict[str, str], datasets: set[str] | None = None) -> str | None:
