@@ -140,16 +140,23 @@ def bbox_contains(bbox: Sequence[float], point: tuple[float, float]) -> bool:
     return min(x0, x1) <= point[0] <= max(x0, x1) and min(y0, y1) <= point[1] <= max(y0, y1)
 
 
+CELL_BOX_MAX_HEIGHT = 3.0  # a cited box counts up to 3 cell heights tall: the cell or its row, not the table
+
+
 def cell_cited(citations: Iterable[CellKey], cells: Sequence[CellKey]) -> bool | None:
     """Whether a citation's box, on the cell's page, contains the centre of an answer cell
-    (the page viewer then highlights the answer, not just its page). None without cells."""
+    and is no taller than CELL_BOX_MAX_HEIGHT cells (so the viewer highlights the cell or its
+    row, not the whole table or page). None without cells."""
     if not cells:
         return None
     cited = list(citations)
     for doc_id, page_no, box in cells:
         centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        max_height = CELL_BOX_MAX_HEIGHT * abs(box[3] - box[1])
         for c_doc, c_page, c_box in cited:
-            if c_doc == doc_id and c_page == page_no and len(c_box) == 4 and bbox_contains(c_box, centre):
+            if c_doc != doc_id or c_page != page_no or len(c_box) != 4:
+                continue
+            if bbox_contains(c_box, centre) and abs(c_box[3] - c_box[1]) <= max_height:
                 return True
     return False
 

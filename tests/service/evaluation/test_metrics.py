@@ -142,6 +142,8 @@ def test_cell_citation_needs_a_box_around_the_cell_centre_on_its_page() -> None:
     assert cell_cited([("d1", 2, row_box[2])], cell) is False  # the right box on another page
     assert cell_cited([("d2", 1, row_box[2])], cell) is False  # another document
     assert cell_cited([("d1", 1, [])], cell) is False  # a citation without a box
+    assert cell_cited([("d1", 1, [0.0, 0.0, 609.0, 790.0])], cell) is False  # the whole page
+    assert cell_cited([("d1", 1, [40.0, 60.0, 570.0, 630.0])], cell) is False  # the whole table
     assert cell_cited([], cell) is False
     assert cell_cited([row_box], []) is None  # not applicable without cells
 
