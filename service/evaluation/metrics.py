@@ -132,6 +132,58 @@ def citation_validity(
     return valid / len(cited)
 
 
+CellKey = tuple[str, int, Sequence[float]]  # (doc_id, page_no, bbox [x0, y0, x1, y1] in page points)
+
+
+def bbox_contains(bbox: Sequence[float], point: tuple[float, float]) -> bool:
+    x0, y0, x1, y1 = bbox
+    return min(x0, x1) <= point[0] <= max(x0, x1) and min(y0, y1) <= point[1] <= max(y0, y1)
+
+
+CELL_BOX_MAX_HEIGHT = 3.0  # a cited box counts up to 3 cell heights tall: the cell or its row, not the table
+
+
+def cell_cited(citations: Iterable[CellKey], cells: Sequence[CellKey]) -> bool | None:
+    """Whether a citation's box, on the cell's page, contains the centre of an answer cell
+    and is no taller than CELL_BOX_MAX_HEIGHT cells (so the viewer highlights the cell or its
+    row, not the whole table or page). None without cells."""
+    if not cells:
+        return None
+    cited = list(citations)
+    for doc_id, page_no, box in cells:
+        centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        max_height = CELL_BOX_MAX_HEIGHT * abs(box[3] - box[1])
+        for c_doc, c_page, c_box in cited:
+            if c_doc != doc_id or c_page != page_no or len(c_box) != 4:
+                continue
+            if bbox_contains(c_box, centre) and abs(c_box[3] - c_box[1]) <= max_height:
+                return True
+    return False
+
+
+def all_facts_found(answer: str, facts: Sequence[str | tuple[float, float]]) -> bool | None:
+    """The exact-answer score: every fact is in the answer (None without facts)."""
+    if not facts:
+        return None
+    return all(fact_found(answer, f) for f in facts)
+
+
+def rows_listed(expected: Sequence[str], text: str, row_names: Iterable[str]) -> dict[str, bool | None]:
+    """Whether the expected row names are all listed: in the answer text (folded substring),
+    in the answer's rows (folded equality), and in either (per name)."""
+    if not expected:
+        return {"rows_text": None, "rows_graph": None, "rows": None}
+    folded_text = fold(text)
+    names = {fold(n) for n in row_names if n}
+    in_text = [fold(e) in folded_text for e in expected]
+    in_rows = [fold(e) in names for e in expected]
+    return {
+        "rows_text": all(in_text),
+        "rows_graph": all(in_rows),
+        "rows": all(t or g for t, g in zip(in_text, in_rows, strict=True)),
+    }
+
+
 def token_f1(answer: str, reference: str) -> float | None:
     """SQuAD-style token F1 between an answer and a reference answer (folded words)."""
     ref = fold(reference).split()

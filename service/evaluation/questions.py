@@ -21,6 +21,7 @@ QuestionType = Literal[
     "map",
     "geo-filtered",
     "relational",
+    "geodata",
     "unanswerable",
     "exact-code",
     "multi-hop",
@@ -68,6 +69,20 @@ class Pair(BaseModel):
     dist_m: float | None = None
 
 
+class Cell(BaseModel):
+    """Where an answer's table cell is drawn: page points, origin top-left (PyMuPDF's)."""
+
+    model_config = ConfigDict(extra="forbid")
+    doc: str
+    page: int = Field(..., ge=1)
+    bbox: list[float] = Field(..., min_length=4, max_length=4, description="[x0, y0, x1, y1]")
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bbox
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+
 class Question(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
@@ -78,6 +93,11 @@ class Question(BaseModel):
     facts: list[Fact] = Field(default_factory=list)
     geo: GeoFilter | None = None
     pairs: list[Pair] | None = Field(None, description="Relational ground truth; [] means no pair exists.")
+    cells: list[Cell] | None = Field(None, description="Table answers: the answer cells' boxes.")
+    rows: list[str] | None = Field(None, description="List answers (geodata): names the answer must list.")
+    datasets: list[str] = Field(
+        default_factory=list, description="Geodata: the dataset files (names) the question is asked of."
+    )
     canary: str | None = Field(None, description="Injection: text the answer must NOT contain.")
     reference: str | None = Field(None, description="A reference answer (peer sets), scored by token F1.")
     note: str | None = None
@@ -86,12 +106,17 @@ class Question(BaseModel):
     def _consistent(self) -> Question:
         if self.type == "unanswerable" and self.evidence:
             raise ValueError(f"{self.id}: an unanswerable question has no evidence")
-        if self.type not in {"unanswerable", "relational", "injection"} and not self.evidence:
+        if self.type not in {"unanswerable", "relational", "geodata", "injection"} and not self.evidence:
             raise ValueError(f"{self.id}: a {self.type} question needs evidence")
         if self.type == "injection" and not self.canary:
             raise ValueError(f"{self.id}: an injection question needs a canary")
         if self.type == "relational" and self.pairs is None:
             raise ValueError(f"{self.id}: a relational question needs pairs (possibly empty)")
+        if self.type == "geodata" and not (self.facts or self.rows):
+            raise ValueError(f"{self.id}: a geodata question needs facts or rows")
+        for cell in self.cells or []:
+            if not any(e.doc == cell.doc and cell.page in e.pages for e in self.evidence):
+                raise ValueError(f"{self.id}: cell on {cell.doc} p{cell.page} is outside the evidence")
         return self
 
 

@@ -74,20 +74,50 @@ def ranked_pages(
     return [(h["doc_id"], h["page_no"]) for h in body["results"]]
 
 
-def _skip_reason(q: Question, doc_ids: dict[str, str]) -> str | None:
+def loaded_datasets(client: CartaClient) -> set[str]:
+    """File names of the POI datasets loaded (geodata questions need theirs); none when the
+    graph is off."""
+    try:
+        return {d["filename"] for d in client.datasets()}
+    except RequestFailed:
+        return set()
+
+
+def _skip_reason(q: Question, doc_ids: dict[str, str], datasets: set[str] | None = None) -> str | None:
     missing = sorted({e.doc for e in q.evidence if e.doc not in doc_ids})
-    return f"not indexed: {', '.join(missing)}" if missing else None
+    if missing:
+        return f"not indexed: {', '.join(missing)}"
+    absent = sorted(set(q.datasets) - (datasets or set()))
+    return f"dataset not loaded: {', '.join(absent)}" if absent else None
 
 
-def run_question(q: Question, set_name: str, client: CartaClient, doc_ids: dict[str, str]) -> QuestionResult:
+def answer_status(answer: dict[str, Any]) -> str:
+    """What the user got: "answer", "passages" or "refused" (Answer.status; a server that
+    does not send it yet is read from `refused`)."""
+    return answer.get("status") or ("refused" if answer["refused"] else "answer")
+
+
+def _cell_keys(q: Question, doc_ids: dict[str, str]) -> list[m.CellKey]:
+    return [(doc_ids[c.doc], c.page, c.bbox) for c in q.cells or [] if c.doc in doc_ids]
+
+
+def run_question(
+    q: Question,
+    set_name: str,
+    client: CartaClient,
+    doc_ids: dict[str, str],
+    datasets: set[str] | None = None,
+) -> QuestionResult:
     result = QuestionResult(set_name, q.id, q.type, q.language)
-    result.skipped = _skip_reason(q, doc_ids)
+    result.skipped = _skip_reason(q, doc_ids, datasets)
     if result.skipped:
         return result
     units = [{(doc_ids[e.doc], p) for p in e.pages} for e in q.evidence]
     geo = q.geo.model_dump(exclude_none=True) if q.geo else None
     if q.type == "relational":
         return _run_relational(q, result, client, geo)
+    if q.type == "geodata":
+        return _run_geodata(q, result, client, geo)
     for system, channels in SYSTEMS.items():
         t = time.perf_counter()
         ranked = ranked_pages(client, q.question, channels, geo)
@@ -119,10 +149,16 @@ def run_question(q: Question, set_name: str, client: CartaClient, doc_ids: dict[
     facts = _facts(q)
     texts = {key: client.page_text(*key) for key in set(cited)} if facts else {}
     answerable = q.type != "unanswerable"
+    cited_boxes: list[m.CellKey] = [
+        (c["doc_id"], c["page_no"], c.get("bbox") or []) for c in answer["citations"]
+    ]
     result.answer = {
         "text": answer["answer"],
         "refused": answer["refused"],
+        "status": answer_status(answer),
         "refusal_correct": answer["refused"] != answerable,
+        "answerable_not_refused": (not answer["refused"]) if answerable else None,
+        "cell_citation": m.cell_cited(cited_boxes, _cell_keys(q, doc_ids)),
         "fact_accuracy": m.fact_accuracy(answer["answer"], facts) if answerable else None,
         "citation_validity": m.citation_validity(cited, sent, texts, facts),
         "cited_expected_page": (any(k in u for u in units for k in cited) if units else None),
@@ -166,13 +202,36 @@ def _run_relational(
     return result
 
 
+def _run_geodata(
+    q: Question, result: QuestionResult, client: CartaClient, geo: GeoBody | None
+) -> QuestionResult:
+    """Exact answer (every fact in the text) and the rows it lists (in the text, or by name
+    in `graph.rows`) against the truth of scripts/geodata_truth.py."""
+    t = time.perf_counter()
+    answer = client.ask(q.question, top_k=5, geo=geo)
+    result.latency_ms["ask"] = (time.perf_counter() - t) * 1e3
+    rows = (answer.get("graph") or {}).get("rows") or []
+    names = [str(r.get("name") or "") for r in rows if isinstance(r, dict)]
+    result.answer = {
+        "text": answer["answer"],
+        "refused": answer["refused"],
+        "status": answer_status(answer),
+        "answerable_not_refused": not answer["refused"],
+        "fact_accuracy": m.fact_accuracy(answer["answer"], _facts(q)),
+        "exact": m.all_facts_found(answer["answer"], _facts(q)),
+        **m.rows_listed(q.rows or [], answer["answer"], names),
+    }
+    return result
+
+
 def run(sets: dict[str, list[Question]], client: CartaClient, progress: Any = None) -> list[QuestionResult]:
     doc_ids = indexed_files(client)
+    datasets = loaded_datasets(client) if any(q.datasets for qs in sets.values() for q in qs) else set()
     results = []
     for set_name, questions in sets.items():
         for q in questions:
             try:
-                results.append(run_question(q, set_name, client, doc_ids))
+                results.append(run_question(q, set_name, client, doc_ids, datasets))
             except RequestFailed as exc:  # one failed answer (LLM endpoint, HTTP error) does not end the run
                 failed = QuestionResult(set_name, q.id, q.type, q.language, skipped=f"failed: {exc.message}")
                 results.append(failed)
@@ -195,6 +254,9 @@ ANSWER_METRICS = (
     "pairs_recall",
     "pairs_f1",
 )
+# answer status split, refusals on answerable questions, table cells and geodata rows
+STATUSES = ("answer", "passages", "refused")
+OUTCOME_METRICS = ("answerable_not_refused", "cell_citation", "exact", "rows", "rows_text", "rows_graph")
 
 
 def summarize(results: list[QuestionResult]) -> dict[str, Any]:
@@ -213,6 +275,7 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
                 for metric in RETRIEVAL_METRICS
             } | {"n": sum(1 for r in rs if r.retrieval.get(system, {}).get("recall@1") is not None)}
     types = sorted({r.type for r in scored})
+    outcomes: dict[str, dict[str, float | None]] = {}
     for qtype in types:
         rs = [r for r in scored if r.type == qtype]
         row: dict[str, float | None] = {"n": len(rs)}
@@ -223,6 +286,8 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
         for system in SYSTEMS:
             row[f"{system} recall@5"] = m.mean(r.retrieval.get(system, {}).get("recall@5") for r in rs)
         by_type[qtype] = row  # type: ignore[assignment]
+        outcomes[qtype] = _outcomes(rs)
+    outcomes["all"] = _outcomes(scored)
     usages = [r.answer["usage"] for r in scored if r.answer.get("usage")]
     llm_usage = {k: m.mean(u.get(k) for u in usages) for k in USAGE_KEYS} if usages else None
     searches = [r.latency_ms["search"] for r in scored if "search" in r.latency_ms]
@@ -234,6 +299,18 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
         "skipped": {r.id: r.skipped for r in results if r.skipped},
         "retrieval": retrieval,
         "by_type": by_type,
+        "outcomes": outcomes,
+        "refusals": {
+            "unanswerable_refused": m.mean(
+                float(r.answer["refusal_correct"]) for r in scored if r.type == "unanswerable" and r.answer
+            ),
+            "answerable_not_refused": m.mean(
+                None
+                if r.answer.get("answerable_not_refused") is None
+                else float(r.answer["answerable_not_refused"])
+                for r in scored
+            ),
+        },
         "answerers": sorted({r.answer["answerer"] for r in scored if r.answer.get("answerer")}),
         "invalid_citations": sum(r.answer.get("invalid_citations") or 0 for r in scored),
         "llm_usage_mean": llm_usage,
@@ -246,6 +323,17 @@ def summarize(results: list[QuestionResult]) -> dict[str, Any]:
             "pages_search_p95": m.percentile(pages, 95),
         },
     }
+
+
+def _outcomes(rs: list[QuestionResult]) -> dict[str, float | None]:
+    """Share of each answer status and the means of the outcome metrics over `rs`."""
+    statuses = [r.answer["status"] for r in rs if r.answer.get("status")]
+    row: dict[str, float | None] = {"n": len(rs)}
+    for status in STATUSES:
+        row[status] = statuses.count(status) / len(statuses) if statuses else None
+    for metric in OUTCOME_METRICS:
+        row[metric] = m.mean(None if r.answer.get(metric) is None else float(r.answer[metric]) for r in rs)
+    return row
 
 
 def _fmt(value: Any) -> str:
@@ -286,6 +374,19 @@ def markdown(summary: dict[str, Any]) -> str:
     for qtype, row in summary["by_type"].items():
         cells = [row["n"], *(row[k] for k in ANSWER_METRICS), *(row[f"{s} recall@5"] for s in SYSTEMS)]
         lines.append(f"| {qtype} | " + " | ".join(_fmt(c) for c in cells) + " |")
+    refusals = summary.get("refusals") or {}
+    lines += [
+        "",
+        "## Answer status, refusals, table cells, geodata rows (carta)\n",
+        f"Refusal correct on unanswerable: {_fmt(refusals.get('unanswerable_refused'))};"
+        f" on answerable (not refused): {_fmt(refusals.get('answerable_not_refused'))}.\n",
+        "| type | n | status answer | passages | refused | not refused (answerable) | cell citation "
+        "| exact (all facts) | rows listed | rows in text | rows in graph.rows |",
+        "|---" * (len(STATUSES) + len(OUTCOME_METRICS) + 2) + "|",
+    ]
+    for qtype, row in (summary.get("outcomes") or {}).items():
+        cells = [row["n"], *(row[k] for k in STATUSES), *(row[k] for k in OUTCOME_METRICS)]
+        lines.append(f"| {qtype} | " + " | ".join(_fmt(c) for c in cells) + " |")
     usage = summary.get("llm_usage_mean")
     if usage:
         lines += [
@@ -301,8 +402,6 @@ def markdown(summary: dict[str, Any]) -> str:
         "## Latency (carta, in this run)\n",
         "| search p50 | search p95 | ask p50 | ask p95 | pages-only search p50 | pages-only search p95 |",
         "|---|---|---|---|---|---|",
-        "| "
-        + " | ".join(f"{_fmt(lat.get(k))} ms" for k in LATENCY_KEYS)
-        + " |",
+        "| " + " | ".join(f"{_fmt(lat.get(k))} ms" for k in LATENCY_KEYS) + " |",
     ]
     return "\n".join(lines) + "\n"

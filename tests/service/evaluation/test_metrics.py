@@ -130,3 +130,43 @@ def test_token_f1() -> None:
     assert token_f1("seven", "seven cycles") == pytest.approx(2 / 3)
     assert token_f1("nothing alike", "seven cycles") == 0.0
     assert token_f1("x", "") is None
+
+
+def test_cell_citation_needs_a_box_around_the_cell_centre_on_its_page() -> None:
+    from service.evaluation.metrics import cell_cited
+
+    cell = [("d1", 1, [538.5, 438.4, 559.1, 448.5])]  # Nagaland 2001-11 "-0.47"
+    row_box = ("d1", 1, [40.0, 436.0, 570.0, 450.0])
+    assert cell_cited([row_box], cell) is True
+    assert cell_cited([("d1", 1, [40.0, 80.0, 570.0, 95.0])], cell) is False  # another row
+    assert cell_cited([("d1", 2, row_box[2])], cell) is False  # the right box on another page
+    assert cell_cited([("d2", 1, row_box[2])], cell) is False  # another document
+    assert cell_cited([("d1", 1, [])], cell) is False  # a citation without a box
+    assert cell_cited([("d1", 1, [0.0, 0.0, 609.0, 790.0])], cell) is False  # the whole page
+    assert cell_cited([("d1", 1, [40.0, 60.0, 570.0, 630.0])], cell) is False  # the whole table
+    assert cell_cited([], cell) is False
+    assert cell_cited([row_box], []) is None  # not applicable without cells
+
+
+def test_rows_listed_in_text_or_graph_rows() -> None:
+    from service.evaluation.metrics import all_facts_found, rows_listed
+
+    expected = ["Escola Municipal Asa Branca", "Escola Municipal Do Leão"]
+    text = "As escolas são: Escola Municipal Asa Branca e escola municipal do leao [d p.1]."
+    assert rows_listed(expected, text, []) == {"rows_text": True, "rows_graph": False, "rows": True}
+    assert rows_listed(
+        expected, "Nenhuma escola.", ["escola municipal asa branca", "Escola Municipal Do Leão"]
+    ) == {
+        "rows_text": False,
+        "rows_graph": True,
+        "rows": True,
+    }
+    # one name in the text, the other in the rows: listed, though neither place has both
+    mixed = rows_listed(expected, "Escola Municipal Asa Branca", ["Escola Municipal Do Leão"])
+    assert mixed == {"rows_text": False, "rows_graph": False, "rows": True}
+    assert rows_listed(expected, "Escola Municipal Asa Branca", [])["rows"] is False
+    assert rows_listed([], "x", [])["rows"] is None
+    assert all_facts_found("São 6 farmácias.", [(6.0, 0.0)]) is True
+    assert all_facts_found("Escola Municipal Asa Branca, IDEB 6,1", ["Asa Branca", (6.1, 0.001)]) is True
+    assert all_facts_found("Escola Municipal Asa Branca", ["Asa Branca", (6.1, 0.001)]) is False
+    assert all_facts_found("anything", []) is None
