@@ -36,3 +36,6 @@ if [ "${CARTA_SKIP_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null 2
         echo "NOTE: the web UI browser tests need Chromium. Run: sudo apt-get install -y chromium chromium-driver"
     fi
 fi
+
+# The web UI's map library, offline basemap and API-docs assets, vendored from npm (pinned).
+bash scripts/vendor_ui.sh
