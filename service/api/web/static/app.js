@@ -213,10 +213,23 @@ function footprintText(fp) {
   return `${fmt.coord(b[1])}…${fmt.coord(b[3])}, ${fmt.coord(b[0])}…${fmt.coord(b[2])}`;
 }
 
+/** The documents as the list shows them: filtered by title or file name, sorted. */
+function shownDocs() {
+  const words = $("#doc-filter").value.trim().toLowerCase();
+  const rows = state.docs.filter((d) => !words || `${d.title} ${d.filename}`.toLowerCase().includes(words));
+  const by = {
+    newest: (a, b) => (b.created_at || "").localeCompare(a.created_at || ""),
+    oldest: (a, b) => (a.created_at || "").localeCompare(b.created_at || ""),
+    title: (a, b) => a.title.localeCompare(b.title),
+    status: (a, b) => a.status.localeCompare(b.status) || a.title.localeCompare(b.title),
+  }[$("#doc-sort").value || "newest"];
+  return rows.sort(by);
+}
+
 function renderDocs() {
   const body = $("#doc-table tbody");
   body.replaceChildren(
-    ...state.docs.map((d) =>
+    ...shownDocs().map((d) =>
       h(
         "tr",
         { dataset: { docId: d.id } },
@@ -251,9 +264,13 @@ function renderDocs() {
 
 /** Fit the map to a footprint; on a narrow screen, where the map sits under the list, go there. */
 function showOnMap(footprint) {
-  map.fit(boundsOf([footprint]));
-  if (window.matchMedia("(max-width: 1023px)").matches) $("#map-panel").scrollIntoView({ block: "start" });
+  if (narrow()) {
+    state.pendingFit = boundsOf([footprint]); // fitted once the Map tab is shown (and has a size)
+    location.hash = "#/map";
+  } else map.fit(boundsOf([footprint]));
 }
+
+const narrow = () => window.matchMedia("(max-width: 1023px)").matches;
 
 function confirmDelete(doc) {
   const dialog = $("#confirm-dialog");
@@ -845,10 +862,7 @@ function initAsk() {
     const file = $("#image-file").files[0];
     if (file) runImageSearch(file, Math.max(1, Math.min(50, +$("#top-k").value || 5)));
   });
-  $("#to-map").addEventListener("click", () => {
-    $("#map-panel").scrollIntoView({ behavior: "smooth" });
-    $("#map svg").focus({ preventScroll: true });
-  });
+  $("#to-map").addEventListener("click", () => (location.hash = "#/map"));
   $("#ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const question = $("#question").value.trim();
@@ -869,12 +883,15 @@ function route(initial = false) {
   const parts = path.split("/").filter(Boolean);
   let view = "documents";
   if (parts[0] === "ask") view = "ask";
+  else if (parts[0] === "map") view = "map";
   else if (parts[0] === "doc" && parts[1]) {
     view = "page";
     const hl = new URLSearchParams(query || "").get("hl");
     showPage(decodeURIComponent(parts[1]), Number(parts[2] || 1), hl ? hl.split(",").map(Number) : null);
   }
-  for (const section of document.querySelectorAll(".view")) section.hidden = section.id !== `view-${view}`;
+  // the Map tab (phones): the map alone; on a wide screen the map is always beside the list
+  const section = view === "map" ? "documents" : view;
+  for (const s of document.querySelectorAll(".view")) s.hidden = s.id !== `view-${section}`;
   for (const link of document.querySelectorAll("[data-nav]")) {
     if (link.dataset.nav === view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -883,7 +900,12 @@ function route(initial = false) {
   // the map's page points follow the screen: none on the list, the evidence's on Ask
   if (view === "documents") map.setLayer("tags", []);
   if (view === "ask") map.setLayer("tags", state.evidenceTags || []);
-  if (!initial) $(`#view-${view} h1`).focus();
+  if (view === "map") {
+    map.map.invalidateSize({ pan: false });
+    if (state.pendingFit) map.fit(state.pendingFit);
+    state.pendingFit = null;
+    if (!initial) $("#h-map").focus();
+  } else if (!initial) $(`#view-${view} h1`).focus();
 }
 
 async function main() {
@@ -897,6 +919,8 @@ async function main() {
   initAsk();
   initDatasets();
   initPageViewer();
+  $("#doc-filter").addEventListener("input", () => renderDocs());
+  $("#doc-sort").addEventListener("change", () => renderDocs());
   $("#api-key").value = api.apiKey();
   $("#key-form").addEventListener("submit", (e) => {
     e.preventDefault();

@@ -184,7 +184,7 @@ export class GeoMap {
     };
     try {
       const [coarse, fine, places] = await Promise.all([get("countries-110m.json"), get("countries-50m.json"), get("places.json")]);
-      this.world = { coarse: this.worldLayers(coarse), fine: this.worldLayers(fine) };
+      this.world = { coarse: this.worldLayers(coarse), fine: this.worldLayers(fine), detail: null };
       this.places = places;
       this.container.dataset.basemap = "ready";
       this.viewChanged();
@@ -206,12 +206,30 @@ export class GeoMap {
     ]);
   }
 
+  /** Natural Earth 1:10m for town-level views, fetched the first time one is shown (3.6 MB). */
+  async loadDetail() {
+    if (this.detailLoading) return;
+    this.detailLoading = true;
+    try {
+      const r = await fetch(`${BASEMAP}/countries-10m.json`);
+      if (!r.ok) throw new Error(`countries-10m.json: ${r.status}`);
+      this.world.detail = this.worldLayers(await r.json());
+      this.viewChanged();
+    } catch (err) {
+      console.warn(`detailed coastlines not loaded: ${err.message}`);
+    }
+  }
+
   viewChanged() {
-    const fine = this.zoom >= 4;
     if (this.world) {
-      const [show, hide] = fine ? [this.world.fine, this.world.coarse] : [this.world.coarse, this.world.fine];
-      if (!this.map.hasLayer(show)) show.addTo(this.map);
-      if (this.map.hasLayer(hide)) hide.remove();
+      const z = this.zoom;
+      if (z >= 7 && !this.world.detail) this.loadDetail();
+      const pick = z >= 7 && this.world.detail ? "detail" : z >= 4 ? "fine" : "coarse";
+      for (const [name, layer] of Object.entries(this.world)) {
+        if (!layer) continue;
+        if (name === pick && !this.map.hasLayer(layer)) layer.addTo(this.map);
+        if (name !== pick && this.map.hasLayer(layer)) layer.remove();
+      }
     }
     this.drawPlaces();
     this.container.dataset.zoom = String(this.zoom);
@@ -279,6 +297,8 @@ export class GeoMap {
       {
         pane: name, // one SVG per pane (Leaflet makes it), so areas stay under points
         style: (f) => {
+          // points are styled in pointToLayer (colour by category); this would override it
+          if (/Point$/.test(f.geometry?.type || "")) return {};
           const p = f.properties || {};
           const cls = p.cls || name;
           return { className: `layer-${name} ${cls}`, ...this.styleOf(cls) };
