@@ -173,6 +173,7 @@ def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServ
     ys = [p[1] for p in drawn["want"].values()]
     corners_box = [min(xs), min(ys), max(xs), max(ys)]
     assert all(abs(a - b) <= 1 for a, b in zip(drawn["box"], corners_box, strict=True)), drawn
+    screenshot(chrome, "map-raster-overlay")
     # the opacity control
     chrome.execute_script(
         "const r = document.querySelector('#raster-opacity'); r.value = '0.3';"
@@ -180,7 +181,6 @@ def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServ
     )
     assert css(chrome, "#map img.raster-overlay").value_of_css_property("opacity") == "0.3"
     assert axe_violations(chrome) == []
-    screenshot(chrome, "map-raster-overlay")
     assert off_machine(requested_urls(chrome)) == []
 
 
@@ -246,8 +246,15 @@ def test_helsinki_graph_answer_fits_helsinki(chrome: Any, make_carta: Any) -> No
             ".map((p) => p.getAttribute('fill')))]"
         )
         assert len(points) == 2  # the POIs carry their category's colour
-        labels = [t.text for t in chrome.find_elements(By.CSS_SELECTOR, "#map .pair-label")]
-        assert labels and all(t.endswith(" m") for t in labels), labels
+        # each pair line says its distance (on hover: 30 pairs' labels would cover each other)
+        labels = chrome.execute_script(
+            "const out = []; window.cartaMap.eachLayer((l) => { const p = l.feature && l.feature.properties;"
+            "  if (p && p.cls === 'pair' && l.getTooltip()) out.push(l.getTooltip().getContent()); });"
+            "return out;"
+        )
+        assert len(labels) == len(pairs) and all(t.endswith(" m") for t in labels), labels
+        answer = css(chrome, "#answer-text").text
+        assert "osm:" not in answer and "Apteekki" in answer  # names, not raw ids
         assert axe_violations(chrome) == []
         screenshot(chrome, "ask-helsinki-graph")
         assert off_machine(requested_urls(chrome)) == []

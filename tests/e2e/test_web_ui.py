@@ -35,6 +35,11 @@ if not (CHROMIUM and CHROMEDRIVER):
         allow_module_level=True,
     )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is missing: pip install -e '.[dev]'")
+if not (REPO / "service" / "api" / "web" / "static" / "vendor" / "leaflet" / "leaflet.js").is_file():
+    pytest.skip(
+        "the web UI's vendored map library is missing: bash scripts/vendor_ui.sh (make install runs it)",
+        allow_module_level=True,
+    )
 
 from selenium.common.exceptions import (  # noqa: E402
     ElementClickInterceptedException,

@@ -606,6 +606,12 @@ function citationChip(c) {
 /** The answer text with its [doc_id p.N] markers as links to the cited page. Only a marker
  * the server checked (one of `citations`) becomes a link: one it flagged stays plain text, and
  * a document's own look-alikes arrive neutralised as ⟦doc_id p.N⟧, which this never reads. */
+/** The answer without the raw dataset ids of its places ("Amin's cafe (osm:n1369465542)"):
+ * names are for people; the graph table and the map keep the ids in their details. */
+function withoutIds(text) {
+  return text.replace(/ \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g, "");
+}
+
 function answerNodes(text, citations) {
   const nodes = [];
   let last = 0;
@@ -715,7 +721,7 @@ async function renderGraph(graph) {
   const pois = new Map((graph.pois || []).map((p) => [p.id, p]));
   const name = (id, cat) => {
     const p = pois.get(id);
-    return h("span", {}, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
+    return h("span", { title: `id ${id}` }, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
   };
   $("#graph-notes").textContent = (graph.notes || []).join(" ");
   $("#graph-table tbody").replaceChildren(
@@ -762,6 +768,8 @@ function answerStatus(result) {
 function statusText(outcome, result) {
   if (outcome === "refused") return "No answer: the documents do not say";
   if (outcome === "passages") return "No generated answer: the passages that match are below";
+  const pairs = (result.graph && result.graph.pairs) || [];
+  if (!result.citations.length && pairs.length) return `Answer from the POI datasets: ${pairs.length} pair${pairs.length === 1 ? "" : "s"} with measured distances`;
   if (!result.citations.length) return "Answer without citations: check the pages below";
   return result.grounded === false ? "Answer (not every sentence is backed by a citation)" : "Answer backed by its citations";
 }
@@ -797,7 +805,7 @@ async function runAsk(question, topK) {
     const outcome = answerStatus(result);
     answerBox.dataset.refused = result.refused ? "true" : "false";
     answerBox.dataset.status = outcome;
-    text.replaceChildren(...answerNodes(result.answer, result.citations));
+    text.replaceChildren(...answerNodes(withoutIds(result.answer), result.citations));
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
     renderEvidence(result.evidence, question);
     await renderGraph(result.graph);

@@ -143,7 +143,7 @@ export class GeoMap {
       zoomAnimation: false, // a view change is done when the call returns: no race to wait out
       fadeAnimation: false,
       markerZoomAnimation: false,
-      keyboard: true, // arrows pan, + and - zoom
+      keyboard: false, // ours (below): Leaflet's zooms 3 levels for shift, which "+" needs
       worldCopyJump: true,
       minZoom: 1,
       maxZoom: 19,
@@ -154,6 +154,8 @@ export class GeoMap {
       if (name === "labels") pane.style.pointerEvents = "none";
     }
     this.canvas = L.canvas({ pane: "basemap", padding: 0.5 });
+    container.tabIndex = 0;
+    container.addEventListener("keydown", (e) => this.key(e));
     container.setAttribute("role", "application");
     container.setAttribute("aria-label", options.label || "Map");
     container.setAttribute("aria-roledescription", "map");
@@ -291,7 +293,7 @@ export class GeoMap {
 
   buildLayer(name, features) {
     if (name === "graph") this.categories = new Map();
-    const pairLabels = features.filter((f) => f.properties?.cls === "pair").length <= 30;
+    const pairLabels = features.filter((f) => f.properties?.cls === "pair").length <= 12; // more would overlap
     return L.geoJSON(
       { type: "FeatureCollection", features },
       {
@@ -406,6 +408,16 @@ export class GeoMap {
     this.container.dataset.mode = mode;
     if (mode === "pan") this.map.dragging.enable();
     else this.map.dragging.disable();
+  }
+
+  /** Arrows pan by 80 px, + and - zoom one level. */
+  key(e) {
+    const pan = { ArrowLeft: [-80, 0], ArrowRight: [80, 0], ArrowUp: [0, -80], ArrowDown: [0, 80] }[e.key];
+    if (pan) this.map.panBy(pan, { animate: false });
+    else if (e.key === "+" || e.key === "=") this.setZoom(this.zoom + 1);
+    else if (e.key === "-" || e.key === "_") this.setZoom(this.zoom - 1);
+    else return;
+    e.preventDefault();
   }
 
   setZoom(zoom) {
