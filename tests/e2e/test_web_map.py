@@ -309,3 +309,45 @@ def test_every_screen_passes_axe_offline(chrome: Any, server: LiveServer, sample
     assert axe_violations(chrome) == []
     screenshot(chrome, "page-viewer")
     assert off_machine(requested_urls(chrome)) == []
+
+
+def test_phone_map_tab_and_document_list(chrome: Any, server: LiveServer, tmp_path: Any) -> None:
+    """The list is newest first, filters, and fits 1440 px without sideways scroll; a failed
+    upload keeps its file name; on a phone the map is a tab of its own and "Show on map"
+    switches to it, fitted to the document. (Runs after the tests above: Olinda and Recife.)"""
+    docs = httpx.get(f"{server.url}/v1/documents").json()
+    assert len(docs) >= 2
+    newest = [d["id"] for d in sorted(docs, key=lambda d: d["created_at"], reverse=True)]
+    open_ui(chrome, server.url)
+    rows = "return [...document.querySelectorAll('#doc-table tbody tr')].map((tr) => tr.dataset.docId)"
+    wait(chrome, lambda d: len(d.execute_script(rows)) == len(docs), 20, "the list")
+    assert chrome.execute_script(rows) == newest
+    wrap = "const w = document.querySelector('#doc-table').parentElement; return w.scrollWidth-w.clientWidth"
+    assert chrome.execute_script(wrap) <= 0  # no sideways scroll at 1440 px: Delete is in view
+    css(chrome, "#doc-filter").send_keys("olinda")
+    wait(chrome, lambda d: len(d.execute_script(rows)) == 1, 10, "the filtered list")
+    (olinda,) = chrome.execute_script(rows)
+    bad = tmp_path / "notes.txt"
+    bad.write_text("plain text is not a document type Carta reads")
+    css(chrome, "#file-input").send_keys(str(bad))
+    row = '#uploads li[data-name="notes.txt"]'
+    wait(chrome, lambda d: css(d, row).get_attribute("data-state") == "failed", 30, "the refused upload")
+    assert "notes.txt" in css(chrome, f"{row} .upload-status").text  # the failure names its file
+    chrome.set_window_size(PHONE, 900)
+    try:
+        assert not css(chrome, "#map-panel").is_displayed()
+        assert css(chrome, 'a[data-nav="map"]').is_displayed()
+        click_show_on_map(chrome, olinda)
+        wait(
+            chrome,
+            lambda d: d.execute_script("return document.body.dataset.view === 'map'"),
+            10,
+            "the Map tab",
+        )
+        assert css(chrome, "#map-panel").is_displayed() and not css(chrome, "#main").is_displayed()
+        view = map_view(chrome)
+        assert view["s"] < -7.99 < view["n"] and view["w"] < -34.87 < view["e"] and view["z"] >= 11, view
+        assert axe_violations(chrome) == []
+        chrome.save_screenshot(str(SCREENSHOTS / f"map-tab-{PHONE}.png"))
+    finally:
+        chrome.set_window_size(WIDE, 1000)
