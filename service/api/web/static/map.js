@@ -69,6 +69,21 @@ export function boundsOf(geometries) {
   return b;
 }
 
+/** Lines and rings that cross the antimeridian (Fiji, Chukotka) made continuous (longitudes
+ * past 180): drawn as they come, each crossing is a line across the whole world. In place. */
+function unwrapLongitudes(geometry) {
+  const walk = (coords) => {
+    if (typeof coords[0][0] !== "number") return coords.forEach(walk);
+    for (let i = 1; i < coords.length; i++) {
+      const prev = coords[i - 1][0];
+      while (coords[i][0] - prev > 180) coords[i][0] -= 360;
+      while (coords[i][0] - prev < -180) coords[i][0] += 360;
+    }
+  };
+  if (geometry && geometry.coordinates) walk(geometry.coordinates);
+  return geometry;
+}
+
 /** The four corners (upper-left, upper-right, lower-left, lower-right) of a raster's
  * footprint ring, for an image rotated less than 45 degrees (a world file's usual case). */
 export function rasterCorners(footprint) {
@@ -198,8 +213,9 @@ export class GeoMap {
 
   worldLayers(topo) {
     const countries = topojson.feature(topo, topo.objects.countries);
-    const borders = topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b);
-    const coast = topojson.mesh(topo, topo.objects.countries, (a, b) => a === b);
+    countries.features.forEach((f) => unwrapLongitudes(f.geometry));
+    const borders = unwrapLongitudes(topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b));
+    const coast = unwrapLongitudes(topojson.mesh(topo, topo.objects.countries, (a, b) => a === b));
     const style = { renderer: this.canvas, interactive: false };
     return L.layerGroup([
       L.geoJSON(countries, { ...style, style: { stroke: false, fillColor: "#f4f1ea", fillOpacity: 1 } }),
