@@ -36,3 +36,11 @@ if [ "${CARTA_SKIP_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null 2
         echo "NOTE: the web UI browser tests need Chromium. Run: sudo apt-get install -y chromium chromium-driver"
     fi
 fi
+
+# The web UI's map library, offline basemap and API-docs assets, vendored from npm (pinned):
+# node + npm are needed at install time only (Debian's, when missing and we are root).
+if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing nodejs and npm from Debian (vendoring the web UI's assets)..."
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+bash scripts/vendor_ui.sh

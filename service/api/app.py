@@ -56,6 +56,8 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         title="Carta",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # /docs and /redoc come from routes/ui.py, with vendored assets (no CDN)
+        redoc_url=None,
         description="Multimodal, geospatial document RAG: upload PDFs and images, search and ask.",
     )
     attach(

@@ -10,7 +10,8 @@ from typing import Annotated, Any
 
 import h3
 from fastapi import APIRouter, FastAPI, Query
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from geo.h3tags import MAX_QUERY_CELLS, is_h3_cell
@@ -20,6 +21,12 @@ from service.api.web import STATIC
 from service.errors import BadH3Cells
 
 MAX_CELLS = MAX_QUERY_CELLS  # one cap for drawing and for filtering
+VENDOR = STATIC / "vendor"  # filled from npm by scripts/vendor_ui.sh (make install)
+NO_VENDOR = (
+    "<!doctype html><html lang=en><title>Carta: assets missing</title><body><h1>Assets missing</h1>"
+    "<p>This page needs the web UI's vendored assets. Run <code>bash scripts/vendor_ui.sh</code> "
+    "(or <code>make install</code>); the schema itself is at <a href=/openapi.json>/openapi.json</a>.</p>"
+)
 
 router = APIRouter()
 
@@ -27,6 +34,36 @@ router = APIRouter()
 @router.get("/", include_in_schema=False)
 def index() -> FileResponse:
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/docs", include_in_schema=False)
+def swagger_docs() -> HTMLResponse:
+    """Swagger UI from the vendored swagger-ui-dist: FastAPI's default loads it from a CDN,
+    which leaves the page blank on an offline laptop."""
+    if not (VENDOR / "swagger-ui" / "swagger-ui-bundle.js").is_file():
+        return HTMLResponse(NO_VENDOR, status_code=503)
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="Carta API",
+        swagger_js_url="/ui/vendor/swagger-ui/swagger-ui-bundle.js",
+        swagger_css_url="/ui/vendor/swagger-ui/swagger-ui.css",
+        swagger_favicon_url="data:,",
+        swagger_ui_parameters={"validatorUrl": None},  # the default badge calls validator.swagger.io
+    )
+
+
+@router.get("/redoc", include_in_schema=False)
+def redoc_docs() -> HTMLResponse:
+    """ReDoc from the vendored redoc bundle, without Google Fonts (offline)."""
+    if not (VENDOR / "redoc" / "redoc.standalone.js").is_file():
+        return HTMLResponse(NO_VENDOR, status_code=503)
+    return get_redoc_html(
+        openapi_url="/openapi.json",
+        title="Carta API",
+        redoc_js_url="/ui/vendor/redoc/redoc.standalone.js",
+        redoc_favicon_url="data:,",
+        with_google_fonts=False,
+    )
 
 
 @router.get("/ui/config", tags=["ui"])

@@ -47,8 +47,9 @@ export async function request(method, url, body) {
 
 export const getJSON = (url) => request("GET", url);
 
-/** Upload one file; onProgress(fraction) while the bytes go up. Resolves {status, body}. */
-export function upload(file, onProgress) {
+/** Upload one file (with its georeference sidecars: world file, .prj, .aux.xml);
+ * onProgress(fraction) while the bytes go up. Resolves {status, body}. */
+export function upload(file, onProgress, sidecars = []) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/v1/documents");
@@ -71,6 +72,7 @@ export function upload(file, onProgress) {
     };
     const form = new FormData();
     form.append("file", file, file.name);
+    for (const side of sidecars) form.append("sidecars", side, side.name);
     xhr.send(form);
   });
 }

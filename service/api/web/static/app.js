@@ -2,7 +2,7 @@
 // citations, evidence, graph) and the map panel. Plain ES modules, no build step.
 
 import * as api from "./api.js";
-import { GeoMap, boundsOf, filterGeometry } from "./map.js";
+import { GeoMap, boundsOf, filterGeometry, rasterCorners } from "./map.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -66,9 +66,12 @@ function initMap() {
     tileUrl: state.config.tile_url,
     label: "Map of documents and evidence. Arrow keys pan, plus and minus zoom.",
     onFilter: (filter) => setFilter(filter),
+    legend: $("#map-legend"),
   });
+  window.cartaMap = map.map; // the Leaflet map, for the browser tests' geometry checks
   if (state.config.tile_url) $("#map-attrib").textContent = state.config.tile_attribution || "";
-  else $("#map-attrib").textContent = "Offline map: outlines and points drawn over a plain background.";
+  else $("#map-attrib").textContent = "Offline basemap: Natural Earth (world-atlas) · place names: SimpleMaps (CC BY 4.0).";
+  $("#raster-opacity").addEventListener("input", (e) => map.setRasterOpacity(+e.target.value));
   for (const input of document.querySelectorAll("input[name=map-tool]"))
     input.addEventListener("change", () => map.setMode(input.value));
   for (const box of document.querySelectorAll(".layers input[data-layer]"))
@@ -101,10 +104,12 @@ function initMap() {
 
 function fitMap() {
   const geoms = [];
-  for (const name of ["tags", "graph", "h3", "footprints"]) {
+  // what the answer is about first (its POIs and pairs, then its zones), then the evidence
+  // pages' places, else every document's footprint
+  for (const name of ["graph", "h3", "tags", "footprints"]) {
     const layer = map.layers.get(name);
     if (layer && layer.visible) geoms.push(...layer.features.map((f) => f.geometry));
-    if (geoms.length && name !== "footprints") break; // evidence first, else all footprints
+    if (geoms.length && name !== "footprints") break;
   }
   if (state.filter) geoms.push(filterGeometry(map.filter));
   map.fit(boundsOf(geoms));
@@ -174,8 +179,31 @@ async function loadDocs() {
   }
   renderDocs();
   map.setLayer("footprints", footprintFeatures());
+  await loadRasters();
   clearTimeout(loadDocs.timer);
   if (state.docs.some((d) => d.status !== "ready" && d.status !== "failed")) loadDocs.timer = setTimeout(loadDocs, 2000);
+}
+
+/** Georeferenced map images (a raster tag on page 1: world file or GeoTIFF) drawn on their
+ * footprint; each document's page is looked at once. */
+const rasterInfo = new Map(); // doc id -> {url, corners, label} | null
+async function loadRasters() {
+  const candidates = state.docs.filter((d) => d.status === "ready" && d.kind === "image" && d.footprint && d.footprint.type === "Polygon");
+  for (const d of candidates) {
+    if (rasterInfo.has(d.id)) continue;
+    try {
+      const page = await api.getJSON(`/v1/documents/${encodeURIComponent(d.id)}/pages/1`);
+      const georef = (page.geo_tags || []).some((t) => t.source === "raster");
+      const corners = georef ? rasterCorners(d.footprint) : null;
+      rasterInfo.set(d.id, corners ? { url: await api.imageURL(page.image_url), corners, label: `${d.title} on its footprint`, docId: d.id } : null);
+    } catch {
+      rasterInfo.set(d.id, null);
+    }
+  }
+  const ids = new Set(state.docs.map((d) => d.id));
+  const shown = [...rasterInfo.entries()].filter(([id, r]) => r && ids.has(id)).map(([, r]) => ({ ...r, feature: { type: "Feature", geometry: state.docs.find((d) => d.id === r.docId).footprint } }));
+  map.setRasters(shown);
+  $("#map").dataset.rasters = String(shown.length);
 }
 
 function footprintText(fp) {
@@ -185,10 +213,23 @@ function footprintText(fp) {
   return `${fmt.coord(b[1])}…${fmt.coord(b[3])}, ${fmt.coord(b[0])}…${fmt.coord(b[2])}`;
 }
 
+/** The documents as the list shows them: filtered by title or file name, sorted. */
+function shownDocs() {
+  const words = $("#doc-filter").value.trim().toLowerCase();
+  const rows = state.docs.filter((d) => !words || `${d.title} ${d.filename}`.toLowerCase().includes(words));
+  const by = {
+    newest: (a, b) => (b.created_at || "").localeCompare(a.created_at || ""),
+    oldest: (a, b) => (a.created_at || "").localeCompare(b.created_at || ""),
+    title: (a, b) => a.title.localeCompare(b.title),
+    status: (a, b) => a.status.localeCompare(b.status) || a.title.localeCompare(b.title),
+  }[$("#doc-sort").value || "newest"];
+  return rows.sort(by);
+}
+
 function renderDocs() {
   const body = $("#doc-table tbody");
   body.replaceChildren(
-    ...state.docs.map((d) =>
+    ...shownDocs().map((d) =>
       h(
         "tr",
         { dataset: { docId: d.id } },
@@ -206,7 +247,7 @@ function renderDocs() {
           { "data-label": "Footprint" },
           footprintText(d.footprint),
           d.footprint
-            ? h("button", { type: "button", class: "link-button", "aria-label": `Show ${d.title} on the map`, onclick: () => map.fit(boundsOf([d.footprint])) }, " Show on map")
+            ? h("button", { type: "button", class: "link-button", "aria-label": `Show on map: ${d.title}`, onclick: () => showOnMap(d.footprint) }, "Show on map")
             : null,
         ),
         h(
@@ -220,6 +261,16 @@ function renderDocs() {
   $("#doc-empty").hidden = state.docs.length > 0;
   $("#doc-table").hidden = state.docs.length === 0;
 }
+
+/** Fit the map to a footprint; on a narrow screen, where the map sits under the list, go there. */
+function showOnMap(footprint) {
+  if (narrow()) {
+    state.pendingFit = boundsOf([footprint]); // fitted once the Map tab is shown (and has a size)
+    location.hash = "#/map";
+  } else map.fit(boundsOf([footprint]));
+}
+
+const narrow = () => window.matchMedia("(max-width: 1023px)").matches;
 
 function confirmDelete(doc) {
   const dialog = $("#confirm-dialog");
@@ -239,14 +290,33 @@ function confirmDelete(doc) {
   dialog.showModal();
 }
 
+const SIDECAR = /(\.(pgw|jgw|tfw|wld|pngw|jpgw|tifw|prj)|\.aux\.xml)$/i;
+
+/** Files dropped together: each map image with the sidecars of the same name (a.png with
+ * a.pgw, a.prj, a.png.aux.xml) becomes one upload; a sidecar without its image stays a row
+ * of its own, which the server refuses with its reason. */
+function pairSidecars(files) {
+  const stem = (name) => name.replace(/\.aux\.xml$/i, "").replace(/\.[^.]+$/, "").toLowerCase();
+  const sidecars = files.filter((f) => SIDECAR.test(f.name));
+  const mains = files.filter((f) => !SIDECAR.test(f.name));
+  const used = new Set();
+  const groups = mains.map((file) => {
+    const own = sidecars.filter((s) => !used.has(s) && (stem(s.name) === stem(file.name) || stem(s.name) === file.name.toLowerCase()));
+    own.forEach((s) => used.add(s));
+    return { file, sidecars: own };
+  });
+  return [...groups, ...sidecars.filter((s) => !used.has(s)).map((file) => ({ file, sidecars: [] }))];
+}
+
 function uploadFiles(files) {
   const list = $("#uploads");
-  const items = [...files].map((file) => {
+  const items = pairSidecars([...files]).map(({ file, sidecars }) => {
     const bar = h("progress", { max: "100", value: "0", "aria-label": `Progress of ${file.name}` });
     const status = h("span", { class: "upload-status" }, "waiting");
-    const li = h("li", { class: "upload", dataset: { name: file.name } }, h("span", { class: "upload-name" }, file.name), bar, status);
+    const extra = sidecars.length ? h("span", { class: "muted small" }, ` + ${sidecars.map((x) => x.name).join(", ")}`) : null;
+    const li = h("li", { class: "upload", dataset: { name: file.name } }, h("span", { class: "upload-name", title: file.name }, file.name, extra), bar, status);
     list.prepend(li);
-    return { file, bar, status, li };
+    return { file, sidecars, bar, status, li };
   });
   // one at a time: the server indexes on two CPU cores, and the order stays readable
   (async () => {
@@ -255,7 +325,7 @@ function uploadFiles(files) {
   })();
 }
 
-async function uploadOne({ file, bar, status, li }) {
+async function uploadOne({ file, sidecars, bar, status, li }) {
   const set = (text, value, cls) => {
     status.textContent = text;
     if (value === null) bar.removeAttribute("value");
@@ -267,7 +337,7 @@ async function uploadOne({ file, bar, status, li }) {
     const { status: code, body } = await api.upload(file, (f) => {
       if (f < 1) set(`uploading ${Math.round(f * 100)}%`, Math.round(f * 30));
       else set("indexing…", null);
-    });
+    }, sidecars);
     let doc = body.document;
     li.dataset.via = "request"; // indexed within the upload request itself (no job)
     if (body.job && code === 202) {
@@ -284,7 +354,7 @@ async function uploadOne({ file, bar, status, li }) {
     const pages = doc ? `${doc.pages} page${doc.pages === 1 ? "" : "s"}` : "";
     set(`ready · ${pages}${again}`, 100, "ready");
   } catch (err) {
-    set(`failed: ${err.message}`, 0, "failed");
+    set(`failed: ${file.name}: ${err.message}`, 0, "failed");
   }
 }
 
@@ -394,6 +464,77 @@ function initDatasets() {
 // ---------------------------------------------------------------------------------------------
 // Page viewer
 
+// The page image: zoom (fit width, steps, or to the cited box) and pan (drag, arrow keys).
+const viewer = { scale: null, hl: null };
+const ZOOMS = [0.5, 0.75, 1, 1.5, 2, 3, 4];
+
+/** "fit" (the frame's width), "cited" (the cited box fills the frame, centred) or a factor
+ * of the frame's width. */
+function setPageZoom(zoom) {
+  const frame = $("#page-frame");
+  const canvas = $("#page-canvas");
+  let scale = zoom;
+  if (zoom === "fit") scale = 1;
+  if (zoom === "cited" && viewer.hl) {
+    const [x0, , x1] = viewer.hl;
+    scale = Math.max(1, Math.min(4, 0.8 / Math.max(0.05, x1 - x0)));
+  }
+  viewer.scale = scale;
+  canvas.style.width = `${scale * 100}%`;
+  $("#page-zoom-level").textContent = `${Math.round(scale * 100)}%`;
+  frame.dataset.zoom = String(scale);
+  if (zoom === "cited" && viewer.hl) {
+    const place = () => {
+      const [x0, y0, x1, y1] = viewer.hl;
+      const cw = canvas.clientWidth;
+      const ch = canvas.clientHeight;
+      frame.scrollLeft = ((x0 + x1) / 2) * cw - frame.clientWidth / 2;
+      frame.scrollTop = ((y0 + y1) / 2) * ch - frame.clientHeight / 2;
+      frame.dataset.placed = "cited";
+    };
+    const img = $("#page-image");
+    if (img.complete && img.naturalWidth) place();
+    else img.addEventListener("load", place, { once: true });
+  }
+}
+
+function initPageViewer() {
+  const frame = $("#page-frame");
+  const step = (dir) => {
+    const i = ZOOMS.findIndex((z) => z >= (viewer.scale || 1) - 1e-6);
+    const next = dir > 0 ? ZOOMS[Math.min(ZOOMS.length - 1, (ZOOMS[i] > viewer.scale ? i : i + 1))] : ZOOMS[Math.max(0, i - 1)];
+    setPageZoom(next);
+  };
+  $("#page-zoom-in").addEventListener("click", () => step(1));
+  $("#page-zoom-out").addEventListener("click", () => step(-1));
+  $("#page-zoom-fit").addEventListener("click", () => setPageZoom("fit"));
+  $("#page-zoom-cited").addEventListener("click", () => setPageZoom("cited"));
+  let drag = null;
+  frame.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    drag = { x: e.clientX, y: e.clientY, left: frame.scrollLeft, top: frame.scrollTop };
+    frame.setPointerCapture(e.pointerId);
+    frame.classList.add("panning");
+  });
+  frame.addEventListener("pointermove", (e) => {
+    if (!drag) return;
+    frame.scrollLeft = drag.left - (e.clientX - drag.x);
+    frame.scrollTop = drag.top - (e.clientY - drag.y);
+  });
+  const end = () => {
+    drag = null;
+    frame.classList.remove("panning");
+  };
+  frame.addEventListener("pointerup", end);
+  frame.addEventListener("pointercancel", end);
+  frame.addEventListener("keydown", (e) => {
+    if (e.key === "+" || e.key === "=") step(1);
+    else if (e.key === "-") step(-1);
+    else return;
+    e.preventDefault();
+  });
+}
+
 async function showPage(docId, pageNo, hl) {
   let doc, page;
   try {
@@ -420,7 +561,11 @@ async function showPage(docId, pageNo, hl) {
   const meta = doc.page_list.find((p) => p.page_no === pageNo);
   const size = page.page_size || (meta ? [meta.width, meta.height] : null);
   const frame = $("#page-frame");
+  const canvas = $("#page-canvas");
   frame.querySelectorAll(".highlight").forEach((n) => n.remove());
+  viewer.hl = hl && size ? hl.map((v, i) => v / size[i % 2]) : null; // fractions of the page
+  $("#page-zoom-cited").hidden = !viewer.hl;
+  setPageZoom(viewer.hl ? "cited" : "fit");
   if (hl && size) {
     const [x0, y0, x1, y1] = hl;
     const box = h("div", {
@@ -429,8 +574,7 @@ async function showPage(docId, pageNo, hl) {
       "aria-label": "Cited region",
       style: `left:${(100 * x0) / size[0]}%;top:${(100 * y0) / size[1]}%;width:${(100 * (x1 - x0)) / size[0]}%;height:${(100 * (y1 - y0)) / size[1]}%`,
     });
-    frame.append(box);
-    setTimeout(() => box.scrollIntoView({ block: "center", behavior: "smooth" }), 300);
+    canvas.append(box);
   }
   $("#page-caption").textContent = `Text from ${page.text_source === "ocr" ? "OCR" : page.text_source === "text" ? "the PDF text layer" : "nowhere (no text)"} · ${page.chunks.length} passages`;
   const overlaps = (b) => hl && b && b[0] < hl[2] && hl[0] < b[2] && b[1] < hl[3] && hl[1] < b[3];
@@ -462,6 +606,12 @@ function citationChip(c) {
 /** The answer text with its [doc_id p.N] markers as links to the cited page. Only a marker
  * the server checked (one of `citations`) becomes a link: one it flagged stays plain text, and
  * a document's own look-alikes arrive neutralised as ⟦doc_id p.N⟧, which this never reads. */
+/** The answer without the raw dataset ids of its places ("Amin's cafe (osm:n1369465542)"):
+ * names are for people; the graph table and the map keep the ids in their details. */
+function withoutIds(text) {
+  return text.replace(/ \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g, "");
+}
+
 function answerNodes(text, citations) {
   const nodes = [];
   let last = 0;
@@ -488,6 +638,15 @@ function heatmapURL(hit, question) {
   return `${base}?query=${encodeURIComponent(question)}`;
 }
 
+const CHANNEL_NAMES = {
+  dense: "Meaning (dense)",
+  bm25_pt: "Words, Portuguese",
+  bm25_en: "Words, English",
+  pages: "Whole page",
+  geo: "Place",
+  visual: "Page image",
+};
+
 function renderEvidence(hits, question) {
   $("#evidence-box").hidden = false;
   $("#evidence").replaceChildren(
@@ -505,15 +664,21 @@ function renderEvidence(hits, question) {
               "div",
               { class: "evidence-body" },
               h("h3", {}, `${i + 1}. ${hit.title} · p.${hit.page_no}`),
-              h("p", { class: "muted small" }, `${hit.kind} · fused score ${fmt.score(hit.score)}${(hit.locations || []).length ? ` · ${hit.locations.length} place(s)` : ""}`),
+              chunk && chunk.text ? h("blockquote", { class: "excerpt" }, h("mark", {}, chunk.text.slice(0, 320))) : hit.excerpt ? h("p", { class: "excerpt" }, hit.excerpt.slice(0, 240)) : null,
+              (hit.locations || []).length ? h("p", { class: "muted small" }, `${hit.locations.length} place${hit.locations.length === 1 ? "" : "s"} on this page`) : null,
               h(
-                "table",
-                { class: "channels" },
-                h("caption", { class: "visually-hidden" }, `Scores per retrieval channel for ${hit.title} page ${hit.page_no}`),
-                h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Channel"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Score"))),
-                h("tbody", {}, ...Object.entries(hit.channels || {}).map(([name, ch]) => h("tr", { dataset: { channel: name } }, h("th", { scope: "row" }, name), h("td", {}, String(ch.rank)), h("td", {}, fmt.score(ch.score))))),
+                "details",
+                { class: "scores" },
+                h("summary", {}, "Why it ranked here"),
+                h("p", { class: "muted small" }, `${hit.kind} · fused score ${fmt.score(hit.score)}`),
+                h(
+                  "table",
+                  { class: "channels" },
+                  h("caption", { class: "visually-hidden" }, `Scores per retrieval channel for ${hit.title} page ${hit.page_no}`),
+                  h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Channel"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Score"))),
+                  h("tbody", {}, ...Object.entries(hit.channels || {}).map(([name, ch]) => h("tr", { dataset: { channel: name } }, h("th", { scope: "row" }, CHANNEL_NAMES[name] || name), h("td", {}, String(ch.rank)), h("td", {}, fmt.score(ch.score))))),
+                ),
               ),
-              hit.excerpt ? h("p", { class: "excerpt" }, hit.excerpt.slice(0, 240)) : null,
               heat ? h("button", { type: "button", class: "why", onclick: () => showHeatmap(hit, heat) }, "Why this page?") : null,
             ),
           );
@@ -556,7 +721,7 @@ async function renderGraph(graph) {
   const pois = new Map((graph.pois || []).map((p) => [p.id, p]));
   const name = (id, cat) => {
     const p = pois.get(id);
-    return h("span", {}, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
+    return h("span", { title: `id ${id}` }, p ? p.name || id : id, h("span", { class: "muted small" }, ` (${cat || (p && p.category) || "?"})`));
   };
   $("#graph-notes").textContent = (graph.notes || []).join(" ");
   $("#graph-table tbody").replaceChildren(
@@ -572,7 +737,12 @@ async function renderGraph(graph) {
     if (kind(f) === "zone") return overview ? `H3 ${p.h3}: ${p.score}` : `H3 ${p.h3}`;
     return `${p.name || p.id || "POI"}${p.category ? ` (${p.category})` : ""}`;
   };
-  const styled = (f, cls) => ({ ...f, properties: { ...(f.properties || {}), label: label(f), cls } });
+  const styled = (f, cls) => {
+    const p = f.properties || {};
+    const category = p.category || (pois.get(p.id) || {}).category;
+    const distance = cls === "pair" && p.dist_m !== undefined ? fmt.metres(p.dist_m) : undefined;
+    return { ...f, properties: { ...p, label: label(f), cls, category, distance } };
+  };
   map.setLayer("graph", features.filter((f) => kind(f) !== "zone").map((f) => styled(f, kind(f) === "pair" ? "pair" : "graph")));
   const zones = features.filter((f) => kind(f) === "zone").map((f) => styled(f, "h3"));
   const drawn = new Set(zones.map((f) => f.properties.h3));
@@ -586,6 +756,22 @@ async function renderGraph(graph) {
     }
   }
   map.setLayer("h3", zones);
+}
+
+/** "answer" | "passages" | "refused": the response's `status` when the server sends it, else
+ * read from the older refused/grounded flags. */
+function answerStatus(result) {
+  if (["answer", "passages", "refused"].includes(result.status)) return result.status;
+  return result.refused ? "refused" : "answer";
+}
+
+function statusText(outcome, result) {
+  if (outcome === "refused") return "No answer: the documents do not say";
+  if (outcome === "passages") return "No generated answer: the passages that match are below";
+  const pairs = (result.graph && result.graph.pairs) || [];
+  if (!result.citations.length && pairs.length) return `Answer from the POI datasets: ${pairs.length} pair${pairs.length === 1 ? "" : "s"} with measured distances`;
+  if (!result.citations.length) return "Answer without citations: check the pages below";
+  return result.grounded === false ? "Answer (not every sentence is backed by a citation)" : "Answer backed by its citations";
 }
 
 async function runAsk(question, topK) {
@@ -616,13 +802,15 @@ async function runAsk(question, topK) {
     });
     if (seq !== state.askSeq) return;
     answerBox.hidden = false;
+    const outcome = answerStatus(result);
     answerBox.dataset.refused = result.refused ? "true" : "false";
-    text.replaceChildren(...answerNodes(result.answer, result.citations));
+    answerBox.dataset.status = outcome;
+    text.replaceChildren(...answerNodes(withoutIds(result.answer), result.citations));
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
     renderEvidence(result.evidence, question);
     await renderGraph(result.graph);
     const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
-    status.textContent = `${result.refused ? "No grounded answer" : result.grounded ? "Grounded answer" : "Answer (not fully grounded)"} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
+    status.textContent = `${statusText(outcome, result)} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
     status.dataset.state = "done";
     fitMap();
   } catch (err) {
@@ -682,10 +870,7 @@ function initAsk() {
     const file = $("#image-file").files[0];
     if (file) runImageSearch(file, Math.max(1, Math.min(50, +$("#top-k").value || 5)));
   });
-  $("#to-map").addEventListener("click", () => {
-    $("#map-panel").scrollIntoView({ behavior: "smooth" });
-    $("#map svg").focus({ preventScroll: true });
-  });
+  $("#to-map").addEventListener("click", () => (location.hash = "#/map"));
   $("#ask-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const question = $("#question").value.trim();
@@ -706,12 +891,15 @@ function route(initial = false) {
   const parts = path.split("/").filter(Boolean);
   let view = "documents";
   if (parts[0] === "ask") view = "ask";
+  else if (parts[0] === "map") view = "map";
   else if (parts[0] === "doc" && parts[1]) {
     view = "page";
     const hl = new URLSearchParams(query || "").get("hl");
     showPage(decodeURIComponent(parts[1]), Number(parts[2] || 1), hl ? hl.split(",").map(Number) : null);
   }
-  for (const section of document.querySelectorAll(".view")) section.hidden = section.id !== `view-${view}`;
+  // the Map tab (phones): the map alone; on a wide screen the map is always beside the list
+  const section = view === "map" ? "documents" : view;
+  for (const s of document.querySelectorAll(".view")) s.hidden = s.id !== `view-${section}`;
   for (const link of document.querySelectorAll("[data-nav]")) {
     if (link.dataset.nav === view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -720,7 +908,12 @@ function route(initial = false) {
   // the map's page points follow the screen: none on the list, the evidence's on Ask
   if (view === "documents") map.setLayer("tags", []);
   if (view === "ask") map.setLayer("tags", state.evidenceTags || []);
-  if (!initial) $(`#view-${view} h1`).focus();
+  if (view === "map") {
+    map.map.invalidateSize({ pan: false });
+    if (state.pendingFit) map.fit(state.pendingFit);
+    state.pendingFit = null;
+    if (!initial) $("#h-map").focus();
+  } else if (!initial) $(`#view-${view} h1`).focus();
 }
 
 async function main() {
@@ -733,6 +926,9 @@ async function main() {
   initUpload();
   initAsk();
   initDatasets();
+  initPageViewer();
+  $("#doc-filter").addEventListener("input", () => renderDocs());
+  $("#doc-sort").addEventListener("change", () => renderDocs());
   $("#api-key").value = api.apiKey();
   $("#key-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -749,6 +945,7 @@ async function main() {
   });
   window.addEventListener("hashchange", () => route());
   route(true);
+  await map.basemap; // the offline basemap drawn (or found missing) before the UI says ready
   await loadDocs();
   await loadDatasets();
   if (document.body.dataset.view === "documents") fitMap();

@@ -1,25 +1,19 @@
-// The map panel: GeoJSON layers drawn as SVG over a plain background with a web-mercator
-// projection (works offline); raster tiles underneath only when a tile URL is configured.
+// The map panel on Leaflet (vendored from npm by scripts/vendor_ui.sh; the global `L`).
+// Leaflet, not MapLibre: it draws with SVG/canvas, no WebGL, so it renders the same in
+// headless Chromium on a CPU-only box as in a browser. Basemap: Natural Earth countries
+// (world-atlas TopoJSON: land, coastlines, borders) and town labels, all served by Carta
+// itself; raster tiles instead when a tile URL is configured. On top: document footprints,
+// georeferenced page images, geo tags, H3 cells, POIs (coloured by category) and pair lines.
 // Tools: pan, draw a circle (radius filter) or a box (bbox filter).
 
-const TILE = 256;
-const SVG = "http://www.w3.org/2000/svg";
-const MAX_LAT = 85.05112878;
+/* global L, topojson */
+
 const EARTH_R = 6371008.8;
 const RAD = Math.PI / 180;
-
-const clampLat = (lat) => Math.max(-MAX_LAT, Math.min(MAX_LAT, lat));
-const worldSize = (z) => TILE * 2 ** z;
-export const lonToX = (lon, z) => ((lon + 180) / 360) * worldSize(z);
-export function latToY(lat, z) {
-  const s = Math.sin(clampLat(lat) * RAD);
-  return (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * worldSize(z);
-}
-export const xToLon = (x, z) => (x / worldSize(z)) * 360 - 180;
-export function yToLat(y, z) {
-  const n = Math.PI - (2 * Math.PI * y) / worldSize(z);
-  return Math.atan(Math.sinh(n)) / RAD;
-}
+const BASEMAP = "/ui/vendor/basemap";
+// Category colours: distinguishable on the pale basemap, 3:1 against white at least.
+const PALETTE = ["#c2410c", "#1d4ed8", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f"];
+const ORDER = ["footprints", "rasters", "h3", "tags", "graph"]; // areas under lines under points
 
 /** Great-circle distance in metres. */
 export function haversine(a, b) {
@@ -57,13 +51,6 @@ export function filterGeometry(filter) {
   return null;
 }
 
-function el(name, attrs = {}, text) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 function eachCoord(geometry, fn) {
   if (!geometry) return;
   const walk = (c) => (typeof c[0] === "number" ? fn(c) : c.forEach(walk));
@@ -71,6 +58,7 @@ function eachCoord(geometry, fn) {
   else walk(geometry.coordinates);
 }
 
+/** [w, s, e, n] of GeoJSON geometries, or null when there are none. */
 export function boundsOf(geometries) {
   let b = null;
   for (const g of geometries)
@@ -81,101 +69,383 @@ export function boundsOf(geometries) {
   return b;
 }
 
-function niceStep(degrees) {
-  for (const s of [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 45, 90])
-    if (s >= degrees) return s;
-  return 90;
+/** Lines and rings that cross the antimeridian (Fiji, Chukotka) made continuous (longitudes
+ * past 180): drawn as they come, each crossing is a line across the whole world. In place. */
+function unwrapLongitudes(geometry) {
+  const walk = (coords) => {
+    if (typeof coords[0][0] !== "number") return coords.forEach(walk);
+    for (let i = 1; i < coords.length; i++) {
+      const prev = coords[i - 1][0];
+      while (coords[i][0] - prev > 180) coords[i][0] -= 360;
+      while (coords[i][0] - prev < -180) coords[i][0] += 360;
+    }
+  };
+  if (geometry && geometry.coordinates) walk(geometry.coordinates);
+  return geometry;
 }
 
+/** The four corners (upper-left, upper-right, lower-left, lower-right) of a raster's
+ * footprint ring, for an image rotated less than 45 degrees (a world file's usual case). */
+export function rasterCorners(footprint) {
+  const ring = footprint && footprint.type === "Polygon" ? footprint.coordinates[0] : null;
+  if (!ring || ring.length < 4) return null;
+  const pick = (score) => ring.reduce((best, p) => (score(p) > score(best) ? p : best));
+  const ll = (p) => [p[1], p[0]];
+  return {
+    ul: ll(pick(([lon, lat]) => lat - lon)),
+    ur: ll(pick(([lon, lat]) => lat + lon)),
+    ll: ll(pick(([lon, lat]) => -lat - lon)),
+    lr: ll(pick(([lon, lat]) => lon - lat)),
+  };
+}
+
+/** A page image drawn on its footprint: an affine CSS transform that puts the image's
+ * upper-left, upper-right and lower-left corners on theirs (the fourth follows to well under
+ * a pixel for a map-sized raster). Redrawn on every zoom and view reset. */
+const AffineImage = L.Layer.extend({
+  initialize(url, corners, options) {
+    this.url = url;
+    this.corners = corners;
+    L.setOptions(this, options);
+  },
+  onAdd(map) {
+    this.img = L.DomUtil.create("img", `raster-overlay ${this.options.className || ""}`);
+    this.img.alt = this.options.alt || "";
+    this.img.style.transformOrigin = "0 0";
+    this.img.style.position = "absolute";
+    this.img.style.opacity = this.options.opacity ?? 0.8;
+    this.img.addEventListener("load", () => this.place());
+    this.img.src = this.url;
+    this.getPane().append(this.img);
+    map.on("zoomend viewreset", this.place, this);
+    this.place();
+  },
+  onRemove(map) {
+    this.img.remove();
+    map.off("zoomend viewreset", this.place, this);
+  },
+  setOpacity(value) {
+    this.options.opacity = value;
+    if (this.img) this.img.style.opacity = value;
+  },
+  place() {
+    const { img, corners } = this;
+    if (!img || !img.naturalWidth || !this._map) return;
+    const p = (c) => this._map.latLngToLayerPoint(c);
+    const [ul, ur, ll] = [p(corners.ul), p(corners.ur), p(corners.ll)];
+    const [w, h] = [img.naturalWidth, img.naturalHeight];
+    const m = [(ur.x - ul.x) / w, (ur.y - ul.y) / w, (ll.x - ul.x) / h, (ll.y - ul.y) / h, ul.x, ul.y];
+    img.style.width = `${w}px`;
+    img.style.height = `${h}px`;
+    img.style.transform = `matrix(${m.join(",")})`;
+    img.dataset.placed = "true";
+  },
+});
+
 export class GeoMap {
-  /** el: the container; options: {tileUrl, attribution, onFilter(filter), label}. */
+  /** container: the map's element; options: {tileUrl, attribution, onFilter(filter), label}. */
   constructor(container, options = {}) {
     this.container = container;
     this.options = options;
-    this.center = { lon: -40, lat: -12 };
-    this.zoom = 3;
     this.mode = "pan";
-    this.layers = new Map(); // name -> {features, visible}
+    this.layers = new Map(); // name -> {features, visible, group}
     this.filter = null;
-    this.draft = null;
-    this.svg = el("svg", {
-      class: "map-svg",
-      role: "application",
-      tabindex: "0",
-      "aria-label": options.label || "Map",
-      "aria-roledescription": "map",
+    this.rasterOpacity = 0.8;
+    this.categories = new Map(); // POI category -> colour
+    this.map = L.map(container, {
+      zoomControl: false, // the panel has its own buttons
+      attributionControl: false, // the credit line is under the map
+      zoomAnimation: false, // a view change is done when the call returns: no race to wait out
+      fadeAnimation: false,
+      markerZoomAnimation: false,
+      keyboard: false, // ours (below): Leaflet's zooms 3 levels for shift, which "+" needs
+      worldCopyJump: true,
+      minZoom: 1,
+      maxZoom: 19,
     });
-    container.append(this.svg);
-    this.svg.addEventListener("pointerdown", (e) => this.down(e));
-    this.svg.addEventListener("pointermove", (e) => this.move(e));
-    this.svg.addEventListener("pointerup", (e) => this.up(e));
-    this.svg.addEventListener("pointercancel", () => (this.drag = null));
-    this.svg.addEventListener("wheel", (e) => this.wheel(e), { passive: false });
-    this.svg.addEventListener("keydown", (e) => this.key(e));
-    new ResizeObserver(() => this.render()).observe(container);
+    for (const [i, name] of ["basemap", "borders", "labels", ...ORDER, "filter"].entries()) {
+      const pane = this.map.createPane(name);
+      pane.style.zIndex = String(250 + i * 10);
+      if (name === "labels") pane.style.pointerEvents = "none";
+    }
+    this.canvas = L.canvas({ pane: "basemap", padding: 0.5 });
+    container.tabIndex = 0;
+    container.addEventListener("keydown", (e) => this.key(e));
+    container.setAttribute("role", "application");
+    container.setAttribute("aria-label", options.label || "Map");
+    container.setAttribute("aria-roledescription", "map");
+    this.map.setView([-12, -40], 3);
+    this.map.on("zoomend moveend", () => this.viewChanged());
+    this.basemap = options.tileUrl ? this.tiles(options.tileUrl) : this.loadBasemap();
+    this.initDrawing();
+    new ResizeObserver(() => this.map.invalidateSize({ pan: false })).observe(container);
+    this.viewChanged();
   }
 
-  size() {
-    return { w: this.container.clientWidth || 300, h: this.container.clientHeight || 300 };
+  get zoom() {
+    return this.map.getZoom();
   }
 
-  project(lon, lat) {
-    const { w, h } = this.size();
-    return [
-      lonToX(lon, this.zoom) - lonToX(this.center.lon, this.zoom) + w / 2,
-      latToY(lat, this.zoom) - latToY(this.center.lat, this.zoom) + h / 2,
-    ];
+  tiles(url) {
+    L.tileLayer(url, { className: "tiles", maxZoom: 19 }).addTo(this.map);
+    this.container.dataset.basemap = "tiles";
+    return Promise.resolve();
   }
 
-  unproject(px, py) {
-    const { w, h } = this.size();
-    const x = lonToX(this.center.lon, this.zoom) + px - w / 2;
-    const y = latToY(this.center.lat, this.zoom) + py - h / 2;
-    return { lon: xToLon(x, this.zoom), lat: yToLat(y, this.zoom) };
+  /** Natural Earth countries (110m at world scale, 50m closer in) and town labels. */
+  async loadBasemap() {
+    const get = async (name) => {
+      const r = await fetch(`${BASEMAP}/${name}`);
+      if (!r.ok) throw new Error(`${name}: ${r.status}`);
+      return r.json();
+    };
+    try {
+      const [coarse, fine, places] = await Promise.all([get("countries-110m.json"), get("countries-50m.json"), get("places.json")]);
+      this.world = { coarse: this.worldLayers(coarse), fine: this.worldLayers(fine), detail: null };
+      this.places = places;
+      this.container.dataset.basemap = "ready";
+      this.viewChanged();
+    } catch (err) {
+      this.container.dataset.basemap = "missing";
+      console.warn(`offline basemap not loaded (run scripts/vendor_ui.sh): ${err.message}`);
+    }
   }
 
+  worldLayers(topo) {
+    const countries = topojson.feature(topo, topo.objects.countries);
+    countries.features.forEach((f) => unwrapLongitudes(f.geometry));
+    const borders = unwrapLongitudes(topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b));
+    const coast = unwrapLongitudes(topojson.mesh(topo, topo.objects.countries, (a, b) => a === b));
+    const style = { renderer: this.canvas, interactive: false };
+    return L.layerGroup([
+      L.geoJSON(countries, { ...style, style: { stroke: false, fillColor: "#f4f1ea", fillOpacity: 1 } }),
+      L.geoJSON(borders, { ...style, style: { color: "#9a8f80", weight: 0.8, dashArray: "3 2" } }),
+      L.geoJSON(coast, { ...style, style: { color: "#5b7fa3", weight: 1 } }),
+    ]);
+  }
+
+  /** Natural Earth 1:10m for town-level views, fetched the first time one is shown (3.6 MB). */
+  async loadDetail() {
+    if (this.detailLoading) return;
+    this.detailLoading = true;
+    try {
+      const r = await fetch(`${BASEMAP}/countries-10m.json`);
+      if (!r.ok) throw new Error(`countries-10m.json: ${r.status}`);
+      this.world.detail = this.worldLayers(await r.json());
+      this.viewChanged();
+    } catch (err) {
+      console.warn(`detailed coastlines not loaded: ${err.message}`);
+    }
+  }
+
+  viewChanged() {
+    if (this.world) {
+      const z = this.zoom;
+      if (z >= 7 && !this.world.detail) this.loadDetail();
+      const pick = z >= 7 && this.world.detail ? "detail" : z >= 4 ? "fine" : "coarse";
+      for (const [name, layer] of Object.entries(this.world)) {
+        if (!layer) continue;
+        if (name === pick && !this.map.hasLayer(layer)) layer.addTo(this.map);
+        if (name !== pick && this.map.hasLayer(layer)) layer.remove();
+      }
+    }
+    this.drawPlaces();
+    this.container.dataset.zoom = String(this.zoom);
+  }
+
+  /** Town names in view, biggest first, without overlaps; more of them as one zooms in. */
+  drawPlaces() {
+    if (!this.places) return;
+    if (!this.placeLayer) this.placeLayer = L.layerGroup().addTo(this.map);
+    this.placeLayer.clearLayers();
+    const z = this.zoom;
+    const minPop = z <= 3 ? 8e6 : z <= 4 ? 2e6 : z <= 5 ? 8e5 : z <= 6 ? 3e5 : z <= 8 ? 1e5 : 0;
+    const view = this.map.getBounds().pad(0.1);
+    const taken = new Set();
+    let shown = 0;
+    for (const [name, lat, lon, pop, capital] of this.places) {
+      if (shown >= 60) break;
+      if (pop < minPop && !(capital === "primary" && z >= 4)) continue;
+      if (!view.contains([lat, lon])) continue;
+      const pt = this.map.latLngToContainerPoint([lat, lon]);
+      const cell = `${Math.floor(pt.x / 110)}:${Math.floor(pt.y / 28)}`;
+      if (taken.has(cell)) continue;
+      taken.add(cell);
+      shown++;
+      const icon = L.divIcon({ className: `place-label${capital === "primary" ? " capital" : ""}`, html: "", iconSize: null });
+      const marker = L.marker([lat, lon], { icon, pane: "labels", interactive: false, keyboard: false });
+      marker.addTo(this.placeLayer);
+      marker.getElement().textContent = name;
+    }
+  }
+
+  /** A layer of GeoJSON features; properties: label (hover), href (click), cls, category, colour. */
   setLayer(name, features, visible) {
     const old = this.layers.get(name);
-    this.layers.set(name, { features: features || [], visible: visible ?? (old ? old.visible : true) });
-    this.render();
+    if (old && old.group) old.group.remove();
+    const layer = { features: features || [], visible: visible ?? (old ? old.visible : true) };
+    layer.group = this.buildLayer(name, layer.features);
+    this.layers.set(name, layer);
+    if (layer.visible) layer.group.addTo(this.map);
+    if (name === "graph") this.renderLegend();
   }
 
   showLayer(name, visible) {
-    const layer = this.layers.get(name) || { features: [] };
-    this.layers.set(name, { ...layer, visible });
-    this.render();
+    const layer = this.layers.get(name);
+    if (!layer) {
+      this.layers.set(name, { features: [], visible, group: L.layerGroup() });
+      return;
+    }
+    layer.visible = visible;
+    if (visible) layer.group.addTo(this.map);
+    else layer.group.remove();
+  }
+
+  colourOf(category) {
+    if (!category) return "#334155";
+    if (!this.categories.has(category)) this.categories.set(category, PALETTE[this.categories.size % PALETTE.length]);
+    return this.categories.get(category);
+  }
+
+  buildLayer(name, features) {
+    if (name === "graph") this.categories = new Map();
+    const pairLabels = features.filter((f) => f.properties?.cls === "pair").length <= 12; // more would overlap
+    return L.geoJSON(
+      { type: "FeatureCollection", features },
+      {
+        pane: name, // one SVG per pane (Leaflet makes it), so areas stay under points
+        style: (f) => {
+          // points are styled in pointToLayer (colour by category); this would override it
+          if (/Point$/.test(f.geometry?.type || "")) return {};
+          const p = f.properties || {};
+          const cls = p.cls || name;
+          return { className: `layer-${name} ${cls}`, ...this.styleOf(cls) };
+        },
+        pointToLayer: (f, latlng) => {
+          const p = f.properties || {};
+          const cls = p.cls || name;
+          const colour = cls === "graph" ? this.colourOf(p.category) : null;
+          return L.circleMarker(latlng, {
+            pane: name,
+            radius: p.radius || (cls === "graph" ? 6 : 7),
+            className: `layer-${name} ${cls} point`,
+            ...this.styleOf(cls),
+            ...(colour ? { color: "#fff", fillColor: colour, fillOpacity: 1, weight: 1.5 } : {}),
+          });
+        },
+        onEachFeature: (f, layer) => {
+          const p = f.properties || {};
+          if (p.label) {
+            const permanent = p.cls === "pair" && pairLabels && p.distance;
+            layer.bindTooltip(permanent ? p.distance : p.label, {
+              permanent: Boolean(permanent),
+              direction: permanent ? "center" : "top",
+              className: permanent ? "pair-label" : "map-label",
+              sticky: !permanent && f.geometry.type !== "Point",
+            });
+            if (permanent) layer.bindPopup(p.label);
+          }
+          if (p.href) layer.on("click", () => (location.hash = p.href));
+        },
+      },
+    );
+  }
+
+  styleOf(cls) {
+    switch (cls) {
+      case "footprints":
+        return { color: "#7c3aed", weight: 1.5, fillColor: "#a78bfa", fillOpacity: 0.12 };
+      case "tags":
+        return { color: "#fff", weight: 2, fillColor: "#b91c1c", fillOpacity: 1 };
+      case "h3":
+        return { color: "#0f766e", weight: 1.2, fillColor: "#14b8a6", fillOpacity: 0.15 };
+      case "pair":
+        return { color: "#1e293b", weight: 2.5, dashArray: "5 3" };
+      case "filter":
+        return { color: "#c2410c", weight: 2, fillColor: "#fb923c", fillOpacity: 0.12 };
+      case "draft":
+        return { color: "#c2410c", weight: 2, dashArray: "4 3", fill: false };
+      default:
+        return { color: "#334155", weight: 1.5, fillColor: "#64748b", fillOpacity: 0.3 };
+    }
+  }
+
+  /** The legend of POI categories under the map (its element: options.legend). */
+  renderLegend() {
+    const box = this.options.legend;
+    if (!box) return;
+    box.replaceChildren();
+    for (const [category, colour] of this.categories) {
+      const item = document.createElement("li");
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = colour;
+      item.append(swatch, category);
+      item.dataset.category = category;
+      box.append(item);
+    }
+    box.hidden = this.categories.size === 0;
+  }
+
+  /** Georeferenced page images: [{url, corners, label}] drawn on their footprints. */
+  setRasters(rasters) {
+    const old = this.layers.get("rasters");
+    if (old && old.group) old.group.remove();
+    const group = L.layerGroup(
+      rasters.map((r) => new AffineImage(r.url, r.corners, { pane: "rasters", opacity: this.rasterOpacity, alt: r.label, className: "page-raster" })),
+    );
+    const visible = old ? old.visible : true;
+    this.layers.set("rasters", { features: rasters.map((r) => r.feature), visible, group });
+    if (visible) group.addTo(this.map);
+  }
+
+  setRasterOpacity(value) {
+    this.rasterOpacity = value;
+    const layer = this.layers.get("rasters");
+    if (layer) layer.group.eachLayer((l) => l.setOpacity(value));
   }
 
   setFilter(filter) {
     this.filter = filter;
-    this.render();
+    this.drawShape(filter, "filter");
+  }
+
+  drawShape(shape, cls) {
+    if (this.shapeLayer) this.shapeLayer.remove();
+    this.shapeLayer = null;
+    const geometry = filterGeometry(shape);
+    if (!geometry) return;
+    this.shapeLayer = L.geoJSON(geometry, { pane: "filter", interactive: false, style: { className: cls, ...this.styleOf(cls) } });
+    this.shapeLayer.addTo(this.map);
   }
 
   setMode(mode) {
     this.mode = mode;
-    this.svg.dataset.mode = mode;
+    this.container.dataset.mode = mode;
+    if (mode === "pan") this.map.dragging.enable();
+    else this.map.dragging.disable();
+  }
+
+  /** Arrows pan by 80 px, + and - zoom one level. */
+  key(e) {
+    const pan = { ArrowLeft: [-80, 0], ArrowRight: [80, 0], ArrowUp: [0, -80], ArrowDown: [0, 80] }[e.key];
+    if (pan) this.map.panBy(pan, { animate: false });
+    else if (e.key === "+" || e.key === "=") this.setZoom(this.zoom + 1);
+    else if (e.key === "-" || e.key === "_") this.setZoom(this.zoom - 1);
+    else return;
+    e.preventDefault();
   }
 
   setZoom(zoom) {
-    this.zoom = Math.max(1, Math.min(19, Math.round(zoom)));
-    this.render();
+    this.map.setZoom(Math.max(1, Math.min(19, Math.round(zoom))));
   }
 
   /** Fit the view to [w, s, e, n]; a point gets a town-level zoom. */
   fit(bounds) {
     if (!bounds) return;
     const [w, s, e, n] = bounds;
-    const { w: width, h: height } = this.size();
-    this.center = { lon: (w + e) / 2, lat: yToLat((latToY(n, 0) + latToY(s, 0)) / 2, 0) };
-    let zoom = 14;
-    while (zoom > 1) {
-      const dx = lonToX(e, zoom) - lonToX(w, zoom);
-      const dy = latToY(s, zoom) - latToY(n, zoom);
-      if (dx <= width * 0.8 && dy <= height * 0.8) break;
-      zoom--;
-    }
-    this.zoom = zoom;
-    this.render();
+    if (w === e && s === n) this.map.setView([s, w], 14);
+    else this.map.fitBounds([[s, w], [n, e]], { padding: [24, 24], maxZoom: 16 });
   }
 
   fitLayers(names) {
@@ -187,44 +457,39 @@ export class GeoMap {
     this.fit(boundsOf(geoms));
   }
 
-  point(e) {
-    const r = this.svg.getBoundingClientRect();
-    return [e.clientX - r.left, e.clientY - r.top];
-  }
-
-  down(e) {
-    if (e.button !== 0) return;
-    this.svg.setPointerCapture(e.pointerId);
-    const p = this.point(e);
-    this.drag = { start: p, last: p, at: this.unproject(...p) };
-  }
-
-  move(e) {
-    if (!this.drag) return;
-    const p = this.point(e);
-    if (this.mode === "pan") {
-      const [dx, dy] = [p[0] - this.drag.last[0], p[1] - this.drag.last[1]];
-      const { w, h } = this.size();
-      this.center = this.unproject(w / 2 - dx, h / 2 - dy);
-      this.drag.last = p;
-    } else {
-      this.draft = this.shape(this.drag.at, this.unproject(...p));
-    }
-    this.render();
-  }
-
-  up(e) {
-    if (!this.drag) return;
-    const p = this.point(e);
-    const moved = Math.hypot(p[0] - this.drag.start[0], p[1] - this.drag.start[1]);
-    const shape = this.mode !== "pan" && moved > 4 ? this.shape(this.drag.at, this.unproject(...p)) : null;
-    this.drag = null;
-    this.draft = null;
-    if (shape) {
-      this.filter = shape;
-      this.options.onFilter?.(shape);
-    }
-    this.render();
+  /** Drawing a radius or a box: pointer events on the container (mouse, pen and touch alike)
+   * while the map's own dragging is off. */
+  initDrawing() {
+    const el = this.container;
+    const at = (e) => {
+      const ll = this.map.mouseEventToLatLng(e);
+      return { lat: ll.lat, lon: ll.lng };
+    };
+    el.addEventListener("pointerdown", (e) => {
+      if (this.mode === "pan" || e.button !== 0) return;
+      el.setPointerCapture(e.pointerId);
+      this.drag = { start: [e.clientX, e.clientY], at: at(e) };
+      e.preventDefault();
+    });
+    el.addEventListener("pointermove", (e) => {
+      if (!this.drag) return;
+      this.drawShape(this.shape(this.drag.at, at(e)), "draft");
+    });
+    el.addEventListener("pointerup", (e) => {
+      if (!this.drag) return;
+      const moved = Math.hypot(e.clientX - this.drag.start[0], e.clientY - this.drag.start[1]);
+      const shape = moved > 4 ? this.shape(this.drag.at, at(e)) : null;
+      this.drag = null;
+      if (shape) {
+        this.filter = shape;
+        this.options.onFilter?.(shape);
+      }
+      this.drawShape(this.filter, "filter");
+    });
+    el.addEventListener("pointercancel", () => {
+      this.drag = null;
+      this.drawShape(this.filter, "filter");
+    });
   }
 
   shape(a, b) {
@@ -235,136 +500,6 @@ export class GeoMap {
     return {
       bbox: [round(Math.min(a.lon, b.lon)), round(Math.min(a.lat, b.lat)), round(Math.max(a.lon, b.lon)), round(Math.max(a.lat, b.lat))],
     };
-  }
-
-  wheel(e) {
-    e.preventDefault();
-    const p = this.point(e);
-    const at = this.unproject(...p);
-    this.zoom = Math.max(1, Math.min(19, this.zoom + (e.deltaY < 0 ? 1 : -1)));
-    // keep the point under the cursor where it was
-    const [nx, ny] = this.project(at.lon, at.lat);
-    const { w, h } = this.size();
-    this.center = this.unproject(w / 2 + nx - p[0], h / 2 + ny - p[1]);
-    this.render();
-  }
-
-  key(e) {
-    const { w, h } = this.size();
-    const pan = { ArrowLeft: [-64, 0], ArrowRight: [64, 0], ArrowUp: [0, -64], ArrowDown: [0, 64] }[e.key];
-    if (pan) this.center = this.unproject(w / 2 + pan[0], h / 2 + pan[1]);
-    else if (e.key === "+" || e.key === "=") this.zoom = Math.min(19, this.zoom + 1);
-    else if (e.key === "-") this.zoom = Math.max(1, this.zoom - 1);
-    else return;
-    e.preventDefault();
-    this.render();
-  }
-
-  pathOf(geometry) {
-    const ring = (coords) => coords.map(([lon, lat], i) => `${i ? "L" : "M"}${this.project(lon, lat).map((v) => v.toFixed(1)).join(" ")}`).join("") ;
-    switch (geometry.type) {
-      case "LineString":
-        return ring(geometry.coordinates);
-      case "MultiLineString":
-        return geometry.coordinates.map(ring).join("");
-      case "Polygon":
-        return geometry.coordinates.map((r) => ring(r) + "Z").join("");
-      case "MultiPolygon":
-        return geometry.coordinates.map((p) => p.map((r) => ring(r) + "Z").join("")).join("");
-      default:
-        return "";
-    }
-  }
-
-  drawGeometry(group, geometry, props, cls) {
-    if (!geometry) return;
-    if (geometry.type === "GeometryCollection") {
-      geometry.geometries.forEach((g) => this.drawGeometry(group, g, props, cls));
-      return;
-    }
-    const points = geometry.type === "Point" ? [geometry.coordinates] : geometry.type === "MultiPoint" ? geometry.coordinates : null;
-    const parent = props.href ? group.appendChild(el("a", { href: props.href, "aria-label": props.label || "" })) : group;
-    if (points) {
-      for (const [lon, lat] of points) {
-        const [x, y] = this.project(lon, lat);
-        const dot = parent.appendChild(el("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: props.radius || 6, class: `${cls} point` }));
-        if (props.label) dot.appendChild(el("title", {}, props.label));
-      }
-    } else {
-      const path = parent.appendChild(el("path", { d: this.pathOf(geometry), class: cls }));
-      if (props.label) path.appendChild(el("title", {}, props.label));
-    }
-  }
-
-  render() {
-    const { w, h } = this.size();
-    const svg = this.svg;
-    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-    svg.replaceChildren(el("rect", { x: 0, y: 0, width: w, height: h, class: "map-bg" }));
-    if (this.options.tileUrl) this.drawTiles(svg, w, h);
-    else this.drawGraticule(svg, w, h);
-    const order = ["footprints", "h3", "graph", "tags"]; // areas under lines under points
-    const rank = (name) => (order.includes(name) ? order.indexOf(name) : order.length);
-    for (const [name, layer] of [...this.layers].sort((a, b) => rank(a[0]) - rank(b[0]))) {
-      if (!layer.visible) continue;
-      const group = svg.appendChild(el("g", { class: `layer layer-${name}`, "data-layer": name }));
-      for (const f of layer.features) this.drawGeometry(group, f.geometry, f.properties || {}, f.properties?.cls || name);
-    }
-    const drawn = this.draft || this.filter;
-    if (drawn) {
-      const group = svg.appendChild(el("g", { class: "layer layer-filter" }));
-      this.drawGeometry(group, filterGeometry(drawn), {}, this.draft ? "draft" : "filter");
-    }
-    const scale = this.scaleBar(w, h);
-    if (scale) svg.appendChild(scale);
-    svg.dataset.zoom = this.zoom;
-  }
-
-  drawGraticule(svg, w, h) {
-    const nw = this.unproject(0, 0);
-    const se = this.unproject(w, h);
-    const step = niceStep((se.lon - nw.lon) / 6);
-    const group = svg.appendChild(el("g", { class: "graticule", "aria-hidden": "true" }));
-    const digits = step < 0.01 ? 3 : step < 0.1 ? 2 : step < 1 ? 1 : 0;
-    for (let lon = Math.ceil(nw.lon / step) * step; lon <= se.lon; lon += step) {
-      const [x] = this.project(lon, 0);
-      group.appendChild(el("line", { x1: x, y1: 0, x2: x, y2: h }));
-      group.appendChild(el("text", { x: x + 3, y: h - 6 }, `${lon.toFixed(digits)}°`));
-    }
-    for (let lat = Math.ceil(se.lat / step) * step; lat <= nw.lat; lat += step) {
-      const [, y] = this.project(0, lat);
-      group.appendChild(el("line", { x1: 0, y1: y, x2: w, y2: y }));
-      group.appendChild(el("text", { x: 4, y: y - 3 }, `${lat.toFixed(digits)}°`));
-    }
-  }
-
-  drawTiles(svg, w, h) {
-    const z = this.zoom;
-    const n = 2 ** z;
-    const cx = lonToX(this.center.lon, z) - w / 2;
-    const cy = latToY(this.center.lat, z) - h / 2;
-    const group = svg.appendChild(el("g", { class: "tiles", "aria-hidden": "true" }));
-    for (let tx = Math.floor(cx / TILE); tx * TILE < cx + w; tx++)
-      for (let ty = Math.max(0, Math.floor(cy / TILE)); ty * TILE < cy + h && ty < n; ty++) {
-        const x = ((tx % n) + n) % n;
-        const href = this.options.tileUrl.replace("{z}", z).replace("{x}", x).replace("{y}", ty);
-        group.appendChild(el("image", { href, x: tx * TILE - cx, y: ty * TILE - cy, width: TILE, height: TILE }));
-      }
-  }
-
-  scaleBar(w, h) {
-    const a = this.unproject(w / 2 - 50, h / 2);
-    const b = this.unproject(w / 2 + 50, h / 2);
-    const metres = haversine(a, b); // per 100 px
-    const nice = [1, 2, 5].flatMap((m) => [1, 10, 100, 1000, 10000, 100000, 1000000].map((p) => m * p)).sort((x, y) => x - y);
-    const len = nice.filter((v) => v <= metres * 1.5).pop();
-    if (!len) return null;
-    const px = (len / metres) * 100;
-    const g = el("g", { class: "scale", "aria-hidden": "true" });
-    g.appendChild(el("rect", { x: w - px - 16, y: 6, width: px + 8, height: 22, class: "scale-bg" }));
-    g.appendChild(el("line", { x1: w - px - 12, y1: 23, x2: w - 12, y2: 23 }));
-    g.appendChild(el("text", { x: w - px - 12, y: 19 }, len >= 1000 ? `${len / 1000} km` : `${len} m`));
-    return g;
   }
 }
 
