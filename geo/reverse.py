@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pyproj import Geod
+import shapely
+from pyproj import Geod, Transformer
 from shapely import contains_xy, prepared
 from shapely.geometry import Polygon, box, shape
 from shapely.geometry.base import BaseGeometry
@@ -31,6 +32,7 @@ NEAR_KM = 10.0  # a city seat this close to a footprint is listed as nearby
 MIN_AREA_SHARE = 0.02  # a user polygon less covered than this is not listed
 CIRCLE_POINTS = 48
 _GEOD = Geod(ellps="WGS84")
+_EQUAL_AREA = Transformer.from_crs("EPSG:4326", "EPSG:6933", always_xy=True)
 _KM_PER_DEGREE = 111.32
 
 
@@ -96,11 +98,16 @@ def _covered_areas(places: list[Place], footprint: BaseGeometry) -> list[tuple[P
 
 
 def geodesic_area_km2(geometry: BaseGeometry) -> float:
-    """The area of a lon/lat geometry on the WGS84 ellipsoid, in km²."""
+    """The area of a lon/lat geometry in km², in an equal-area projection (EPSG:6933):
+    exact for any shape, a world map's -180..180 x -90..90 box included (a geodesic ring
+    along the antimeridian and the poles has no area)."""
     if geometry.is_empty:
         return 0.0
-    area, _ = _GEOD.geometry_area_perimeter(geometry)
-    return abs(area) / 1e6
+    return float(shapely.transform(geometry, _to_equal_area, interleaved=False).area) / 1e6
+
+
+def _to_equal_area(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return _EQUAL_AREA.transform(np.clip(x, -180, 180), np.clip(y, -90, 90))
 
 
 def circle(lat: float, lon: float, radius_m: float) -> Polygon:
