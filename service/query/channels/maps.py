@@ -34,7 +34,7 @@ from geo.folding import fold
 from geo.gazetteer import Gazetteer, Place
 from geo.reverse import circle, country_area_km2, geodesic_area_km2
 from index.registry import Registry
-from index.types import Filter, GeoBox, GeoPolygon, GeoRadius, Hit
+from index.types import Branch, Filter, GeoBox, GeoPolygon, GeoRadius, Hit
 from index.vector_store import VectorStore
 from service.query.channels.base import BaseChannel, ChannelContext, EncodedQuery
 from service.query.channels.bm25 import bm25_branch
@@ -97,9 +97,16 @@ class MapsChannel(BaseChannel):
             )
         ]
 
+    def branches(self, q: EncodedQuery) -> list[Branch]:
+        """The selected chunk branches (dense + BM25) the cards are text-ranked by."""
+        found = [dense_branch(q), *(bm25_branch(q, name) for name in self.sparse_names)]
+        return [b for b in found if b is not None]
+
     def applies(self, q: EncodedQuery) -> bool:
+        """Map intent, a place, and a chunk branch selected (as for the geo prior, so an
+        evaluation's single-channel baselines stay single-channel)."""
         place = q.query.geo or q.query.prior
-        return place is not None and has_map_intent(q.query.text)
+        return place is not None and has_map_intent(q.query.text) and bool(self.branches(q))
 
     def run(self, q: EncodedQuery, flt: Filter) -> list[Hit]:
         place = q.query.geo or q.query.prior
@@ -107,12 +114,8 @@ class MapsChannel(BaseChannel):
         area = self.place_area(place)
         if area is None or area.is_empty:
             return []
-        branches = [b for b in [dense_branch(q), *(bm25_branch(q, n) for n in self.sparse_names)] if b]
         maps = Filter({**flt.match, "kind": [MAP_KIND]}, exclude=flt.exclude, any_of=list(place.conditions))
-        if branches:
-            hits = self.store.fused_search(self.chunks, branches, maps, CANDIDATES, self.prefetch)
-        else:
-            hits = self.store.scroll(self.chunks, maps, CANDIDATES)
+        hits = self.store.fused_search(self.chunks, self.branches(q), maps, CANDIDATES, self.prefetch)
         best: dict[str, Hit] = {}
         for hit in hits:  # each map's best card chunk, in text order
             best.setdefault(hit.payload["doc_id"], hit)
