@@ -114,3 +114,13 @@ def test_a_world_map_is_not_a_map_of_a_city() -> None:
     world = box(-180, -90, 180, 90)
     assert map_score(local, city) > 10 * map_score(world, city) > 0
     assert map_score(box(10, 10, 11, 11), city) == 0.0
+
+
+def test_a_map_is_indexed_with_its_card_and_the_countries_it_covers(map_carta: tuple[Carta, dict]) -> None:
+    carta, names = map_carta
+    world = next(doc_id for doc_id, name in names.items() if name == "rasterio_world.rgb.tif")
+    chunks = carta.page_chunks("default", world, 1)
+    text = "\n".join(c["text"] for c in chunks)
+    assert "Map card of rasterio_world.rgb.tif" in text and "Ficha do mapa" in text
+    assert {"BR", "LU", "BS"} <= set(chunks[0]["countries"])
+    assert carta.registry.get("default", world).footprint  # what the maps channel measures
