@@ -46,17 +46,33 @@ MAP_CHANNEL = "maps"
 MAP_KIND = "map"
 TEXT_FLOOR = 0.75  # the share of a map's score its footprint alone earns
 CANDIDATES = 100  # map chunks read per question (several chunks may share a map)
-# Words that ask for maps, in English and Portuguese, matched on folded text.
+PROMOTE_MIN_SCORE = 0.05  # a map scoring less (a world map for a country) is fused, not put first
+# What names a map, in English and Portuguese (matched on folded, lower-case text).
+_NOUN = (
+    r"(?:maps|mapas|satellite images?|satellite imagery|imagery|image(?:m|ns) de satelite|"
+    r"aerial (?:photos?|images?|imagery)|fotos? aereas?|ortho(?:photo|image)s?|ortofotos?|rasters?|"
+    r"geotiffs?|dems?|elevation models?|modelos? digita(?:l|is) de (?:elevacao|terreno)|"
+    r"cartas? topograficas?|topographic maps?)"
+)
+_SINGULAR = r"(?:map|mapa)"
+_ASKS = (
+    r"(?:which|what|any|list|find|show me|are there|is there|quais|qual|que|algum|alguma|existe|existem|"
+    r"tem|ha|liste|mostre)"
+)
+_OF = r"(?:of|for|covering|that cover|showing|de|do|da|dos|das|em|cobrindo|que cobrem)"
+# A question asks for maps when it asks which/what/any (map nouns), names them "of"/"de" a
+# place, or starts with them; a question about one map's content ("Segundo o mapa Carte 1
+# ..., quantos MW") does not.
 MAP_INTENT = re.compile(
-    r"\b(maps?|mapas?|satellite|satelite|imagery|imagens? de satelite|aerial|aerea|aereas?|ortho\w*|"
-    r"orto\w*|rasters?|geotiff|dem|mde|elevation models?|modelos? digita\w* de \w+|landsat|sentinel|"
-    r"cartas? topografica?s?|topographic)\b"
+    rf"\b{_ASKS}\b[^?.!]{{0,30}}?\b(?:{_NOUN}|{_SINGULAR})\b"
+    rf"|\b{_NOUN}\b(?:\s+[\w-]+){{0,3}}?\s+{_OF}\b"
+    rf"|^\W*(?:{_NOUN}|{_SINGULAR})\b"
 )
 
 
 def has_map_intent(question: str) -> bool:
     """Whether the question asks for maps (imagery, rasters, DEMs) rather than facts."""
-    return MAP_INTENT.search(fold(question)) is not None
+    return MAP_INTENT.search(fold(question).lower()) is not None
 
 
 class MapsChannel(BaseChannel):
@@ -177,10 +193,12 @@ def map_score(footprint: BaseGeometry, place: BaseGeometry, place_km2: float | N
 
 
 def maps_first(pages: list[PageEvidence], maps: list[Hit] | None) -> list[PageEvidence]:
-    """The fused pages with the maps channel's pages first, in its order (no-op without it)."""
-    if not maps:
+    """The fused pages with the maps channel's pages first, in its order, those scoring at
+    least PROMOTE_MIN_SCORE (a no-op without them)."""
+    promoted = [h for h in maps or [] if h.score >= PROMOTE_MIN_SCORE]
+    if not promoted:
         return pages
-    order = {(h.payload["doc_id"], int(h.payload["page_no"])): i for i, h in enumerate(maps)}
+    order = {(h.payload["doc_id"], int(h.payload["page_no"])): i for i, h in enumerate(promoted)}
     ranked = sorted(
         (p for p in pages if (p.doc_id, p.page_no) in order), key=lambda p: order[(p.doc_id, p.page_no)]
     )

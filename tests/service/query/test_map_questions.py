@@ -105,6 +105,11 @@ def test_map_intent_in_both_languages() -> None:
     ]:
         assert has_map_intent(question), question
     assert not has_map_intent("What was the population growth of Nagaland?")
+    # a fact read off one map of a report is not a request for maps
+    assert not has_map_intent(
+        "Segundo o mapa Carte 1 do estudo de Séranon, quantos MW a França conectou em 2018?"
+    )
+    assert not has_map_intent("Which major cities are marked on the Florida Power Plant Location Map?")
     assert not has_map_intent("Qual a área de milho em Mato Grosso?")
 
 
