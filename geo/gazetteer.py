@@ -674,6 +674,11 @@ class Gazetteer:
             self._user.add(place, [(display, False)], _USER_PRIOR)
         return len(groups)
 
+    def places(self) -> list[Place]:
+        """Every place indexed: GeoNames cities, countries, states, continents, then the
+        user gazetteers' places (geo/reverse.py looks up which lie under a footprint)."""
+        return [*self._base.places, *self._user.places]
+
     def _with_region(self, place: Place, country: str | None) -> Place:
         """Country and admin1 of the nearest GeoNames city (within 100 km), unless given."""
         city = self._nearest_city(place.lat, place.lon)

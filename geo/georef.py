@@ -87,6 +87,11 @@ class Footprint:
     crs: str  # source CRS: "EPSG:xxxx" or the CRS name
     source: str  # "geotiff", "worldfile", "aux.xml" or "exif"
     pixel_size_m: float | None  # approximate ground resolution at the centre
+    # The source grid as its CRS states it (map cards quote these; None for photos).
+    crs_name: str | None = None  # e.g. "SIRGAS 2000 / UTM zone 25S"
+    epsg: int | None = None  # the EPSG code of the CRS when it has one
+    pixel_size: tuple[float, float] | None = None  # (x, y) in `pixel_unit`
+    pixel_unit: str | None = None  # "metre", "degree", "US survey foot", ...
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -484,7 +489,16 @@ def _raster_footprint(georef: _Georef, width: int, height: int) -> Footprint:
         crs=_crs_label(georef.crs),
         source=georef.source,
         pixel_size_m=_pixel_size_m(to_wgs84, georef.affine, width, height),
+        crs_name=georef.crs.name,
+        epsg=georef.crs.to_epsg(),
+        pixel_size=_native_pixel_size(georef.affine),
+        pixel_unit=georef.crs.axis_info[0].unit_name if georef.crs.axis_info else None,
     )
+
+
+def _native_pixel_size(affine: _Affine) -> tuple[float, float]:
+    """The pixel's width and height in CRS units (rotation-safe lengths of its sides)."""
+    return math.hypot(affine.a, affine.d), math.hypot(affine.b, affine.e)
 
 
 def _pixel_ring(width: int, height: int, per_side: int) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ from ingest.geotagging import (
     hashed_location,
 )
 from ingest.loaders import LoadedPage, LoadOptions, PointKind
+from ingest.map_card import map_card
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.upload import IngestRequest, open_upload, sniff_upload, validate_upload
 from models.sparse_encoder import SparseEncoder
@@ -138,7 +139,10 @@ class Ingestor:
             return IngestResult(existing, created=False)
         upload = open_upload(request, ftype, self.options)  # raises on bad input: nothing stored yet
         opened = upload.document
-        geo = _GeoContext(upload.document_tags, upload.loader.point_kind(upload.document_tags))
+        # a map's card (ingest/map_card.py) is its first page's text; it adds region tags
+        card = map_card(request, upload, self.geotagger.gazetteer if self.geotagger else None)
+        tags = upload.document_tags + (card.region_tags if card else [])
+        geo = _GeoContext(tags, upload.loader.point_kind(upload.document_tags))
         if existing:  # an earlier attempt failed or was interrupted: start clean
             self.purge(tenant, doc_id)
         doc = Document(
@@ -161,6 +165,7 @@ class Ingestor:
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
+                page = card.on(page) if card else page
                 for note in page.warnings:
                     page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)

@@ -232,6 +232,8 @@ class Carta:
             visual=self.visual,
             prefetch_limit=settings.prefetch_limit,
             page_prefetch=settings.page_prefetch,
+            registry=self.registry,
+            gazetteer=self.gazetteer,
         )
         self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
         self.gate = RelevanceGate(self.text, self.sparse, settings.min_relevance)

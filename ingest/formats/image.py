@@ -8,6 +8,8 @@ a photo tagged at its EXIF GPS position otherwise, when it has one.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pymupdf
@@ -17,7 +19,8 @@ from geo.georef import exif_location, georeference_raster
 from ingest.errors import BadCoordinates, CorruptDocument, TooLarge
 from ingest.formats.pdf import PdfPages
 from ingest.geotagging import GeoTag
-from ingest.loaders import FileType, LoadOptions, PointKind, SourceFile
+from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile
+from ingest.readable import readable_blocks
 
 WEBP = FileType("image/webp", "image")
 _SIGNATURES: list[tuple[bytes, FileType]] = [
@@ -42,7 +45,7 @@ class ImageLoader:
     def claims(self, ftype: FileType, data: bytes) -> bool:
         return ftype.kind == "image"
 
-    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PdfPages:
+    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PicturePages:
         try:
             with Image.open(io.BytesIO(data)) as probe:
                 width, height = probe.size
@@ -68,14 +71,26 @@ class ImageLoader:
         return picture_kind(tags)
 
 
-def image_document(image: Image.Image, options: LoadOptions) -> PdfPages:
+class PicturePages(PdfPages):
+    """A picture's page, whose OCR text is kept only when it reads as text
+    (ingest/readable.py): tesseract reads a satellite scene's texture as junk words."""
+
+    def pages(self) -> Iterator[LoadedPage]:
+        for page in super().pages():
+            if page.text_source == "ocr":
+                blocks = readable_blocks(page.blocks)
+                page = replace(page, blocks=blocks, text_source="ocr" if blocks else "none")
+            yield page
+
+
+def image_document(image: Image.Image, options: LoadOptions) -> PicturePages:
     """A one-page PDF at 1 pt per pixel carries the image, so OCR and boxes work as for PDFs."""
     pdf = pymupdf.open()
     page = pdf.new_page(width=image.width, height=image.height)
     buf = io.BytesIO()
     image.save(buf, "PNG")
     page.insert_image(page.rect, stream=buf.getvalue())
-    return PdfPages(pdf, options, "image", None)
+    return PicturePages(pdf, options, "image", None)
 
 
 def picture_tags(source: SourceFile) -> list[GeoTag]:

@@ -13,8 +13,7 @@ import tifffile
 from PIL import Image
 
 from ingest.errors import CorruptDocument, TooLarge
-from ingest.formats.image import image_document, picture_kind, picture_tags
-from ingest.formats.pdf import PdfPages
+from ingest.formats.image import PicturePages, image_document, picture_kind, picture_tags
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadOptions, PointKind, SourceFile
 
@@ -30,7 +29,7 @@ class RasterLoader:
     def claims(self, ftype: FileType, data: bytes) -> bool:
         return ftype.kind == "image" and needs_raster_preview(data)
 
-    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PdfPages:
+    def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PicturePages:
         try:
             image = raster_preview(data, options.max_image_pixels)
         except Exception as exc:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.query.channels import BaseChannel, EncodedQuery
+from service.query.channels.maps import MAP_CHANNEL, maps_first
 from service.query.filters import engine_filter
 from service.query.fusion import fuse_pages
 from service.query.types import SearchQuery, SearchResult
@@ -43,7 +44,8 @@ class Retriever:
         futures = {c.name: self._pool.submit(c.run, encoded, flt) for c in running}
         lists = {name: future.result() for name, future in futures.items()}
         t2 = time.perf_counter()
-        pages = fuse_pages(lists, q.top_k)
+        maps = lists.get(MAP_CHANNEL)  # map intent: the maps covering the place come first
+        pages = maps_first(fuse_pages(lists, q.top_k + len(maps or [])), maps)[: q.top_k]
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
         return SearchResult(

@@ -15,6 +15,7 @@ from service.query.channels.bm25 import Bm25Channel
 from service.query.channels.clip import ClipChannel
 from service.query.channels.dense import DenseChannel
 from service.query.channels.geo_prior import GeoPriorChannel
+from service.query.channels.maps import MapsChannel
 from service.query.channels.pages import PagesChannel
 from service.query.channels.visual import VisualChannel
 
@@ -25,6 +26,7 @@ CHANNEL_TYPES: tuple[type[BaseChannel], ...] = (
     VisualChannel,
     ClipChannel,
     GeoPriorChannel,
+    MapsChannel,
 )
 # the names a query selects channels by ("dense", "bm25", "pages", "visual", "clip")
 CHANNELS: frozenset[str] = frozenset(t.selector for t in CHANNEL_TYPES if t.selector is not None)

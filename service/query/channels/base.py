@@ -11,7 +11,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from geo.gazetteer import Gazetteer
 from index.collections import Collections
+from index.registry import Registry
 from index.types import Filter, Hit
 from index.vector_store import VectorStore
 from models.sparse_encoder import SparseTerms
@@ -49,6 +51,8 @@ class ChannelContext:
     visual: VisualProfile | None = None  # the visual profile's encoders (None in lite)
     prefetch_limit: int = 50  # per-branch candidates of an engine-fused query
     page_prefetch: int = 100  # the pooled first stage of the page channel
+    registry: Registry | None = None  # document footprints (the maps channel)
+    gazetteer: Gazetteer | None = None  # where countries are (the maps channel)
 
 
 class BaseChannel(ABC):

@@ -39,7 +39,13 @@ def test_the_prior_modes_are_defined_once() -> None:
 
 def test_lite_channels_in_fusion_order(sample_carta: Carta) -> None:
     names = [c.name for c in sample_carta.retriever.channels]
-    assert names == ["dense", *sample_carta.sparse.names, "pages", "geo"]  # no visual encoders in lite
+    assert names == [
+        "dense",
+        *sample_carta.sparse.names,
+        "pages",
+        "geo",
+        "maps",
+    ]  # no visual encoders in lite
 
 
 def test_only_selected_channels_apply_and_the_prior_needs_a_chunk_branch(sample_carta: Carta) -> None:
