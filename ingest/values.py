@@ -224,3 +224,40 @@ def term_tokens(term: str) -> set[str]:
         return {f"month:{_FULL_MONTHS[folded]}", folded}
     tokens = {t for t in value_tokens(term) if ":" in t}
     return tokens or {folded}
+
+
+def split_tokens(text: str) -> tuple[set[str], set[str]]:
+    """(value tokens, words) of `text`, the words read outside its values' spans: a table
+    label "18-ago-17" is one date (no stray words "ago", "17"), "1951-1961" one period
+    (its years kept as "num:" tokens, so "1961" still meets it), "Área 16/17 (ha)" the
+    numbers 16 and 17 and the words "area", "ha". Hyphenated words give their parts
+    ("medio-norte" -> "medio", "norte"): both spellings of a name meet."""
+    folded = fold(text)
+    values: set[str] = set()
+    taken: list[tuple[int, int]] = []
+    for start, end, date in find_dates(text):
+        taken.append((start, end))
+        values.update(
+            {f"date:{date.token()}", f"date:{date.year:04d}-{date.month:02d}", f"month:{date.month}"}
+        )
+        values.add(f"num:{date.year}")
+        if date.day:
+            values.add(f"num:{date.day}")
+    for start, end, (first, last) in find_periods(text):
+        if not any(start < e and s < end for s, e in taken):
+            taken.append((start, end))
+            values.update({f"period:{first}-{last}", f"num:{first}", f"num:{last}"})
+    for start, end, number in find_numbers(text):
+        if not any(start < e and s < end for s, e in taken):
+            taken.append((start, end))
+            values.add(f"num:{number_token(number)}")
+    words: set[str] = set()
+    for match in _WORD.finditer(folded):
+        if any(match.start() < e and s < match.end() for s, e in taken):
+            continue
+        for part in re.split(r"[-']", match[0]):
+            if len(part) > 1 and not part.isdigit():  # "nagaland's" -> "nagaland"
+                words.add(part)
+                if part in _FULL_MONTHS:
+                    values.add(f"month:{_FULL_MONTHS[part]}")
+    return values, words
