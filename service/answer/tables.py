@@ -65,28 +65,28 @@ _WORD_PARTS = re.compile(r"[\w'-]+")
 
 TEMPLATES: dict[str, dict[str, str]] = {
     "lookup": {
-        "en": "{lead}the value of {measure} for {entity} is {value} {cite}.",
-        "pt": "{lead}o valor de {measure} para {entity} é {value} {cite}.",
+        "en": "{lead}the value of {measure} for {entity} is {value}",
+        "pt": "{lead}o valor de {measure} para {entity} é {value}",
     },
     "lookup_time": {
-        "en": "{lead}the value for {entity} in {time} was {value} {cite}.",
-        "pt": "{lead}o valor de {entity} em {time} era {value} {cite}.",
+        "en": "{lead}the value for {entity} in {time} was {value}",
+        "pt": "{lead}o valor de {entity} em {time} era {value}",
     },
     "argmax": {
-        "en": "{lead}{entities} had the highest value {of_line}: {value} {cite}.",
-        "pt": "{lead}{entities} {verb} o maior valor {of_line}: {value} {cite}.",
+        "en": "{lead}{entities} had the highest value {of_line}: {value}",
+        "pt": "{lead}{entities} {verb} o maior valor {of_line}: {value}",
     },
     "argmin": {
-        "en": "{lead}{entities} had the lowest value {of_line}: {value} {cite}.",
-        "pt": "{lead}{entities} {verb} o menor valor {of_line}: {value} {cite}.",
+        "en": "{lead}{entities} had the lowest value {of_line}: {value}",
+        "pt": "{lead}{entities} {verb} o menor valor {of_line}: {value}",
     },
     "total": {
-        "en": "{lead}the total of {line} ({total}) is {value} {cite}.",
-        "pt": "{lead}o total de {line} ({total}) é {value} {cite}.",
+        "en": "{lead}the total of {line} ({total}) is {value}",
+        "pt": "{lead}o total de {line} ({total}) é {value}",
     },
     "sum": {
-        "en": "{lead}the sum of {line} over its {n} rows is {value} {cite}.",
-        "pt": "{lead}a soma de {line} nas suas {n} linhas é {value} {cite}.",
+        "en": "{lead}the sum of {line} over its {n} rows is {value}",
+        "pt": "{lead}a soma de {line} nas suas {n} linhas é {value}",
     },
 }
 LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{title}", '}
@@ -119,6 +119,7 @@ class EvidenceTable:
     complete: bool  # every body row is here (argmax and sums need them all)
     page_text: str  # the page's chunks that are not this table: context such as the month of a report
     label_columns: list[int] = field(default_factory=list)  # the columns that name rows
+    name_column: int = 0  # the label column whose cells are all different: a row's name in answers
     total_rows: set[int] = field(default_factory=set)
     total_columns: set[int] = field(default_factory=set)
 
@@ -169,6 +170,7 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
     table = EvidenceTable(page, str(first.get("title") or ""), columns, rows, False, other_text)
     table.complete = numbers == list(range(len(numbers))) and _reaches_bottom(rows, first.get("bbox"))
     table.label_columns = _label_columns(table)
+    table.name_column = _name_column(table)
     table.total_rows, table.total_columns = _totals(table)
     return table
 
@@ -208,6 +210,16 @@ def _label_columns(table: EvidenceTable) -> list[int]:
     return out or [0]
 
 
+def _name_column(table: EvidenceTable) -> int:
+    """The first label column that tells every row apart (IBAMA's rows share an infraction
+    type and a town, not a process number)."""
+    for j in table.label_columns:
+        names = [r[j].text for r in table.rows if not r[j].empty]
+        if names and len(set(names)) == len(names):
+            return j
+    return table.label_columns[0]
+
+
 def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     """Total rows and columns: labelled so ("Total", "All India"), or holding the sum of the
     others (IMEA's "Mato Grosso" column is the sum of the state's regions)."""
@@ -229,6 +241,12 @@ def _is_sum(value: float, others: list[float]) -> bool:
     if len(nonzero) < 3 or not value or value < max(nonzero):
         return False
     return abs(value - sum(others)) <= 0.005 * abs(value)
+
+
+def row_name(table: EvidenceTable, i: int) -> str:
+    """Row `i` as an answer names it: its name column's cell (its label when that is empty)."""
+    cell = table.rows[i][table.name_column]
+    return cell.text if not cell.empty else row_label(table, i)
 
 
 def row_label(table: EvidenceTable, i: int) -> str:
@@ -255,30 +273,73 @@ def _strong(token: str) -> bool:
     return ":" not in token and len(token) >= 3
 
 
+def _kind(token: str) -> str:
+    return token.split(":")[0] if ":" in token else "word"
+
+
 def _weight(token: str, df: int, n: int) -> float:
+    """Rarer among the labels weighs more; a month or a day alone weighs half, a full date
+    or a period half more."""
     base = 1.0 + math.log(max(n, 1) / max(df, 1))
     if token.startswith("month:") or (token.startswith("num:") and not _strong(token)):
         return 0.5 * base
-    if token.startswith(("period:", "date:")) and token.count("-") >= 1:
+    if token.startswith(("period:", "date:")):
         return 1.5 * base
     return base
 
 
-def _matches(query: set[str], labels: list[set[str]], allowed: Sequence[int]) -> list[_Match]:
-    """Positive matches of the query against the allowed labels, best first."""
-    df = Counter(t for i in allowed for t in labels[i])
-    n = len(allowed)
-    out = []
-    for i in allowed:
-        matched = query & labels[i]
-        if not any(_strong(t) for t in matched):
-            continue
-        gain = sum(_weight(t, df[t], n) for t in matched)
-        stray = [t for t in labels[i] - query if t.startswith(("num:", "date:", "period:"))]
-        score = gain - 0.5 * sum(_weight(t, df[t], n) for t in stray)
-        if score > 0:
-            out.append(_Match(i, score, matched))
-    return sorted(out, key=lambda m: -m.score)
+@dataclass
+class _Labels:
+    """A table's row and column labels as tokens, matched against a question's tokens."""
+
+    table: EvidenceTable
+    rows: list[set[str]]
+    columns: list[set[str]]
+    body_rows: list[int]  # rows with two cells or more (not section headings)
+    context: set[str]  # the title's tokens: words that name the whole table weigh less
+
+    @classmethod
+    def of(cls, table: EvidenceTable) -> _Labels:
+        rows = [_row_tokens(table, i) for i in range(len(table.rows))]
+        body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
+        return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
+
+    def match_rows(self, query: set[str]) -> list[_Match]:
+        return self._match(query, self.rows, self.body_rows)
+
+    def match_columns(self, query: set[str]) -> list[_Match]:
+        return self._match(query, self.columns, range(len(self.columns)))
+
+    def _match(self, query: set[str], labels: list[set[str]], allowed: Sequence[int]) -> list[_Match]:
+        """Positive matches, best first. A label loses a little for values of a kind the
+        question states but not these ("15/16" when 16/17 is asked) and for words the
+        question lacks ("Médio-Norte" when "Norte" is asked), never more than half its gain."""
+        df = Counter(t for i in allowed for t in labels[i])
+        n = len(allowed)
+        kinds = {_kind(t) for t in query}
+        out = []
+        for i in allowed:
+            matched = query & labels[i]
+            if not any(_strong(t) for t in matched):
+                continue
+            gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
+            loss = 0.0
+            for t in labels[i] - query:
+                if _kind(t) == "word":
+                    loss += 0.1 * _weight(t, df[t], n)
+                elif _kind(t) in kinds:
+                    loss += 0.5 * _weight(t, df[t], n)
+            out.append(_Match(i, gain - min(loss, 0.5 * gain), matched))
+        return sorted(out, key=lambda m: -m.score)
+
+
+def _row_tokens(table: EvidenceTable, i: int) -> set[str]:
+    """A row's label tokens, and the codes its other cells hold ("Nº A.I. 679199")."""
+    out = tokens(row_label(table, i))
+    for j, cell in enumerate(table.rows[i]):
+        if j not in table.label_columns and _CODE.fullmatch(cell.text):
+            out.add(f"num:{int(cell.text)}")
+    return out
 
 
 def _unique_best(matches: list[_Match]) -> _Match | None:
@@ -289,14 +350,17 @@ def _unique_best(matches: list[_Match]) -> _Match | None:
 
 @dataclass
 class _Found:
+    """What the question asks of one table, read: the operation and the cells."""
+
     operation: Operation
     cells: list[tuple[int, int]]  # (row, column) of the cells read
     score: float
     line: str = ""  # the label of the row or column an aggregate ran over
     line_is_column: bool = True
-    total_label: str = ""
+    total_label: str = ""  # the total row's or column's label
     value: str = ""  # a computed value (sums)
-    addressed: set[str] = field(default_factory=set)  # labels the answer speaks of (key-term check)
+    addressed: set[str] = field(default_factory=set)  # the tokens of the labels the answer speaks of
+    row_text: str = ""  # how a looked-up row is named, when its name is not what the question said
 
 
 class TableAnswerer:
@@ -310,122 +374,124 @@ class TableAnswerer:
             found = self.read(question, table)
             if found and (best is None or found.score > best[1].score):
                 best = (table, found)
-        return compose(question, language, *best) if best else None
+        return compose(language, *best) if best else None
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
         words = {fold(w) for w in _WORD_PARTS.findall(question)}
-        query = tokens(question)
-        row_tokens = [self._row_tokens(table, i) for i in range(len(table.rows))]
-        column_tokens = [tokens(c) for c in table.columns]
-        body_rows = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
-        rows = _matches(query, row_tokens, body_rows)
-        columns = _matches(query, column_tokens, range(len(table.columns)))
-        extreme = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
+        labels = _Labels.of(table)
+        query = tokens(question) - {_stem(w) for w in _ARGMAX | _ARGMIN}
+        line_query = query - {_stem(w) for w in _TOTAL_ASKED}
+        extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
-            found = self._extreme(table, extreme, rows, columns)
+            found = self._extreme(labels, extreme, line_query)
         else:
-            found = self._lookup(table, rows, columns)
-            if words & _TOTAL_ASKED and (found is None or found.operation == "lookup"):
-                found = self._total(table, rows, columns) or found
-        if found is None or not self._addresses_every_key_term(
-            question, table, found, row_tokens, column_tokens
-        ):
+            found = self._lookup(labels, query)
+            if words & _TOTAL_ASKED:
+                found = self._as_total(labels, found) if found else self._total(labels, line_query)
+        if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
         return found
 
-    @staticmethod
-    def _row_tokens(table: EvidenceTable, i: int) -> set[str]:
-        """A row's label tokens, and the codes its other cells hold ("A.I. 679199")."""
-        out = tokens(row_label(table, i))
-        for j, cell in enumerate(table.rows[i]):
-            if j not in table.label_columns and _CODE.fullmatch(cell.text):
-                out.add(f"num:{int(cell.text)}")
-        return out
+    def _lookup(self, labels: _Labels, query: set[str]) -> _Found | None:
+        """The cell where the one best row and the one best column cross. Each question term
+        serves one of them: the row's (or column's) terms are not reused for the other."""
+        by_rows = self._cross(labels, query, rows_first=True)
+        by_columns = self._cross(labels, query, rows_first=False)
+        if by_rows is None or (by_columns is not None and by_columns.score > by_rows.score):
+            return by_columns
+        return by_rows
 
-    def _lookup(self, table: EvidenceTable, rows: list[_Match], columns: list[_Match]) -> _Found | None:
-        row = _unique_best(rows)
-        if row is None:
-            return None
+    def _cross(self, labels: _Labels, query: set[str], rows_first: bool) -> _Found | None:
+        table = labels.table
+        if rows_first:
+            row = _unique_best(labels.match_rows(query))
+            if row is None:
+                return None
+            columns = labels.match_columns(query - row.matched)
+        else:
+            column = _unique_best(labels.match_columns(query))
+            if column is None:
+                return None
+            row = _unique_best(labels.match_rows(query - column.matched))
+            if row is None:
+                return None
+            columns = [column]
         cells = table.rows[row.index]
         # a label column can be the answer ("Município") unless its cell is what named the row
         naming = {j for j in table.label_columns if tokens(cells[j].text) & row.matched}
         filled = [m for m in columns if m.index not in naming and not cells[m.index].empty]
-        column = _unique_best(filled)
-        if column is None:
+        best = _unique_best(filled)
+        if best is None:
             values = [j for j in range(len(table.columns)) if j not in table.label_columns]
             if filled or len(values) != 1 or cells[values[0]].empty:
                 return None
-            column = _Match(values[0], 0.0, set())  # the table's one value column
-        total = row.index in table.total_rows or column.index in table.total_columns
-        found = _Found("lookup", [(row.index, column.index)], row.score + column.score)
-        found.addressed = {row_label(table, row.index), table.columns[column.index]}
-        found.total_label = "total" if total else ""
+            best = _Match(values[0], 0.0, set())  # the table's one value column
+        found = _Found("lookup", [(row.index, best.index)], row.score + best.score)
+        found.addressed = labels.rows[row.index] | labels.columns[best.index]
+        named_by = [
+            f"{table.columns[j]} {cell.text}"
+            for j, cell in enumerate(cells)
+            if j != table.name_column and tokens(cell.text) & row.matched - tokens(row_name(table, row.index))
+        ]
+        found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
         return found
 
-    def _total(self, table: EvidenceTable, rows: list[_Match], columns: list[_Match]) -> _Found | None:
-        """A total asked for: the total row (or column) across the line the question names,
+    @staticmethod
+    def _as_total(labels: _Labels, found: _Found) -> _Found:
+        """A looked-up cell in a total row or column, read as the total it is."""
+        table = labels.table
+        r, c = found.cells[0]
+        if c in table.total_columns:
+            found.operation, found.line, found.total_label = "total", row_label(table, r), table.columns[c]
+        elif r in table.total_rows:
+            found.operation, found.line, found.total_label = "total", table.columns[c], row_label(table, r)
+        return found
+
+    def _total(self, labels: _Labels, query: set[str]) -> _Found | None:
+        """A total of the line the question names: its cell in the total row (or column),
         else the sum of a complete numeric column."""
-        lookup = self._lookup(table, rows, columns)
-        if lookup and lookup.total_label:
-            r, c = lookup.cells[0]
-            lookup.operation = "total"
-            is_column_total = c in table.total_columns
-            lookup.line = row_label(table, r) if is_column_total else table.columns[c]
-            lookup.total_label = table.columns[c] if is_column_total else row_label(table, r)
-            return lookup
-        line = self._line(table, rows, columns)
+        table = labels.table
+        line = self._line(labels, query)
         if line is None:
             return None
         match, is_column = line
-        if is_column and table.total_rows:
-            r = min(table.total_rows)
-            cells = [(r, match.index)]
-            total_label = row_label(table, r)
-        elif not is_column and table.total_columns:
-            c = min(table.total_columns)
-            cells = [(match.index, c)]
-            total_label = table.columns[c]
-        else:
-            if not is_column or not table.complete:
+        label = table.columns[match.index] if is_column else row_label(table, match.index)
+        totals = sorted(table.total_rows if is_column else table.total_columns)
+        if totals:
+            cell = (totals[0], match.index) if is_column else (match.index, totals[0])
+            if table.rows[cell[0]][cell[1]].empty:
                 return None
+            total_label = row_label(table, totals[0]) if is_column else table.columns[totals[0]]
+            found = _Found("total", [cell], match.score, label, is_column, total_label)
+        elif is_column and table.complete:
             cells = [
                 (i, match.index)
-                for i in self._entities(table, True)
+                for i in _entities(table, True)
                 if table.rows[i][match.index].number is not None
             ]
-            total = sum(table.rows[i][j].number or 0.0 for i, j in cells)
-            found = _Found(
-                "sum",
-                cells,
-                match.score,
-                table.columns[match.index],
-                True,
-                value=format_number(total, cells, table),
-            )
-            found.addressed = {table.columns[match.index]}
-            return found
-        r, c = cells[0]
-        if table.rows[r][c].empty:
+            value = format_number(sum(table.rows[i][j].number or 0.0 for i, j in cells), cells, table)
+            found = _Found("sum", cells, match.score, label, True, value=value)
+        else:
             return None
-        label = table.columns[match.index] if is_column else row_label(table, match.index)
-        found = _Found("total", cells, match.score, label, is_column, total_label)
-        found.addressed = {label, total_label}
+        found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
         return found
 
-    def _line(
-        self, table: EvidenceTable, rows: list[_Match], columns: list[_Match]
-    ) -> tuple[_Match, bool] | None:
+    @staticmethod
+    def _line(labels: _Labels, query: set[str]) -> tuple[_Match, bool] | None:
         """The one numeric row or column the question names (True: a column)."""
-        candidates: list[tuple[_Match, bool]] = []
-        for m in columns:
-            entities = self._entities(table, True)
-            if m.index not in table.label_columns and _numeric([table.rows[i][m.index] for i in entities]):
-                candidates.append((m, True))
-        for m in rows:
-            entities = self._entities(table, False)
-            if _numeric([table.rows[m.index][j] for j in entities]):
-                candidates.append((m, False))
+        table = labels.table
+        over_rows, over_columns = _entities(table, True), _entities(table, False)
+        candidates = [
+            (m, True)
+            for m in labels.match_columns(query)
+            if m.index not in table.label_columns and _numeric([table.rows[i][m.index] for i in over_rows])
+        ]
+        candidates += [
+            (m, False)
+            for m in labels.match_rows(query)
+            if _numeric([table.rows[m.index][j] for j in over_columns])
+        ]
         candidates.sort(key=lambda c: -c[0].score)
         if not candidates or (
             len(candidates) > 1 and candidates[1][0].score >= candidates[0][0].score - 1e-6
@@ -433,71 +499,60 @@ class TableAnswerer:
             return None
         return candidates[0]
 
-    @staticmethod
-    def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
-        """The rows (or value columns) an aggregate runs over: no totals, no section headings."""
-        if over_rows:
-            return [
-                i
-                for i, r in enumerate(table.rows)
-                if i not in table.total_rows and sum(not c.empty for c in r) >= 2
-            ]
-        return [
-            j
-            for j in range(len(table.columns))
-            if j not in table.label_columns and j not in table.total_columns
-        ]
-
-    def _extreme(
-        self, table: EvidenceTable, operation: Operation, rows: list[_Match], columns: list[_Match]
-    ) -> _Found | None:
-        line = self._line(table, rows, columns)
+    def _extreme(self, labels: _Labels, operation: Operation, query: set[str]) -> _Found | None:
+        """The largest (smallest) value of the line the question names, ties all kept."""
+        table = labels.table
+        line = self._line(labels, query)
         if line is None:
             return None
         match, is_column = line
         if is_column and not table.complete:
             return None  # a column's extreme needs every row
-        entities = self._entities(table, is_column)
-        cells = [(i, match.index) if is_column else (match.index, i) for i in entities]
+        cells = [(i, match.index) if is_column else (match.index, i) for i in _entities(table, is_column)]
         cells = [(r, c) for r, c in cells if table.rows[r][c].number is not None]
         values = [table.rows[r][c].number or 0.0 for r, c in cells]
         target = max(values) if operation == "argmax" else min(values)
         chosen = [rc for rc, v in zip(cells, values, strict=True) if v == target][:5]
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         found = _Found(operation, chosen, match.score, label, is_column)
-        found.addressed = {label}
+        found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
         return found
 
     @staticmethod
-    def _addresses_every_key_term(
-        question: str,
-        table: EvidenceTable,
-        found: _Found,
-        row_tokens: list[set[str]],
-        column_tokens: list[set[str]],
-    ) -> bool:
+    def _addresses_every_key_term(question: str, labels: _Labels, found: _Found) -> bool:
         """Every name, number or code of the question is one the answer speaks of (its labels,
         the table's title and headers, the page's other text); a key term that names another
         row or column ("Kerala" when the cell is Nagaland's) means the question asks about
-        something else, or more than one cell."""
+        something else, or about more than one cell."""
+        table = labels.table
         header = [table.columns[j] for j in table.label_columns]
-        addressed = set().union(
-            *(tokens(t) for t in [*found.addressed, table.title, table.page.title, *header])
-        )
+        addressed = found.addressed | labels.context | tokens(table.page.title)
+        addressed |= set().union(*(tokens(h) for h in header))
         rows_read = {r for r, _ in found.cells}
         columns_read = {c for _, c in found.cells}
+        others = [t for i, t in enumerate(labels.rows) if i not in rows_read]
+        others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
         context = fold(f"{table.page_text} {table.page.title} {table.title}")
         for key in key_terms(question):
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")}
             if not key_tokens or key_tokens <= addressed:
                 continue
-            other_rows = (row_tokens[i] for i in range(len(row_tokens)) if i not in rows_read)
-            other_columns = (column_tokens[j] for j in range(len(column_tokens)) if j not in columns_read)
-            if any(key_tokens <= labels for labels in [*other_rows, *other_columns]):
-                return False
-            if fold(key) not in context:
+            if any(key_tokens <= other for other in others) or fold(key) not in context:
                 return False
         return True
+
+
+def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
+    """The rows (or value columns) an aggregate runs over: no totals, no section headings."""
+    if over_rows:
+        return [
+            i
+            for i, r in enumerate(table.rows)
+            if i not in table.total_rows and sum(not c.empty for c in r) >= 2
+        ]
+    return [
+        j for j in range(len(table.columns)) if j not in table.label_columns and j not in table.total_columns
+    ]
 
 
 def _numeric(cells: list[Cell]) -> bool:
@@ -591,75 +646,73 @@ def _join(names: list[str], language: str) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {AND[language]} {names[-1]}"
 
 
-def compose(question: str, language: str, table: EvidenceTable, found: _Found) -> TableAnswer:
-    """The one sentence (question's language) and its citations: each cell's bbox, so the
-    page viewer highlights the cell; the quote is the cell with its row and column labels."""
+def compose(language: str, table: EvidenceTable, found: _Found) -> TableAnswer:
+    """The one sentence (the question's language) and its citations: each cell's bbox, so
+    the page viewer highlights the cell; the quote is the cell with its row and column labels."""
     language = language if language in LEAD else "en"
     page = table.page
-    cite = cite_label(page.doc_id, page.page_no)
+    return TableAnswer(
+        f"{_sentence(language, table, found)} {cite_label(page.doc_id, page.page_no)}.",
+        _citations(table, found),
+        found.operation,
+        round(found.score, 4),
+    )
+
+
+def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
+    """The answer's sentence without its marker: a template by operation, filled with labels."""
     title = " ".join(table.title.split())
     lead = LEAD[language].format(title=_safe(title[:100])) if title else LEAD_UNTITLED[language]
-    first_row, first_column = found.cells[0]
-    cell = table.rows[first_row][first_column]
-    unit = unit_of(table.columns[first_column], row_label(table, first_row), title) or table_unit(table)
-    value = found.value or cell.text
-    value = _safe(with_unit(value, unit))
-    line = _safe(display(found.line))
+    r, c = found.cells[0]
+    unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
+    value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
+    fill = {"lead": lead, "value": value}
     if found.operation == "lookup":
-        row, column = display(row_label(table, first_row)), display(table.columns[first_column])
-        row_time, column_time = (
-            time_text(row_label(table, first_row), language),
-            time_text(table.columns[first_column], language),
-        )
+        row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])
+        row_time, column_time = time_text(row_name(table, r), language), time_text(table.columns[c], language)
         if (row_time is None) != (column_time is None):
             time, entity = (row_time, column) if row_time else (column_time, row)
-            text = TEMPLATES["lookup_time"][language].format(
-                lead=lead, entity=_safe(entity), time=_safe(time or ""), value=value, cite=cite
+            return TEMPLATES["lookup_time"][language].format(
+                **fill, entity=_safe(entity), time=_safe(time or "")
             )
-        else:
-            # the label that carries the unit names the measure ("Área 16/17 (ha)"), the other the entity
-            row_is_measure = bool(unit_of(row_label(table, first_row))) and not unit_of(
-                table.columns[first_column]
-            )
-            measure, entity = (row, column) if row_is_measure else (column, row)
-            text = TEMPLATES["lookup"][language].format(
-                lead=lead, measure=_safe(measure), entity=_safe(entity), value=value, cite=cite
-            )
-    elif found.operation in ("argmax", "argmin"):
+        # the label that carries the unit names the measure ("Área 16/17 (ha)"), the other the entity
+        row_is_measure = bool(unit_of(row_label(table, r))) and not unit_of(table.columns[c])
+        measure, entity = (row, column) if row_is_measure else (column, row)
+        return TEMPLATES["lookup"][language].format(**fill, measure=_safe(measure), entity=_safe(entity))
+    line = _safe(display(found.line))
+    if found.operation in ("argmax", "argmin"):
         names = [
-            display(row_label(table, r) if found.line_is_column else table.columns[c]) for r, c in found.cells
+            display(row_name(table, i) if found.line_is_column else table.columns[j]) for i, j in found.cells
         ]
         time = time_text(found.line, language)
         of, in_ = TIME_PREPOSITION[language]
-        of_line = f"{in_} {_safe(time)}" if time else f"{of} {line}"
-        text = TEMPLATES[found.operation][language].format(
-            lead=lead,
+        return TEMPLATES[found.operation][language].format(
+            **fill,
             entities=_safe(_join(names, language)),
             verb="tiveram" if len(names) > 1 else "teve",
-            of_line=of_line,
-            value=value,
-            cite=cite,
+            of_line=f"{in_} {_safe(time)}" if time else f"{of} {line}",
         )
-    elif found.operation == "total":
-        text = TEMPLATES["total"][language].format(
-            lead=lead, line=line, total=_safe(display(found.total_label)), value=value, cite=cite
-        )
-    else:
-        text = TEMPLATES["sum"][language].format(
-            lead=lead, line=line, n=len(found.cells), value=value, cite=cite
-        )
+    if found.operation == "total":
+        return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
+    return TEMPLATES["sum"][language].format(**fill, line=line, n=len(found.cells))
+
+
+def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:
+    """One citation per cell read (a sum: one, its box around the column's cells)."""
+    page = table.page
+    if found.operation == "sum":
+        cells = [table.rows[r][c] for r, c in found.cells]
+        box = _union([cell.bbox for cell in cells]) or list(cells[0].chunk.bbox)
+        quote = f"{display(found.line)}: " + ", ".join(cell.text for cell in cells)
+        return [Citation(page.doc_id, page.page_no, page.title, box, _safe(quote[:400]))]
     citations = []
-    cells = found.cells if found.operation != "sum" else found.cells[:1]
-    for r, c in cells:
-        read = table.rows[r][c]
-        bbox = (
-            read.bbox if found.operation != "sum" else _union([table.rows[i][j].bbox for i, j in found.cells])
-        )
-        quote = _safe(f"{display(row_label(table, r))} · {display(table.columns[c])}: {read.text}")
+    for r, c in found.cells:
+        cell = table.rows[r][c]
+        quote = _safe(f"{display(row_name(table, r))} · {display(table.columns[c])}: {cell.text}")
         citations.append(
-            Citation(page.doc_id, page.page_no, page.title, bbox or list(read.chunk.bbox), quote)
+            Citation(page.doc_id, page.page_no, page.title, cell.bbox or list(cell.chunk.bbox), quote)
         )
-    return TableAnswer(text, citations, found.operation, round(found.score, 4))
+    return citations
 
 
 def _union(boxes: list[list[float]]) -> list[float]:

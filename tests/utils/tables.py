@@ -38,12 +38,19 @@ def _page_tables(path: str, page_no: int) -> tuple[tuple[list[float], list[float
 
 
 def corpus_grid(
-    path: Path, *, page_no: int = 1, table_no: int = 0, header_rows: int = 1, title: str = ""
+    path: Path,
+    *,
+    page_no: int = 1,
+    table_no: int = 0,
+    header_rows: int = 1,
+    skip_rows: int = 0,
+    title: str = "",
 ) -> Grid:
     """The table `table_no` of a corpus page as a TABLE_FIELDS dict holding all its body rows.
-    Header cells a span covers (None) take the label on their left; labels of the header
-    rows are joined with " / "."""
+    `skip_rows`: rows above the header that are the table's caption. Header cells a span
+    covers (None) take the label on their left; labels of the header rows are joined with " / "."""
     bbox, size, cells, extract = _page_tables(str(path), page_no)[table_no]
+    cells, extract = cells[skip_rows:], extract[skip_rows:]
     grid_rows = [
         [
             {"text": " ".join((text or "").split()), "bbox": list(box) if box else []}
