@@ -11,6 +11,7 @@ from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
+from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
 from service.query.types import PageEvidence
 from tests.conftest import corpus_path
@@ -36,6 +37,10 @@ def census() -> Grid:
 def nics() -> Grid:
     path = corpus_path("pdf", "us_nics_background_checks_2015-11.pdf")
     return corpus_grid(path, header_rows=2, title=NICS_TITLE)
+
+
+def no_image(doc_id: str, page_no: int) -> None:
+    return None
 
 
 def ask(question: str, *pages: PageEvidence) -> TableAnswer | None:
@@ -184,3 +189,25 @@ def test_extractive_answerer_answers_from_the_cell_with_its_box(
     result.query_vector = text_encoder.embed([other])[0]
     refused = answerer.answer(other, result)
     assert refused.refused and refused.status == "refused" and refused.citations == []
+
+
+def test_the_llm_gets_a_table_as_markdown_with_its_header_once(imea: Grid) -> None:
+    page = table_page("imea", imea, rows_per_chunk=8)  # three chunks of one table
+    for vision in (True, False):
+        prompt = build_prompt(
+            "q", "pt", [page], Budget(vision=vision), lambda d, n: "flat page text", no_image
+        )
+        text = prompt.sent[0].text
+        lines = text.splitlines()
+        assert lines[0] == f"Table: {IMEA_TITLE}"
+        assert lines[1].startswith("| Regiões do IMEA | Centro-Sul | Médio-Norte |") and lines[2].startswith(
+            "|---|"
+        )
+        assert text.count("Regiões do IMEA") == 1  # one header for the table's chunks
+        assert "| Área 16/17 (ha) | 352.094 | 2.025.045 |" in text
+        assert "flat page text" not in text and "Regiões do IMEA: " not in text
+    # vision: the best three chunks (all 18 rows here); text-only: every chunk of the page
+    assert (
+        "| 18-ago-17 | 100,00% |"
+        in build_prompt("q", "pt", [page], Budget(), lambda d, n: "", no_image).sent[0].text
+    )
