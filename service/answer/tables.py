@@ -42,11 +42,13 @@ _STOPWORDS = frozenset(
     their it as than""".split()
 )
 _ARGMAX = frozenset(
-    "largest highest most biggest greatest maximum max top maior maiores maximo maxima mais".split()
+    "largest highest most biggest greatest maximum max maior maiores maximo maxima mais".split()
 )
 _ARGMIN = frozenset(
     "lowest smallest least fewest minimum min menor menores minimo minima menos baixo baixa".split()
 )
+# "mais de 30%", "menos do que": a comparison, not a superlative
+_COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
 _TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
 _TOTAL_LABEL = re.compile(
     r"\b(?:total|totals|totais|totales|grand total|sum|soma|geral|overall|all india|all states|country|"
@@ -148,7 +150,7 @@ def evidence_tables(pages: Sequence[PageEvidence]) -> list[EvidenceTable]:
         groups: dict[int, list[ChunkEvidence]] = {}
         for chunk in page.chunks:
             if chunk.table and chunk.table.get("columns") and chunk.table.get("rows"):
-                groups.setdefault(int(chunk.table.get("table_no", 0)), []).append(chunk)
+                groups.setdefault(_int(chunk.table.get("table_no")), []).append(chunk)
         other = " ".join(c.text for c in page.chunks if not c.table)
         for chunks in groups.values():
             tables.append(_merge(page, chunks, other))
@@ -164,7 +166,7 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
         for offset, raw in enumerate(table.get("rows") or []):
             cells = [_cell(c, chunk) for c in raw[: len(columns)]]
             cells += [Cell("", [], None, chunk) for _ in range(len(columns) - len(cells))]
-            by_row.setdefault(int(table.get("first_row", 0)) + offset, cells)
+            by_row.setdefault(_int(table.get("first_row")) + offset, cells)
     numbers = sorted(by_row)
     rows = [by_row[i] for i in numbers]
     table = EvidenceTable(page, str(first.get("title") or ""), columns, rows, False, other_text)
@@ -173,6 +175,14 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
     table.name_column = _name_column(table)
     table.total_rows, table.total_columns = _totals(table)
     return table
+
+
+def _int(value: object) -> int:
+    """A payload's index field; a malformed one reads as 0 (an answer, never a 500)."""
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0
 
 
 def _cell(raw: object, chunk: ChunkEvidence) -> Cell:
@@ -378,7 +388,7 @@ class TableAnswerer:
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
-        words = {fold(w) for w in _WORD_PARTS.findall(question)}
+        words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", fold(question)))}
         labels = _Labels.of(table)
         query = tokens(question) - {_stem(w) for w in _ARGMAX | _ARGMIN}
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}

@@ -143,6 +143,32 @@ def test_no_answer_when_no_row_or_column_is_a_clear_match(census: Grid, question
     assert ask(question, table_page("census", census)) is None
 
 
+def test_a_total_asked_of_a_table_without_a_total_row_is_the_sum_of_its_complete_column(nics: Grid) -> None:
+    states = dict(nics, rows=nics["rows"][:-1])  # the NICS table without its printed "Totals" row
+    states["bbox"] = [*nics["bbox"][:3], max(c["bbox"][3] for c in states["rows"][-1] if c["bbox"])]
+    answer = ask("What was the total number of permit checks?", table_page("nics", states))
+    assert answer is not None and answer.operation == "sum"
+    assert "804,006" in answer.text and "55 rows" in answer.text  # the printed total, recomputed
+    (citation,) = answer.citations  # one box around the column's cells
+    x, y = cell_centre(nics, "Kentucky", 1)
+    assert citation.bbox[0] <= x <= citation.bbox[2] and citation.bbox[1] <= y <= citation.bbox[3]
+
+
+def test_a_malformed_table_payload_gives_no_error(census: Grid) -> None:
+    page = table_page("census", census)
+    table = page.chunks[0].table
+    assert table is not None
+    table |= {"first_row": None, "table_no": "x", "bbox": None}
+    table["rows"] = [
+        row[:3] if i % 2 else [{"text": c["text"]} for c in row] for i, row in enumerate(table["rows"])
+    ]
+    answer = ask("What was Kerala's decadal population growth rate in 1961-1971?", page)
+    assert answer is None or "Kerala" in answer.text
+    assert (
+        ask("Which state had the lowest growth rate in 2001-2011?", page) is None
+    )  # no bbox: maybe incomplete
+
+
 def test_a_month_the_report_does_not_cover_is_no_answer(nics: Grid) -> None:
     assert ask("How many permit checks did Kentucky have in December 2015?", table_page("nics", nics)) is None
 
