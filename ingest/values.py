@@ -52,6 +52,7 @@ _MON_YEAR = re.compile(rf"\b({_FULL_MONTH_RE})\.?(?:\s+de|\s*[-/]|\s)\s*(\d{{4}}
 _PERIOD = re.compile(r"\b((?:1[89]|20)\d{2})\s*(?:-|–|—|/|\s+a\s+|\s+to\s+|\s+ate\s+)\s*(\d{4}|\d{2})\b")
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d(?:[\d.,]*\d)?(?:(?:[ \u00a0\u202f])\d{3}(?![\d]))*(?![\w])")
 _WORD = re.compile(r"[\w][\w'-]*[\w]|\w", re.UNICODE)
+_CODE_WORD = re.compile(r"(?=.*[^\W\d_])(?=.*\d)")  # a word with a letter and a digit: "est-07", "q3"
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,8 @@ def split_tokens(text: str) -> tuple[set[str], set[str]]:
     label "18-ago-17" is one date (no stray words "ago", "17"), "1951-1961" one period
     (its years kept as "num:" tokens, so "1961" still meets it), "Área 16/17 (ha)" the
     numbers 16 and 17 and the words "area", "ha". Hyphenated words give their parts
-    ("medio-norte" -> "medio", "norte"): both spellings of a name meet."""
+    ("medio-norte" -> "medio", "norte"): both spellings of a name meet. A word with letters
+    and digits is also a code ("EST-07" -> "code:est-07", "Q3" -> "code:q3")."""
     folded = fold(text)
     values: set[str] = set()
     taken: list[tuple[int, int]] = []
@@ -247,17 +249,22 @@ def split_tokens(text: str) -> tuple[set[str], set[str]]:
         if not any(start < e and s < end for s, e in taken):
             taken.append((start, end))
             values.update({f"period:{first}-{last}", f"num:{first}", f"num:{last}"})
+    times = list(taken)  # dates and periods: their words are not codes
     for start, end, number in find_numbers(text):
         if not any(start < e and s < end for s, e in taken):
             taken.append((start, end))
             values.add(f"num:{number_token(number)}")
     words: set[str] = set()
     for match in _WORD.finditer(folded):
-        if any(match.start() < e and s < match.end() for s, e in taken):
-            continue
-        for part in re.split(r"[-']", match[0]):
-            if len(part) > 1 and not part.isdigit():  # "nagaland's" -> "nagaland"
-                words.add(part)
-                if part in _FULL_MONTHS:
-                    values.add(f"month:{_FULL_MONTHS[part]}")
+        word = match[0]
+        if _CODE_WORD.search(word) and not any(match.start() < e and s < match.end() for s, e in times):
+            values.add(f"code:{word}")
+        for part in re.finditer(r"[^-']+", word):
+            start, end = match.start() + part.start(), match.start() + part.end()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            if len(part[0]) > 1 and not part[0].isdigit():  # "nagaland's" -> "nagaland"
+                words.add(part[0])
+                if part[0] in _FULL_MONTHS:
+                    values.add(f"month:{_FULL_MONTHS[part[0]]}")
     return values, words

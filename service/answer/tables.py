@@ -50,9 +50,10 @@ _ARGMIN = frozenset(
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
 _TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
+# a label that starts so names a total ("Total", "Totals", "All India", "Total geral"), not "Share of total"
 _TOTAL_LABEL = re.compile(
-    r"\b(?:total|totals|totais|totales|grand total|sum|soma|geral|overall|all india|all states|country|"
-    r"brasil|brazil|pais)\b"
+    r"^\W*(?:total|totals|totais|totales|grand total|sum|soma|overall|all india|all states|country|"
+    r"brasil|brazil)\b"
 )
 _EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
 _UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
@@ -234,8 +235,8 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     """Total rows and columns: labelled so ("Total", "All India"), or holding the sum of the
     others (IMEA's "Mato Grosso" column is the sum of the state's regions)."""
     value_columns = [j for j in range(len(table.columns)) if j not in table.label_columns]
-    rows = {i for i in range(len(table.rows)) if _TOTAL_LABEL.search(fold(row_label(table, i)))}
-    columns = {j for j in value_columns if _TOTAL_LABEL.search(fold(table.columns[j]))}
+    rows = {i for i in range(len(table.rows)) if _names_total(row_label(table, i))}
+    columns = {j for j in value_columns if _names_total(table.columns[j])}
     for row in table.rows:
         numbers = {j: row[j].number for j in value_columns if row[j].number is not None}
         columns |= {j for j in numbers if _is_sum(numbers[j], [v for k, v in numbers.items() if k != j])}
@@ -244,6 +245,10 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
             numbers = {i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None}
             rows |= {i for i in numbers if _is_sum(numbers[i], [v for k, v in numbers.items() if k != i])}
     return rows, columns
+
+
+def _names_total(label: str) -> bool:
+    return any(_TOTAL_LABEL.match(fold(part)) for part in label.split(" / "))
 
 
 def _is_sum(value: float, others: list[float]) -> bool:
@@ -278,7 +283,7 @@ def _strong(token: str) -> bool:
     """Tokens that can address a row or column alone (not a month, a day or a short word)."""
     if token.startswith("num:"):
         return len(token.split(":")[1].lstrip("-").split(".")[0]) >= 3
-    if token.startswith(("date:", "period:")):
+    if token.startswith(("date:", "period:", "code:")):
         return True
     return ":" not in token and len(token) >= 3
 
@@ -288,12 +293,12 @@ def _kind(token: str) -> str:
 
 
 def _weight(token: str, df: int, n: int) -> float:
-    """Rarer among the labels weighs more; a month or a day alone weighs half, a full date
-    or a period half more."""
+    """Rarer among the labels weighs more; a month or a day alone weighs half, a date, a
+    period or a code ("EST-07") half more."""
     base = 1.0 + math.log(max(n, 1) / max(df, 1))
     if token.startswith("month:") or (token.startswith("num:") and not _strong(token)):
         return 0.5 * base
-    if token.startswith(("period:", "date:")):
+    if token.startswith(("period:", "date:", "code:")):
         return 1.5 * base
     return base
 

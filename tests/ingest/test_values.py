@@ -119,3 +119,5 @@ def test_split_tokens_reads_a_label_as_its_values_and_the_words_outside_them() -
     assert split_tokens("Médio-Norte")[1] == {"medio", "norte"}
     assert split_tokens("Nagaland's")[1] == {"nagaland"}
     assert split_tokens("November - 2015")[0] >= {"date:2015-11", "month:11"}
+    assert split_tokens("EST-07") == ({"code:est-07", "num:7"}, {"est"})  # a code, and its parts
+    assert "code:18-ago-17" not in split_tokens("18-ago-17")[0]  # a date is no code
