@@ -195,6 +195,8 @@ def _cell(raw: object, chunk: ChunkEvidence) -> Cell:
 
 def cell_number(text: str) -> float | None:
     """The number a cell states: "4.738.950", "99,62%", "2,49 p.p.", "47 MWc"; None for text."""
+    if not any(ch.isdigit() for ch in text):
+        return None
     value = parse_number(text)
     if value is None and (m := _NUMBER_WITH_UNIT.fullmatch(text.strip())):
         value = parse_number(m[1].strip())
@@ -238,12 +240,10 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     rows = {i for i in range(len(table.rows)) if _names_total(row_label(table, i))}
     columns = {j for j in value_columns if _names_total(table.columns[j])}
     for row in table.rows:
-        numbers = {j: row[j].number for j in value_columns if row[j].number is not None}
-        columns |= {j for j in numbers if _is_sum(numbers[j], [v for k, v in numbers.items() if k != j])}
+        columns |= _sums({j: row[j].number for j in value_columns if row[j].number is not None})
     if table.complete:
         for j in value_columns:
-            numbers = {i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None}
-            rows |= {i for i in numbers if _is_sum(numbers[i], [v for k, v in numbers.items() if k != i])}
+            rows |= _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
     return rows, columns
 
 
@@ -251,11 +251,14 @@ def _names_total(label: str) -> bool:
     return any(_TOTAL_LABEL.match(fold(part)) for part in label.split(" / "))
 
 
-def _is_sum(value: float, others: list[float]) -> bool:
-    nonzero = [v for v in others if v]
-    if len(nonzero) < 3 or not value or value < max(nonzero):
-        return False
-    return abs(value - sum(others)) <= 0.005 * abs(value)
+def _sums(numbers: dict[int, float]) -> set[int]:
+    """The keys whose value is the sum of the others' (0.5% tolerance): the largest value,
+    non-zero, over at least three non-zero others."""
+    if sum(1 for v in numbers.values() if v) < 4:
+        return set()
+    key, value = max(numbers.items(), key=lambda kv: kv[1])
+    others = sum(numbers.values()) - value
+    return {key} if value > 0 and abs(value - others) <= 0.005 * value else set()
 
 
 def row_name(table: EvidenceTable, i: int) -> str:

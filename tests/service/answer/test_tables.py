@@ -4,6 +4,8 @@ over a line, totals; cited with the cell's box. The grids are cut from real corp
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from models.sparse_encoder import SparseEncoder
@@ -237,3 +239,16 @@ def test_the_llm_gets_a_table_as_markdown_with_its_header_once(imea: Grid) -> No
         "| 18-ago-17 | 100,00% |"
         in build_prompt("q", "pt", [page], Budget(), lambda d, n: "", no_image).sent[0].text
     )
+
+
+def test_sample_tables_answer_codes_and_text_cells(samples_dir: Path) -> None:
+    """The project's own sample PDFs: a station code names the row, the answer can be a word."""
+    water = corpus_grid(samples_dir / "relatorio_ambiental_recife_2024.pdf", page_no=3)
+    page = table_page("recife", water, page_no=3, title="Relatório ambiental do Recife 2024")
+    station = ask("Qual é a classificação da qualidade da água na estação EST-07?", page)
+    assert station is not None and "Própria" in station.text and "EST-07" in station.text
+    oxygen = ask("Qual foi o oxigênio dissolvido medido na estação EST-05 em 2024?", page)
+    assert oxygen is not None and "3,1 mg/L" in oxygen.text
+    products = corpus_grid(samples_dir / "quarterly_report_q3_2024.pdf", page_no=4)
+    sku = ask("What was the Q3 2024 revenue of SKU NW-5502?", table_page("q3", products, page_no=4))
+    assert sku is not None and "SKU NW-5502" in sku.text and "4.1" in sku.text
