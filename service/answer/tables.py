@@ -335,14 +335,21 @@ class _Labels:
         df = Counter(t for i in allowed for t in labels[i])
         n = len(allowed)
         kinds = {_kind(t) for t in query}
+        long_words = [q for q in query if ":" not in q and len(q) >= 6]
         out = []
         for i in allowed:
-            matched = query & labels[i]
+            # a short label word abbreviates a longer question word: "DEP." departure, "CAT." category
+            abbreviations = {
+                t
+                for t in labels[i]
+                if 3 <= len(t) <= 4 and ":" not in t and any(q.startswith(t) for q in long_words)
+            }
+            matched = query & labels[i] | abbreviations
             if not any(_strong(t) for t in matched):
                 continue
             gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
             loss = 0.0
-            for t in labels[i] - query:
+            for t in labels[i] - matched:
                 if _kind(t) == "word":
                     loss += 0.1 * _weight(t, df[t], n)
                 elif _kind(t) in kinds:

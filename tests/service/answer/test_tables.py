@@ -131,6 +131,19 @@ def test_nics_state_permit_and_the_totals_row(nics: Grid) -> None:
     assert most is not None and "Kentucky had the highest" in most.text  # the Totals row is not a state
 
 
+def test_imd_abbreviated_headers_and_two_header_levels() -> None:
+    path = corpus_path("pdf", "in_imd_rainfall_distribution_2016-07-10.pdf")
+    page = table_page("imd", corpus_grid(path, header_rows=2, title="State-wise rainfall distribution"))
+    day = ask("What was the percentage departure of rainfall in Meghalaya on the day?", page)
+    assert (
+        day is not None and "MEGHALAYA" in day.text and "-81%" in day.text
+    )  # "%DEP." under "Day:10-07-2016"
+    period = ask("What was Manipur's departure over the period?", page)
+    assert period is not None and "-73%" in period.text
+    category = ask("What was the rainfall category of Meghalaya for the day?", page)
+    assert category is not None and category.text.endswith(" is S [imd p.1].")
+
+
 @pytest.mark.parametrize(
     "question",
     [
