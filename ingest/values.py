@@ -52,6 +52,7 @@ _MON_YEAR = re.compile(rf"\b({_FULL_MONTH_RE})\.?(?:\s+de|\s*[-/]|\s)\s*(\d{{4}}
 _PERIOD = re.compile(r"\b((?:1[89]|20)\d{2})\s*(?:-|–|—|/|\s+a\s+|\s+to\s+|\s+ate\s+)\s*(\d{4}|\d{2})\b")
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d(?:[\d.,]*\d)?(?:(?:[ \u00a0\u202f])\d{3}(?![\d]))*(?![\w])")
 _WORD = re.compile(r"[\w][\w'-]*[\w]|\w", re.UNICODE)
+_CODE_WORD = re.compile(r"(?=.*[^\W\d_])(?=.*\d)")  # a word with a letter and a digit: "est-07", "q3"
 
 
 @dataclass(frozen=True)
@@ -224,3 +225,46 @@ def term_tokens(term: str) -> set[str]:
         return {f"month:{_FULL_MONTHS[folded]}", folded}
     tokens = {t for t in value_tokens(term) if ":" in t}
     return tokens or {folded}
+
+
+def split_tokens(text: str) -> tuple[set[str], set[str]]:
+    """(value tokens, words) of `text`, the words read outside its values' spans: a table
+    label "18-ago-17" is one date (no stray words "ago", "17"), "1951-1961" one period
+    (its years kept as "num:" tokens, so "1961" still meets it), "Área 16/17 (ha)" the
+    numbers 16 and 17 and the words "area", "ha". Hyphenated words give their parts
+    ("medio-norte" -> "medio", "norte"): both spellings of a name meet. A word with letters
+    and digits is also a code ("EST-07" -> "code:est-07", "Q3" -> "code:q3")."""
+    folded = fold(text)
+    values: set[str] = set()
+    taken: list[tuple[int, int]] = []
+    for start, end, date in find_dates(text):
+        taken.append((start, end))
+        values.update(
+            {f"date:{date.token()}", f"date:{date.year:04d}-{date.month:02d}", f"month:{date.month}"}
+        )
+        values.add(f"num:{date.year}")
+        if date.day:
+            values.add(f"num:{date.day}")
+    for start, end, (first, last) in find_periods(text):
+        if not any(start < e and s < end for s, e in taken):
+            taken.append((start, end))
+            values.update({f"period:{first}-{last}", f"num:{first}", f"num:{last}"})
+    times = list(taken)  # dates and periods: their words are not codes
+    for start, end, number in find_numbers(text):
+        if not any(start < e and s < end for s, e in taken):
+            taken.append((start, end))
+            values.add(f"num:{number_token(number)}")
+    words: set[str] = set()
+    for match in _WORD.finditer(folded):
+        word = match[0]
+        if _CODE_WORD.search(word) and not any(match.start() < e and s < match.end() for s, e in times):
+            values.add(f"code:{word}")
+        for part in re.finditer(r"[^-']+", word):
+            start, end = match.start() + part.start(), match.start() + part.end()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            if len(part[0]) > 1 and not part[0].isdigit():  # "nagaland's" -> "nagaland"
+                words.add(part[0])
+                if part[0] in _FULL_MONTHS:
+                    values.add(f"month:{_FULL_MONTHS[part[0]]}")
+    return values, words

@@ -1,6 +1,16 @@
-"""Extractive answers with citations: the best 1-3 sentences of the evidence the relevance
-gate (service/answer/gate.py) scored, each cited as [doc_id p.N]. The LLM path
+"""Extractive answers with citations: a table cell when the question points at one
+(service/answer/tables.py), else the best 1-3 sentences of the evidence the relevance gate
+(service/answer/gate.py) scored, each cited as [doc_id p.N]. The LLM path
 (service/answer/llm.py) uses the same gate and returns the same shape.
+
+The table answer is tried before the gate's verdict counts. The gate scores sentences by
+embedding cosine, and a table row ("Nagaland · 14.07 · 39.88 · ... · -0.47") embeds far from
+any question, so it refuses questions whose answer is one cell of the top page. The table
+answerer has its own, stricter tests in place of the gate's two: one clear best row and
+column (or line) instead of sentence relevance, and every name, number and code of the
+question addressed by the cell's labels, the table's title or its page (values compared
+through ingest/values.py, so "18 de agosto de 2017" meets "18-ago-17") instead of the
+key-term check. When it has no answer the gate decides as before.
 
 The quoted sentences are document text: citation look-alikes in them are neutralised
 (service/answer/markers.py), so the only markers of the answer are the ones written here,
@@ -9,22 +19,27 @@ and each is checked against the evidence pages all the same.
 
 from __future__ import annotations
 
-from service.answer.gate import Candidate, RelevanceGate
+from service.answer.gate import Candidate, Grade, RelevanceGate
 from service.answer.markers import cite_label, neutralise, parse
+from service.answer.tables import TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
 
 
 class ExtractiveAnswerer:
-    """Answers from the gate's best sentences, or refuses when the gate does."""
+    """Answers from a table cell or the gate's best sentences, or refuses when the gate does."""
 
     def __init__(self, gate: RelevanceGate, max_sentences: int = 3) -> None:
         self.gate = gate
         self.max_sentences = max_sentences
+        self.tables = TableAnswerer()
 
     def answer(self, question: str, result: SearchResult) -> Answer:
         """The answer composed from the evidence, or the gate's refusal."""
         grade = self.gate.grade(question, result)
+        table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
+        if table is not None:
+            return self._from_table(question, result, grade, table)
         if not grade.passed:
             return self.gate.refusal(question, result, grade)
         language, candidates = grade.language, grade.candidates
@@ -49,6 +64,22 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
             invalid_citations=invalid,
+        )
+
+    @staticmethod
+    def _from_table(question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:
+        invalid = outside_evidence(table.text, result)
+        return Answer(
+            question,
+            table.text,
+            grade.language,
+            grounded=not invalid,
+            refused=False,
+            citations=table.citations,
+            evidence=result.pages,
+            relevance=grade.relevance,
+            invalid_citations=invalid,
+            status="answer",
         )
 
 

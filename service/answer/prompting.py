@@ -137,11 +137,7 @@ def build_prompt(
             overhead += len(_image_label(probe)) + 2
         if sent and chars_left - overhead <= 0:
             break
-        if budget.vision:  # the image carries the page; the retrieved chunks pin down the text
-            text = "\n".join(c.text for c in page.chunks[:3])
-        else:  # text-only model: the page's extracted text
-            text = page_text(page.doc_id, page.page_no) or "\n".join(c.text for c in page.chunks)
-        text = text[: max(0, chars_left - overhead)]
+        text = evidence_text(page, budget.vision, page_text)[: max(0, chars_left - overhead)]
         chars_left -= len(text) + overhead
         sent.append(SentPage(page.doc_id, page.page_no, page.title, rank, text, list(page.chunks)))
 
@@ -165,6 +161,57 @@ def build_prompt(
         {"role": "user", "content": parts if budget.vision else "\n\n".join(p["text"] for p in parts)},
     ]
     return Prompt(messages, sent, context_chars // CHARS_PER_TOKEN, images, pixels)
+
+
+def evidence_text(page: PageEvidence, vision: bool, page_text: Callable[[str, int], str]) -> str:
+    """The text a page block carries. With vision the image carries the page and the best
+    three retrieved chunks pin down the text; a text-only model gets the page's extracted
+    text. Either way a table goes as a markdown table (title, header, its rows): the flat
+    text of a table page loses which number sits under which header. So a text-only model
+    gets, for a page with table chunks, the page's chunks instead of its flat text."""
+    if vision:
+        return chunks_text(page.chunks[:3])
+    if any(c.table for c in page.chunks):
+        return chunks_text(page.chunks)
+    return page_text(page.doc_id, page.page_no) or "\n".join(c.text for c in page.chunks)
+
+
+def chunks_text(chunks: Sequence[ChunkEvidence]) -> str:
+    """Chunks in order, each table once as markdown where its first chunk stands, with the
+    rows of all its chunks here (in table order)."""
+    parts: list[str | list[ChunkEvidence]] = []
+    tables: dict[int, list[ChunkEvidence]] = {}
+    for chunk in chunks:
+        if chunk.table and chunk.table.get("columns"):
+            table_no = int(chunk.table.get("table_no", 0))
+            if table_no not in tables:
+                tables[table_no] = []
+                parts.append(tables[table_no])
+            tables[table_no].append(chunk)
+        else:
+            parts.append(chunk.text)
+    return "\n".join(part if isinstance(part, str) else table_markdown(part) for part in parts)
+
+
+def table_markdown(chunks: Sequence[ChunkEvidence]) -> str:
+    """One table's chunks as a markdown table: its title, its header row, the chunks' rows."""
+    first = chunks[0].table or {}
+    columns = [_md_cell(str(c)) for c in first.get("columns") or []]
+    rows: dict[int, list[str]] = {}
+    for chunk in chunks:
+        table = chunk.table or {}
+        for offset, row in enumerate(table.get("rows") or []):
+            cells = [_md_cell(str(c.get("text") or "") if isinstance(c, dict) else "") for c in row]
+            cells = (cells + [""] * len(columns))[: len(columns)]
+            rows.setdefault(int(table.get("first_row", 0)) + offset, cells)
+    lines = [f"Table: {' '.join(str(first['title']).split())}"] if first.get("title") else []
+    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(rows[i]) + " |" for i in sorted(rows)]
+    return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def _frame(kind: str, page: SentPage) -> tuple[str, str]:

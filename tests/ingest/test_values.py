@@ -11,6 +11,7 @@ from ingest.values import (
     find_periods,
     parse_date,
     parse_number,
+    split_tokens,
     term_tokens,
     value_tokens,
 )
@@ -106,3 +107,17 @@ def test_the_same_value_gives_the_same_token_across_languages() -> None:
     assert "period:2001-2011" in value_tokens("2001-2011") & value_tokens("Decadal growth 2001-11")
     assert not term_tokens("January") & evidence
     assert not term_tokens("2754") & evidence
+
+
+def test_split_tokens_reads_a_label_as_its_values_and_the_words_outside_them() -> None:
+    date, words = split_tokens("18-ago-17")
+    assert "date:2017-08-18" in date and words == set()  # no stray "ago" or "17"
+    assert split_tokens("18 de agosto de 2017")[0] >= {"date:2017-08-18", "num:2017"}
+    period, _ = split_tokens("1951-61")
+    assert period == {"period:1951-1961", "num:1951", "num:1961"}
+    assert split_tokens("Área 16/17 (ha)") == ({"num:16", "num:17"}, {"area", "ha"})
+    assert split_tokens("Médio-Norte")[1] == {"medio", "norte"}
+    assert split_tokens("Nagaland's")[1] == {"nagaland"}
+    assert split_tokens("November - 2015")[0] >= {"date:2015-11", "month:11"}
+    assert split_tokens("EST-07") == ({"code:est-07", "num:7"}, {"est"})  # a code, and its parts
+    assert "code:18-ago-17" not in split_tokens("18-ago-17")[0]  # a date is no code

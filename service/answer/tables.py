@@ -1,0 +1,757 @@
+"""Answers read from a table's cells, without an LLM.
+
+A chunk cut from a table carries its cell grid (payload "table", TABLE_FIELDS in
+index/payloads.py). A question that names a row and a column ("Nagaland", "2001-2011") is
+answered by the cell where they cross; one that asks for the largest or smallest value of
+a column or a row by the argmax/argmin over it (total rows and columns left out); one that
+asks for a total by the table's total row or column, or by the sum of a complete column.
+
+Labels meet the question through ingest/values.py: names folded, dates in any spelling
+("18 de agosto de 2017" = "18-ago-17"), periods ("2001-11" = "2001-2011"), numbers with
+any separators. Each matched term weighs by how rare it is among the table's labels, and
+a label that states values the question does not ask for loses a little ("15/16" in a
+row about two seasons). When no row or no column is the one clear best, or the question
+names something the chosen cell does not address, the answer is None and the sentence
+path answers: a table answer is a cell the question points at, never a guess.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from geo.folding import fold
+from ingest.values import find_periods, parse_date, parse_number, split_tokens
+from service.answer.gate import key_terms
+from service.answer.markers import cite_label, neutralise
+from service.answer.types import Citation
+from service.query.types import ChunkEvidence, PageEvidence
+
+Operation = Literal["lookup", "argmax", "argmin", "total", "sum"]
+
+_STOPWORDS = frozenset(
+    """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
+    com sem que qual quais quanto quantos quanta quantas quando onde como foi foram era eram e ou se seu
+    sua seus suas teve tiveram tem ter estava estavam esta este isso segundo sobre entre ate qual
+    the an of in on at to for by with from and or is was were are be been had has have did does do
+    what which who whom whose how much many when where according value values there this that its
+    their it as than""".split()
+)
+_ARGMAX = frozenset(
+    "largest highest most biggest greatest maximum max maior maiores maximo maxima mais".split()
+)
+_ARGMIN = frozenset(
+    "lowest smallest least fewest minimum min menor menores minimo minima menos baixo baixa".split()
+)
+# "mais de 30%", "menos do que": a comparison, not a superlative
+_COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
+_TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
+# a label that starts so names a total ("Total", "Totals", "All India", "Total geral"), not "Share of total"
+_TOTAL_LABEL = re.compile(
+    r"^\W*(?:total|totals|totais|totales|grand total|sum|soma|overall|all india|all states|country|"
+    r"brasil|brazil)\b"
+)
+_EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
+_UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
+_PERCENT = frozenset(["per cent", "percent", "%", "pct", "porcentagem", "percentual", "pourcentage"])
+_UNIT = re.compile(
+    r"(?:(?:rs|r\$|us\$|inr|usd|brl|eur)\.?\s*(?:in\s*\d+|mil|milhoes|mi|bi)?"
+    r"|[a-z$€£]{1,5}\.?(?:/[a-z]{1,4})?(?:\s+[a-z]{1,5})?|\d+\s*[a-z]{1,4}|in\s+\d+)"
+)
+_NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
+_CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
+_WORD_PARTS = re.compile(r"[\w'-]+")
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "lookup": {
+        "en": "{lead}the value of {measure} for {entity} is {value}",
+        "pt": "{lead}o valor de {measure} para {entity} é {value}",
+    },
+    "lookup_time": {
+        "en": "{lead}the value for {entity} in {time} was {value}",
+        "pt": "{lead}o valor de {entity} em {time} era {value}",
+    },
+    "argmax": {
+        "en": "{lead}{entities} had the highest value {of_line}: {value}",
+        "pt": "{lead}{entities} {verb} o maior valor {of_line}: {value}",
+    },
+    "argmin": {
+        "en": "{lead}{entities} had the lowest value {of_line}: {value}",
+        "pt": "{lead}{entities} {verb} o menor valor {of_line}: {value}",
+    },
+    "total": {
+        "en": "{lead}the total of {line} ({total}) is {value}",
+        "pt": "{lead}o total de {line} ({total}) é {value}",
+    },
+    "sum": {
+        "en": "{lead}the sum of {line} over its {n} rows is {value}",
+        "pt": "{lead}a soma de {line} nas suas {n} linhas é {value}",
+    },
+}
+LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{title}", '}
+LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, "}
+TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em")}
+AND = {"en": "and", "pt": "e"}
+
+
+@dataclass
+class Cell:
+    text: str
+    bbox: list[float]
+    number: float | None
+    chunk: ChunkEvidence
+
+    @property
+    def empty(self) -> bool:
+        return self.text.strip().lower() in _EMPTY
+
+
+@dataclass
+class EvidenceTable:
+    """One table as the evidence holds it: the body rows of its chunks on one page, merged
+    in table order, and what it knows about them."""
+
+    page: PageEvidence
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]]
+    complete: bool  # every body row is here (argmax and sums need them all)
+    page_text: str  # the page's chunks that are not this table: context such as the month of a report
+    label_columns: list[int] = field(default_factory=list)  # the columns that name rows
+    name_column: int = 0  # the label column whose cells are all different: a row's name in answers
+    total_rows: set[int] = field(default_factory=set)
+    total_columns: set[int] = field(default_factory=set)
+
+
+@dataclass
+class TableAnswer:
+    """A sentence composed from table cells, with one citation per cell it reads."""
+
+    text: str
+    citations: list[Citation]
+    operation: Operation
+    score: float
+
+
+@dataclass
+class _Match:
+    index: int
+    score: float
+    matched: set[str]
+
+
+def evidence_tables(pages: Sequence[PageEvidence]) -> list[EvidenceTable]:
+    """The tables of the pages' chunks, one per (page, table_no), best page first."""
+    tables = []
+    for page in pages:
+        groups: dict[int, list[ChunkEvidence]] = {}
+        for chunk in page.chunks:
+            if chunk.table and chunk.table.get("columns") and chunk.table.get("rows"):
+                groups.setdefault(_int(chunk.table.get("table_no")), []).append(chunk)
+        other = " ".join(c.text for c in page.chunks if not c.table)
+        for chunks in groups.values():
+            tables.append(_merge(page, chunks, other))
+    return tables
+
+
+def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> EvidenceTable:
+    first = chunks[0].table or {}
+    columns = [str(c) for c in first["columns"]]
+    by_row: dict[int, list[Cell]] = {}
+    for chunk in chunks:
+        table = chunk.table or {}
+        for offset, raw in enumerate(table.get("rows") or []):
+            cells = [_cell(c, chunk) for c in raw[: len(columns)]]
+            cells += [Cell("", [], None, chunk) for _ in range(len(columns) - len(cells))]
+            by_row.setdefault(_int(table.get("first_row")) + offset, cells)
+    numbers = sorted(by_row)
+    rows = [by_row[i] for i in numbers]
+    table = EvidenceTable(page, str(first.get("title") or ""), columns, rows, False, other_text)
+    table.complete = numbers == list(range(len(numbers))) and _reaches_bottom(rows, first.get("bbox"))
+    table.label_columns = _label_columns(table)
+    table.name_column = _name_column(table)
+    table.total_rows, table.total_columns = _totals(table)
+    return table
+
+
+def _int(value: object) -> int:
+    """A payload's index field; a malformed one reads as 0 (an answer, never a 500)."""
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0
+
+
+def _cell(raw: object, chunk: ChunkEvidence) -> Cell:
+    text = " ".join(str(raw.get("text") or "").split()) if isinstance(raw, dict) else ""
+    bbox = raw.get("bbox") if isinstance(raw, dict) else None
+    box = [float(v) for v in bbox] if isinstance(bbox, list) and len(bbox) == 4 else []
+    return Cell(text, box, cell_number(text), chunk)
+
+
+def cell_number(text: str) -> float | None:
+    """The number a cell states: "4.738.950", "99,62%", "2,49 p.p.", "47 MWc"; None for text."""
+    if not any(ch.isdigit() for ch in text):
+        return None
+    value = parse_number(text)
+    if value is None and (m := _NUMBER_WITH_UNIT.fullmatch(text.strip())):
+        value = parse_number(m[1].strip())
+    return value
+
+
+def _reaches_bottom(rows: list[list[Cell]], bbox: object) -> bool:
+    """Whether the last row held reaches the table's bottom edge: no later chunk is missing."""
+    boxes = [c.bbox for c in rows[-1] if c.bbox] if rows else []
+    if not boxes or not isinstance(bbox, list) or len(bbox) != 4:
+        return False
+    bottom = max(b[3] for b in boxes)
+    height = max(b[3] - b[1] for b in boxes)
+    return bottom >= float(bbox[3]) - max(2.0, 1.5 * height)
+
+
+def _label_columns(table: EvidenceTable) -> list[int]:
+    """Columns whose cells are mostly words, not numbers: they name the rows."""
+    out = []
+    for j in range(len(table.columns)):
+        texts = [r[j] for r in table.rows if not r[j].empty]
+        if texts and sum(c.number is None for c in texts) >= 0.5 * len(texts):
+            out.append(j)
+    return out or [0]
+
+
+def _name_column(table: EvidenceTable) -> int:
+    """The first label column that tells every row apart (IBAMA's rows share an infraction
+    type and a town, not a process number)."""
+    for j in table.label_columns:
+        names = [r[j].text for r in table.rows if not r[j].empty]
+        if names and len(set(names)) == len(names):
+            return j
+    return table.label_columns[0]
+
+
+def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
+    """Total rows and columns: labelled so ("Total", "All India"), or holding the sum of the
+    others (IMEA's "Mato Grosso" column is the sum of the state's regions)."""
+    value_columns = [j for j in range(len(table.columns)) if j not in table.label_columns]
+    rows = {i for i in range(len(table.rows)) if _names_total(row_label(table, i))}
+    columns = {j for j in value_columns if _names_total(table.columns[j])}
+    for row in table.rows:
+        columns |= _sums({j: row[j].number for j in value_columns if row[j].number is not None})
+    if table.complete:
+        for j in value_columns:
+            rows |= _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
+    return rows, columns
+
+
+def _names_total(label: str) -> bool:
+    return any(_TOTAL_LABEL.match(fold(part)) for part in label.split(" / "))
+
+
+def _sums(numbers: dict[int, float]) -> set[int]:
+    """The keys whose value is the sum of the others' (0.5% tolerance): the largest value,
+    non-zero, over at least three non-zero others."""
+    if sum(1 for v in numbers.values() if v) < 4:
+        return set()
+    key, value = max(numbers.items(), key=lambda kv: kv[1])
+    others = sum(numbers.values()) - value
+    return {key} if value > 0 and abs(value - others) <= 0.005 * value else set()
+
+
+def row_name(table: EvidenceTable, i: int) -> str:
+    """Row `i` as an answer names it: its name column's cell (its label when that is empty)."""
+    cell = table.rows[i][table.name_column]
+    return cell.text if not cell.empty else row_label(table, i)
+
+
+def row_label(table: EvidenceTable, i: int) -> str:
+    """The words that name row `i`: its label columns' cells."""
+    return " ".join(table.rows[i][j].text for j in table.label_columns if not table.rows[i][j].empty)
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word
+
+
+def tokens(text: str) -> set[str]:
+    """Value tokens and content words (folded, plural "s" off) of a label or a question."""
+    values, words = split_tokens(text)
+    return values | {_stem(w) for w in words if w not in _STOPWORDS}
+
+
+def _strong(token: str) -> bool:
+    """Tokens that can address a row or column alone (not a month, a day or a short word)."""
+    if token.startswith("num:"):
+        return len(token.split(":")[1].lstrip("-").split(".")[0]) >= 3
+    if token.startswith(("date:", "period:", "code:")):
+        return True
+    return ":" not in token and len(token) >= 3
+
+
+def _kind(token: str) -> str:
+    return token.split(":")[0] if ":" in token else "word"
+
+
+def _weight(token: str, df: int, n: int) -> float:
+    """Rarer among the labels weighs more; a month or a day alone weighs half, a date, a
+    period or a code ("EST-07") half more."""
+    base = 1.0 + math.log(max(n, 1) / max(df, 1))
+    if token.startswith("month:") or (token.startswith("num:") and not _strong(token)):
+        return 0.5 * base
+    if token.startswith(("period:", "date:", "code:")):
+        return 1.5 * base
+    return base
+
+
+@dataclass
+class _Labels:
+    """A table's row and column labels as tokens, matched against a question's tokens."""
+
+    table: EvidenceTable
+    rows: list[set[str]]
+    columns: list[set[str]]
+    body_rows: list[int]  # rows with two cells or more (not section headings)
+    context: set[str]  # the title's tokens: words that name the whole table weigh less
+
+    @classmethod
+    def of(cls, table: EvidenceTable) -> _Labels:
+        rows = [_row_tokens(table, i) for i in range(len(table.rows))]
+        body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
+        return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
+
+    def match_rows(self, query: set[str]) -> list[_Match]:
+        return self._match(query, self.rows, self.body_rows)
+
+    def match_columns(self, query: set[str]) -> list[_Match]:
+        return self._match(query, self.columns, range(len(self.columns)))
+
+    def _match(self, query: set[str], labels: list[set[str]], allowed: Sequence[int]) -> list[_Match]:
+        """Positive matches, best first. A label loses a little for values of a kind the
+        question states but not these ("15/16" when 16/17 is asked) and for words the
+        question lacks ("Médio-Norte" when "Norte" is asked), never more than half its gain."""
+        df = Counter(t for i in allowed for t in labels[i])
+        n = len(allowed)
+        kinds = {_kind(t) for t in query}
+        long_words = [q for q in query if ":" not in q and len(q) >= 6]
+        out = []
+        for i in allowed:
+            # a short label word abbreviates a longer question word: "DEP." departure, "CAT." category
+            abbreviations = {
+                t
+                for t in labels[i]
+                if 3 <= len(t) <= 4 and ":" not in t and any(q.startswith(t) for q in long_words)
+            }
+            matched = query & labels[i] | abbreviations
+            if not any(_strong(t) for t in matched):
+                continue
+            gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
+            loss = 0.0
+            for t in labels[i] - matched:
+                if _kind(t) == "word":
+                    loss += 0.1 * _weight(t, df[t], n)
+                elif _kind(t) in kinds:
+                    loss += 0.5 * _weight(t, df[t], n)
+            out.append(_Match(i, gain - min(loss, 0.5 * gain), matched))
+        return sorted(out, key=lambda m: -m.score)
+
+
+def _row_tokens(table: EvidenceTable, i: int) -> set[str]:
+    """A row's label tokens, and the codes its other cells hold ("Nº A.I. 679199")."""
+    out = tokens(row_label(table, i))
+    for j, cell in enumerate(table.rows[i]):
+        if j not in table.label_columns and _CODE.fullmatch(cell.text):
+            out.add(f"num:{int(cell.text)}")
+    return out
+
+
+def _unique_best(matches: list[_Match]) -> _Match | None:
+    if not matches or (len(matches) > 1 and matches[1].score >= matches[0].score - 1e-6):
+        return None
+    return matches[0]
+
+
+@dataclass
+class _Found:
+    """What the question asks of one table, read: the operation and the cells."""
+
+    operation: Operation
+    cells: list[tuple[int, int]]  # (row, column) of the cells read
+    score: float
+    line: str = ""  # the label of the row or column an aggregate ran over
+    line_is_column: bool = True
+    total_label: str = ""  # the total row's or column's label
+    value: str = ""  # a computed value (sums)
+    addressed: set[str] = field(default_factory=set)  # the tokens of the labels the answer speaks of
+    row_text: str = ""  # how a looked-up row is named, when its name is not what the question said
+
+
+class TableAnswerer:
+    """Reads the answer from the tables of the evidence pages, or returns None."""
+
+    def answer(self, question: str, language: str, pages: Sequence[PageEvidence]) -> TableAnswer | None:
+        """The best table answer among the pages' tables (a better page wins ties), or None
+        when no table has one clear row and column (or line) for the question."""
+        best: tuple[EvidenceTable, _Found] | None = None
+        for table in evidence_tables(pages):
+            found = self.read(question, table)
+            if found and (best is None or found.score > best[1].score):
+                best = (table, found)
+        return compose(language, *best) if best else None
+
+    def read(self, question: str, table: EvidenceTable) -> _Found | None:
+        """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
+        words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", fold(question)))}
+        labels = _Labels.of(table)
+        query = tokens(question) - {_stem(w) for w in _ARGMAX | _ARGMIN}
+        line_query = query - {_stem(w) for w in _TOTAL_ASKED}
+        extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
+        if extreme:
+            found = self._extreme(labels, extreme, line_query)
+        else:
+            found = self._lookup(labels, query)
+            if words & _TOTAL_ASKED:
+                found = self._as_total(labels, found) if found else self._total(labels, line_query)
+        if found is None or not self._addresses_every_key_term(question, labels, found):
+            return None
+        return found
+
+    def _lookup(self, labels: _Labels, query: set[str]) -> _Found | None:
+        """The cell where the one best row and the one best column cross. Each question term
+        serves one of them: the row's (or column's) terms are not reused for the other."""
+        by_rows = self._cross(labels, query, rows_first=True)
+        by_columns = self._cross(labels, query, rows_first=False)
+        if by_rows is None or (by_columns is not None and by_columns.score > by_rows.score):
+            return by_columns
+        return by_rows
+
+    def _cross(self, labels: _Labels, query: set[str], rows_first: bool) -> _Found | None:
+        table = labels.table
+        if rows_first:
+            row = _unique_best(labels.match_rows(query))
+            if row is None:
+                return None
+            columns = labels.match_columns(query - row.matched)
+        else:
+            column = _unique_best(labels.match_columns(query))
+            if column is None:
+                return None
+            row = _unique_best(labels.match_rows(query - column.matched))
+            if row is None:
+                return None
+            columns = [column]
+        cells = table.rows[row.index]
+        # a label column can be the answer ("Município") unless its cell is what named the row
+        naming = {j for j in table.label_columns if tokens(cells[j].text) & row.matched}
+        filled = [m for m in columns if m.index not in naming and not cells[m.index].empty]
+        best = _unique_best(filled)
+        if best is None:
+            values = [j for j in range(len(table.columns)) if j not in table.label_columns]
+            if filled or len(values) != 1 or cells[values[0]].empty:
+                return None
+            best = _Match(values[0], 0.0, set())  # the table's one value column
+        found = _Found("lookup", [(row.index, best.index)], row.score + best.score)
+        found.addressed = labels.rows[row.index] | labels.columns[best.index]
+        named_by = [
+            f"{table.columns[j]} {cell.text}"
+            for j, cell in enumerate(cells)
+            if j != table.name_column and tokens(cell.text) & row.matched - tokens(row_name(table, row.index))
+        ]
+        found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
+        return found
+
+    @staticmethod
+    def _as_total(labels: _Labels, found: _Found) -> _Found:
+        """A looked-up cell in a total row or column, read as the total it is."""
+        table = labels.table
+        r, c = found.cells[0]
+        if c in table.total_columns:
+            found.operation, found.line, found.total_label = "total", row_label(table, r), table.columns[c]
+        elif r in table.total_rows:
+            found.operation, found.line, found.total_label = "total", table.columns[c], row_label(table, r)
+        return found
+
+    def _total(self, labels: _Labels, query: set[str]) -> _Found | None:
+        """A total of the line the question names: its cell in the total row (or column),
+        else the sum of a complete numeric column."""
+        table = labels.table
+        line = self._line(labels, query)
+        if line is None:
+            return None
+        match, is_column = line
+        label = table.columns[match.index] if is_column else row_label(table, match.index)
+        totals = sorted(table.total_rows if is_column else table.total_columns)
+        if totals:
+            cell = (totals[0], match.index) if is_column else (match.index, totals[0])
+            if table.rows[cell[0]][cell[1]].empty:
+                return None
+            total_label = row_label(table, totals[0]) if is_column else table.columns[totals[0]]
+            found = _Found("total", [cell], match.score, label, is_column, total_label)
+        elif is_column and table.complete:
+            cells = [
+                (i, match.index)
+                for i in _entities(table, True)
+                if table.rows[i][match.index].number is not None
+            ]
+            value = format_number(sum(table.rows[i][j].number or 0.0 for i, j in cells), cells, table)
+            found = _Found("sum", cells, match.score, label, True, value=value)
+        else:
+            return None
+        found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        return found
+
+    @staticmethod
+    def _line(labels: _Labels, query: set[str]) -> tuple[_Match, bool] | None:
+        """The one numeric row or column the question names (True: a column)."""
+        table = labels.table
+        over_rows, over_columns = _entities(table, True), _entities(table, False)
+        candidates = [
+            (m, True)
+            for m in labels.match_columns(query)
+            if m.index not in table.label_columns and _numeric([table.rows[i][m.index] for i in over_rows])
+        ]
+        candidates += [
+            (m, False)
+            for m in labels.match_rows(query)
+            if _numeric([table.rows[m.index][j] for j in over_columns])
+        ]
+        candidates.sort(key=lambda c: -c[0].score)
+        if not candidates or (
+            len(candidates) > 1 and candidates[1][0].score >= candidates[0][0].score - 1e-6
+        ):
+            return None
+        return candidates[0]
+
+    def _extreme(self, labels: _Labels, operation: Operation, query: set[str]) -> _Found | None:
+        """The largest (smallest) value of the line the question names, ties all kept."""
+        table = labels.table
+        line = self._line(labels, query)
+        if line is None:
+            return None
+        match, is_column = line
+        if is_column and not table.complete:
+            return None  # a column's extreme needs every row
+        cells = [(i, match.index) if is_column else (match.index, i) for i in _entities(table, is_column)]
+        cells = [(r, c) for r, c in cells if table.rows[r][c].number is not None]
+        values = [table.rows[r][c].number or 0.0 for r, c in cells]
+        target = max(values) if operation == "argmax" else min(values)
+        chosen = [rc for rc, v in zip(cells, values, strict=True) if v == target][:5]
+        label = table.columns[match.index] if is_column else row_label(table, match.index)
+        found = _Found(operation, chosen, match.score, label, is_column)
+        found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        return found
+
+    @staticmethod
+    def _addresses_every_key_term(question: str, labels: _Labels, found: _Found) -> bool:
+        """Every name, number or code of the question is one the answer speaks of (its labels,
+        the table's title and headers, the page's other text); a key term that names another
+        row or column ("Kerala" when the cell is Nagaland's) means the question asks about
+        something else, or about more than one cell."""
+        table = labels.table
+        header = [table.columns[j] for j in table.label_columns]
+        addressed = found.addressed | labels.context | tokens(table.page.title)
+        addressed |= set().union(*(tokens(h) for h in header))
+        rows_read = {r for r, _ in found.cells}
+        columns_read = {c for _, c in found.cells}
+        others = [t for i, t in enumerate(labels.rows) if i not in rows_read]
+        others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
+        context = fold(f"{table.page_text} {table.page.title} {table.title}")
+        for key in key_terms(question):
+            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")}
+            if not key_tokens or key_tokens <= addressed:
+                continue
+            if any(key_tokens <= other for other in others) or fold(key) not in context:
+                return False
+        return True
+
+
+def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
+    """The rows (or value columns) an aggregate runs over: no totals, no section headings."""
+    if over_rows:
+        return [
+            i
+            for i, r in enumerate(table.rows)
+            if i not in table.total_rows and sum(not c.empty for c in r) >= 2
+        ]
+    return [
+        j for j in range(len(table.columns)) if j not in table.label_columns and j not in table.total_columns
+    ]
+
+
+def _numeric(cells: list[Cell]) -> bool:
+    filled = [c for c in cells if not c.empty]
+    numbers = [c for c in filled if c.number is not None]
+    return len(numbers) >= 3 and len(numbers) >= 0.6 * len(filled)
+
+
+def format_number(value: float, cells: list[tuple[int, int]], table: EvidenceTable) -> str:
+    """`value` written as the table writes its numbers ("4.738.950", "73,980,669")."""
+    sample = " ".join(table.rows[r][c].text for r, c in cells)
+    decimals = max((len(m[2]) for m in re.finditer(r"\d([.,])(\d{1,2})(?!\d)", sample)), default=0)
+    text = f"{value:,.{decimals}f}"
+    if re.search(r"\d\.\d{3}(?!\d)", sample) or re.search(r"\d,\d{1,2}(?!\d)", sample):
+        text = text.translate(str.maketrans({",": ".", ".": ","}))
+    return text
+
+
+def unit_of(*labels: str) -> str:
+    """The unit the labels give, first found: "(ha)" -> "ha", "(Per cent)" -> "%", "% DEP." -> "%"."""
+    for label in labels:
+        for group in _UNIT_GROUP.findall(label):
+            folded = fold(group).strip()
+            if folded in _PERCENT:
+                return "%"
+            if _UNIT.fullmatch(folded):
+                return group.strip()
+        if "%" in _UNIT_GROUP.sub("", label):
+            return "%"
+    return ""
+
+
+def table_unit(table: EvidenceTable) -> str:
+    """A unit the header gives the whole table: a header part that is only a unit ("(Per cent)"
+    above the last column of the census table)."""
+    for label in table.columns:
+        for part in label.split(" / "):
+            if _UNIT_GROUP.fullmatch(part.strip()) and (unit := unit_of(part)):
+                return unit
+    return ""
+
+
+def with_unit(text: str, unit: str) -> str:
+    if not unit or "%" in text or fold(unit) in fold(text):
+        return text
+    if unit == "%":
+        return f"{text}%"
+    return f"{text} ({unit})" if " " in unit or "." in unit else f"{text} {unit}"
+
+
+def display(label: str) -> str:
+    """A label as the answer names it: unit groups, footnote marks and unit-only header
+    parts dropped ("(Per cent) / 2001-2011" -> "2001-2011", "Área 16/17 (ha)" -> "Área 16/17")."""
+    parts = []
+    for part in label.split(" / "):
+        shown = _UNIT_GROUP.sub(lambda m: "" if unit_of(m[0]) else m[0], part)
+        shown = " ".join(shown.replace("*", " ").split())
+        if shown:
+            parts.append(shown)
+    return " / ".join(parts) or label.strip()
+
+
+def time_text(label: str, language: str) -> str | None:
+    """A label that is a date, a period or a year, written for the answer; None otherwise."""
+    for part in display(label).split(" / "):
+        part = part.strip()
+        if date := parse_date(part):
+            if date.day is None:
+                return part
+            return (
+                f"{date.day:02d}/{date.month:02d}/{date.year}"
+                if language == "pt"
+                else date_en(date.year, date.month, date.day)
+            )
+        periods = find_periods(part)
+        if (periods and periods[0][0] == 0 and periods[0][1] == len(part)) or re.fullmatch(
+            r"(?:1[89]|20)\d\d", part
+        ):
+            return part
+    return None
+
+
+_EN_MONTHS = "January February March April May June July August September October November December".split()
+
+
+def date_en(year: int, month: int, day: int) -> str:
+    return f"{_EN_MONTHS[month - 1]} {day}, {year}"
+
+
+def _join(names: list[str], language: str) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {AND[language]} {names[-1]}"
+
+
+def compose(language: str, table: EvidenceTable, found: _Found) -> TableAnswer:
+    """The one sentence (the question's language) and its citations: each cell's bbox, so
+    the page viewer highlights the cell; the quote is the cell with its row and column labels."""
+    language = language if language in LEAD else "en"
+    page = table.page
+    return TableAnswer(
+        f"{_sentence(language, table, found)} {cite_label(page.doc_id, page.page_no)}.",
+        _citations(table, found),
+        found.operation,
+        round(found.score, 4),
+    )
+
+
+def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
+    """The answer's sentence without its marker: a template by operation, filled with labels."""
+    title = " ".join(table.title.split())
+    lead = LEAD[language].format(title=_safe(title[:100])) if title else LEAD_UNTITLED[language]
+    r, c = found.cells[0]
+    unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
+    value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
+    fill = {"lead": lead, "value": value}
+    if found.operation == "lookup":
+        row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])
+        row_time, column_time = time_text(row_name(table, r), language), time_text(table.columns[c], language)
+        if (row_time is None) != (column_time is None):
+            time, entity = (row_time, column) if row_time else (column_time, row)
+            return TEMPLATES["lookup_time"][language].format(
+                **fill, entity=_safe(entity), time=_safe(time or "")
+            )
+        # the label that carries the unit names the measure ("Área 16/17 (ha)"), the other the entity
+        row_is_measure = bool(unit_of(row_label(table, r))) and not unit_of(table.columns[c])
+        measure, entity = (row, column) if row_is_measure else (column, row)
+        return TEMPLATES["lookup"][language].format(**fill, measure=_safe(measure), entity=_safe(entity))
+    line = _safe(display(found.line))
+    if found.operation in ("argmax", "argmin"):
+        names = [
+            display(row_name(table, i) if found.line_is_column else table.columns[j]) for i, j in found.cells
+        ]
+        time = time_text(found.line, language)
+        of, in_ = TIME_PREPOSITION[language]
+        return TEMPLATES[found.operation][language].format(
+            **fill,
+            entities=_safe(_join(names, language)),
+            verb="tiveram" if len(names) > 1 else "teve",
+            of_line=f"{in_} {_safe(time)}" if time else f"{of} {line}",
+        )
+    if found.operation == "total":
+        return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
+    return TEMPLATES["sum"][language].format(**fill, line=line, n=len(found.cells))
+
+
+def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:
+    """One citation per cell read (a sum: one, its box around the column's cells)."""
+    page = table.page
+    if found.operation == "sum":
+        cells = [table.rows[r][c] for r, c in found.cells]
+        box = _union([cell.bbox for cell in cells]) or list(cells[0].chunk.bbox)
+        quote = f"{display(found.line)}: " + ", ".join(cell.text for cell in cells)
+        return [Citation(page.doc_id, page.page_no, page.title, box, _safe(quote[:400]))]
+    citations = []
+    for r, c in found.cells:
+        cell = table.rows[r][c]
+        quote = _safe(f"{display(row_name(table, r))} · {display(table.columns[c])}: {cell.text}")
+        citations.append(
+            Citation(page.doc_id, page.page_no, page.title, cell.bbox or list(cell.chunk.bbox), quote)
+        )
+    return citations
+
+
+def _union(boxes: list[list[float]]) -> list[float]:
+    boxes = [b for b in boxes if b]
+    if not boxes:
+        return []
+    return [
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    ]
+
+
+def _safe(text: str) -> str:
+    """Document text going into an answer: citation look-alikes defused."""
+    return neutralise(text, fragment=True)

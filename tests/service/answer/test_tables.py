@@ -1,0 +1,267 @@
+"""Table answers without an LLM: a cell found by its row and column labels, argmax/argmin
+over a line, totals; cited with the cell's box. The grids are cut from real corpus pages
+(tests/utils/tables.py), as ingestion hands them over in a chunk's "table" payload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from models.sparse_encoder import SparseEncoder
+from models.text_encoder import TextEncoder
+from service.answer.extractive import ExtractiveAnswerer
+from service.answer.gate import RelevanceGate, question_language
+from service.answer.markers import parse
+from service.answer.prompting import Budget, build_prompt
+from service.answer.tables import TableAnswer, TableAnswerer
+from service.query.types import PageEvidence
+from tests.conftest import corpus_path
+from tests.utils.tables import Grid, cell_centre, corpus_grid, table_page, table_result
+
+IMEA_TITLE = "MILHO SAFRA 16/17: ACOMPANHAMENTO DE COLHEITA POR REGIÃO"
+CENSUS_TITLE = "TABLE 4: STATE-WISE DECADAL GROWTH RATE OF POPULATION"
+NICS_TITLE = "NICS Firearm Background Checks November - 2015"
+
+
+@pytest.fixture(scope="module")
+def imea() -> Grid:
+    return corpus_grid(corpus_path("pdf", "br_imea_milho_safra_16-17.pdf"), header_rows=1, title=IMEA_TITLE)
+
+
+@pytest.fixture(scope="module")
+def census() -> Grid:
+    path = corpus_path("pdf", "in_decadal_population_growth.pdf")
+    return corpus_grid(path, header_rows=2, title=CENSUS_TITLE)
+
+
+@pytest.fixture(scope="module")
+def nics() -> Grid:
+    path = corpus_path("pdf", "us_nics_background_checks_2015-11.pdf")
+    return corpus_grid(path, header_rows=2, title=NICS_TITLE)
+
+
+def no_image(doc_id: str, page_no: int) -> None:
+    return None
+
+
+def ask(question: str, *pages: PageEvidence) -> TableAnswer | None:
+    return TableAnswerer().answer(question, question_language(question), list(pages))
+
+
+def assert_cites_cell(answer: TableAnswer, grid: Grid, row: str, column: int, doc: str) -> None:
+    """One citation, of the cell at (row, column): its box holds the cell's centre."""
+    (citation,) = answer.citations
+    x, y = cell_centre(grid, row, column)
+    x0, y0, x1, y1 = citation.bbox
+    assert x0 <= x <= x1 and y0 <= y <= y1, (citation.bbox, (x, y))
+    assert (citation.doc_id, citation.page_no) == (doc, 1)
+    assert [(d, p) for _, d, p in parse(answer.text)] == [(doc, 1)]
+    assert answer.text.endswith(f"[{doc} p.1].")
+
+
+def test_imea_region_area_is_the_cell_of_the_area_row_and_the_region_column(imea: Grid) -> None:
+    answer = ask("Qual a área de milho da região Médio-Norte na safra 16/17?", table_page("imea", imea))
+    assert answer is not None and answer.operation == "lookup"
+    assert "2.025.045 ha" in answer.text and "Médio-Norte" in answer.text
+    assert answer.text.startswith("Segundo a tabela")
+    assert_cites_cell(answer, imea, "Área 16/17 (ha)", 2, "imea")
+    assert answer.citations[0].quote == "Área 16/17 · Médio-Norte: 2.025.045"
+
+
+def test_imea_state_total_is_read_from_the_total_column(imea: Grid) -> None:
+    answer = ask("Qual a área total de milho em Mato Grosso na safra 16/17?", table_page("imea", imea))
+    assert answer is not None and answer.operation == "total"
+    assert "4.738.950 ha" in answer.text and "total" in answer.text
+    assert_cites_cell(answer, imea, "Área 16/17 (ha)", 8, "imea")
+
+
+def test_imea_harvest_date_asked_in_words_meets_the_abbreviated_row(imea: Grid) -> None:
+    question = "Quanto da colheita de milho de Mato Grosso estava concluída em 18 de agosto de 2017?"
+    answer = ask(question, table_page("imea", imea))
+    assert answer is not None
+    assert "99,62%" in answer.text and "18/08/2017" in answer.text and "Mato Grosso" in answer.text
+    assert_cites_cell(answer, imea, "18-ago-17", 8, "imea")
+    # the same row in another season (18-ago-16) is not taken for it
+    other = ask(
+        "Quanto da colheita de milho de Mato Grosso estava concluída em 18/08/2016?", table_page("imea", imea)
+    )
+    assert other is not None and "95,81%" in other.text
+
+
+def test_imea_argmax_over_a_row_leaves_the_state_total_out(imea: Grid) -> None:
+    answer = ask("Which region had the largest corn area?", table_page("imea", imea))
+    assert answer is not None and answer.operation == "argmax"
+    assert answer.text.startswith("According to the table") and "Médio-Norte had the highest" in answer.text
+    assert "2.025.045 ha" in answer.text  # not Mato Grosso's 4.738.950, the sum of the regions
+    smallest = ask("Qual região teve a menor área de milho?", table_page("imea", imea))
+    assert smallest is not None and smallest.operation == "argmin"
+    assert "Norte teve o menor valor" in smallest.text and "165.776 ha" in smallest.text
+
+
+def test_census_lookups_by_state_and_period_in_either_spelling(census: Grid) -> None:
+    page = table_page("census", census)
+    nagaland = ask("What was Nagaland's decadal population growth rate in 2001-2011?", page)
+    assert nagaland is not None
+    assert "Nagaland" in nagaland.text and "2001-2011" in nagaland.text and "-0.47%" in nagaland.text
+    assert_cites_cell(nagaland, census, "Nagaland", 6, "census")
+    kerala = ask("Qual foi a taxa de crescimento populacional de Kerala em 2001-11?", page)
+    assert kerala is not None and "4.86%" in kerala.text and kerala.text.startswith("Segundo a tabela")
+    assert " em 2001-2011 era " in kerala.text
+
+
+def test_census_argmax_of_a_period_skips_the_all_india_row(census: Grid) -> None:
+    page = table_page("census", census)
+    answer = ask("Qual estado teve o maior crescimento em 1951-61?", page)
+    assert answer is not None and answer.operation == "argmax"
+    assert "Chandigarh teve o maior valor em 1951-1961" in answer.text and "394.13" in answer.text
+    assert_cites_cell(answer, census, "Chandigarh", 1, "census")
+    lowest = ask("Which state had the lowest growth rate in 2001-2011?", page)
+    assert lowest is not None and "Nagaland had the lowest value" in lowest.text
+
+
+def test_nics_state_permit_and_the_totals_row(nics: Grid) -> None:
+    page = table_page("nics", nics)
+    kentucky = ask("How many permit checks did Kentucky have in November 2015?", page)
+    assert kentucky is not None and "264,140" in kentucky.text and "Kentucky" in kentucky.text
+    assert_cites_cell(kentucky, nics, "Kentucky", 1, "nics")
+    total = ask("What was the total number of permit checks?", page)
+    assert total is not None and total.operation == "total" and "804,006" in total.text
+    most = ask("Which state had the most permit checks?", page)
+    assert most is not None and "Kentucky had the highest" in most.text  # the Totals row is not a state
+
+
+def test_imd_abbreviated_headers_and_two_header_levels() -> None:
+    path = corpus_path("pdf", "in_imd_rainfall_distribution_2016-07-10.pdf")
+    page = table_page("imd", corpus_grid(path, header_rows=2, title="State-wise rainfall distribution"))
+    day = ask("What was the percentage departure of rainfall in Meghalaya on the day?", page)
+    assert (
+        day is not None and "MEGHALAYA" in day.text and "-81%" in day.text
+    )  # "%DEP." under "Day:10-07-2016"
+    period = ask("What was Manipur's departure over the period?", page)
+    assert period is not None and "-73%" in period.text
+    category = ask("What was the rainfall category of Meghalaya for the day?", page)
+    assert category is not None and category.text.endswith(" is S [imd p.1].")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the growth rate of Atlantis in 2001-2011?",  # no row
+        "What was Nagaland's growth rate in 2021-2031?",  # no column
+        "What is the capital of Australia?",
+        "Compare Kerala and Nagaland in 2001-2011",  # two rows: not one cell
+        "Quantos habitantes tem Lisboa?",
+    ],
+)
+def test_no_answer_when_no_row_or_column_is_a_clear_match(census: Grid, question: str) -> None:
+    assert ask(question, table_page("census", census)) is None
+
+
+def test_a_total_asked_of_a_table_without_a_total_row_is_the_sum_of_its_complete_column(nics: Grid) -> None:
+    states = dict(nics, rows=nics["rows"][:-1])  # the NICS table without its printed "Totals" row
+    states["bbox"] = [*nics["bbox"][:3], max(c["bbox"][3] for c in states["rows"][-1] if c["bbox"])]
+    answer = ask("What was the total number of permit checks?", table_page("nics", states))
+    assert answer is not None and answer.operation == "sum"
+    assert "804,006" in answer.text and "55 rows" in answer.text  # the printed total, recomputed
+    (citation,) = answer.citations  # one box around the column's cells
+    x, y = cell_centre(nics, "Kentucky", 1)
+    assert citation.bbox[0] <= x <= citation.bbox[2] and citation.bbox[1] <= y <= citation.bbox[3]
+
+
+def test_a_malformed_table_payload_gives_no_error(census: Grid) -> None:
+    page = table_page("census", census)
+    table = page.chunks[0].table
+    assert table is not None
+    table |= {"first_row": None, "table_no": "x", "bbox": None}
+    table["rows"] = [
+        row[:3] if i % 2 else [{"text": c["text"]} for c in row] for i, row in enumerate(table["rows"])
+    ]
+    answer = ask("What was Kerala's decadal population growth rate in 1961-1971?", page)
+    assert answer is None or "Kerala" in answer.text
+    assert (
+        ask("Which state had the lowest growth rate in 2001-2011?", page) is None
+    )  # no bbox: maybe incomplete
+
+
+def test_a_month_the_report_does_not_cover_is_no_answer(nics: Grid) -> None:
+    assert ask("How many permit checks did Kentucky have in December 2015?", table_page("nics", nics)) is None
+
+
+def test_chunks_of_one_table_merge_and_an_incomplete_table_gets_no_extreme(census: Grid) -> None:
+    whole = table_page("census", census, rows_per_chunk=10)
+    assert len(whole.chunks) == 4
+    lookup = ask("What was Nagaland's decadal population growth rate in 2001-2011?", whole)
+    assert lookup is not None and "-0.47%" in lookup.text  # row 24: in the third chunk
+    assert_cites_cell(lookup, census, "Nagaland", 6, "census")
+    assert ask("Which state had the lowest growth rate in 2001-2011?", whole) is not None
+    head = table_page("census", census, rows_per_chunk=10)
+    head.chunks = head.chunks[:2]  # retrieval kept only the first 20 rows: Nagaland's -0.47 is not among them
+    assert ask("Which state had the lowest growth rate in 2001-2011?", head) is None
+
+
+def test_the_best_page_of_two_answers(imea: Grid, census: Grid) -> None:
+    question = "What was Nagaland's decadal population growth rate in 2001-2011?"
+    answer = ask(question, table_page("imea", imea), table_page("census", census, score=0.5))
+    assert answer is not None and answer.citations[0].doc_id == "census"
+
+
+@pytest.fixture(scope="module")
+def answerer(text_encoder: TextEncoder) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(RelevanceGate(text_encoder, SparseEncoder()))
+
+
+def test_extractive_answerer_answers_from_the_cell_with_its_box(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder, imea: Grid
+) -> None:
+    question = "Quanto da colheita de milho de Mato Grosso estava concluída em 18 de agosto de 2017?"
+    result = table_result(question, [table_page("imea", imea)])
+    result.query_vector = text_encoder.embed([question])[0]
+    answer = answerer.answer(question, result)
+    assert answer.status == "answer" and not answer.refused and answer.grounded
+    assert answer.language == "pt" and "99,62%" in answer.answer
+    assert [(c.doc_id, c.page_no) for c in answer.citations] == [("imea", 1)]
+    x, y = cell_centre(imea, "18-ago-17", 8)
+    x0, y0, x1, y1 = answer.citations[0].bbox
+    assert x0 <= x <= x1 and y0 <= y <= y1
+    # no row for the question: the sentence path decides (here: the gate refuses)
+    other = "What is the capital of Australia?"
+    result = table_result(other, [table_page("imea", imea)])
+    result.query_vector = text_encoder.embed([other])[0]
+    refused = answerer.answer(other, result)
+    assert refused.refused and refused.status == "refused" and refused.citations == []
+
+
+def test_the_llm_gets_a_table_as_markdown_with_its_header_once(imea: Grid) -> None:
+    page = table_page("imea", imea, rows_per_chunk=8)  # three chunks of one table
+    for vision in (True, False):
+        prompt = build_prompt(
+            "q", "pt", [page], Budget(vision=vision), lambda d, n: "flat page text", no_image
+        )
+        text = prompt.sent[0].text
+        lines = text.splitlines()
+        assert lines[0] == f"Table: {IMEA_TITLE}"
+        assert lines[1].startswith("| Regiões do IMEA | Centro-Sul | Médio-Norte |") and lines[2].startswith(
+            "|---|"
+        )
+        assert text.count("Regiões do IMEA") == 1  # one header for the table's chunks
+        assert "| Área 16/17 (ha) | 352.094 | 2.025.045 |" in text
+        assert "flat page text" not in text and "Regiões do IMEA: " not in text
+    # vision: the best three chunks (all 18 rows here); text-only: every chunk of the page
+    assert (
+        "| 18-ago-17 | 100,00% |"
+        in build_prompt("q", "pt", [page], Budget(), lambda d, n: "", no_image).sent[0].text
+    )
+
+
+def test_sample_tables_answer_codes_and_text_cells(samples_dir: Path) -> None:
+    """The project's own sample PDFs: a station code names the row, the answer can be a word."""
+    water = corpus_grid(samples_dir / "relatorio_ambiental_recife_2024.pdf", page_no=3)
+    page = table_page("recife", water, page_no=3, title="Relatório ambiental do Recife 2024")
+    station = ask("Qual é a classificação da qualidade da água na estação EST-07?", page)
+    assert station is not None and "Própria" in station.text and "EST-07" in station.text
+    oxygen = ask("Qual foi o oxigênio dissolvido medido na estação EST-05 em 2024?", page)
+    assert oxygen is not None and "3,1 mg/L" in oxygen.text
+    products = corpus_grid(samples_dir / "quarterly_report_q3_2024.pdf", page_no=4)
+    sku = ask("What was the Q3 2024 revenue of SKU NW-5502?", table_page("q3", products, page_no=4))
+    assert sku is not None and "SKU NW-5502" in sku.text and "4.1" in sku.text
