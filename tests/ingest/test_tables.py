@@ -20,6 +20,7 @@ from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.query.types import SearchQuery
 from tests.conftest import corpus_path
+from tests.utils.scripts import load_script
 
 IMEA = ("pdf", "br_imea_milho_safra_16-17.pdf")
 POPULATION = ("pdf", "in_decadal_population_growth.pdf")
@@ -147,36 +148,12 @@ def test_failing_table_detection_falls_back_to_text_with_a_warning(
     assert all(c.get("table") is None for c in carta.page_chunks("default", result.document.id, 1))
 
 
-def _long_table_pdf(rows: int, per_page: int = 2000) -> bytes:
-    """A ruled table of `rows` rows (2 pt each, three columns), `per_page` rows a page
-    (tall pages: a page image stays under WebP's 16383-pixel side)."""
-    doc = pymupdf.open()
-    step, top = 2.0, 20.0
-    font = pymupdf.Font("helv")
-    for first in range(0, rows, per_page):
-        count = min(per_page, rows - first)
-        page = doc.new_page(width=300, height=top * 2 + count * step)
-        shape = page.new_shape()
-        for r in range(count + 1):
-            shape.draw_line((20, top + r * step), (280, top + r * step))
-        for x in (20, 100, 190, 280):
-            shape.draw_line((x, top), (x, top + count * step))
-        shape.finish(width=0.1)
-        shape.commit()
-        writer = pymupdf.TextWriter(page.rect)
-        for i in range(count):
-            r, y = first + i, top + (i + 1) * step - 0.4
-            for x, text in ((22, f"R{r:04d}"), (102, f"{r * 7}"), (192, f"{r % 97},{r % 10}%")):
-                writer.append((x, y), text, font=font, fontsize=1.5)
-        writer.write_text(page)
-    return doc.tobytes()
-
-
 def test_a_10000_row_table_past_the_time_budget_ingests_as_text_with_a_warning(
     make_carta: Callable[..., Carta],
 ) -> None:
-    carta = make_carta(table_timeout_s=1.0)
-    result = carta.ingest(IngestRequest(_long_table_pdf(10_000), "tall.pdf", "default"))
+    carta = make_carta(table_timeout_s=1.0, geotag=False)
+    data = load_script("bench_layout").long_table_pdf(10_000)  # five pages of 2,000 ruled rows
+    result = carta.ingest(IngestRequest(data, "long_table.pdf", "default"))
     assert result.document.status == "ready"
     assert any("page 1: table detection failed (it ran past 1 s" in w for w in result.warnings)
     hits = carta.store.scroll(carta.collections.chunks.name, Filter({"doc_id": result.document.id}))
