@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -54,6 +55,8 @@ _PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PD
 HEADING_SIZE = 1.2  # a heading's type is at least this much larger than the page's body text
 HEADING_CHARS = 150
 _BOLD = 16  # PyMuPDF span flag
+_TOOL_TITLE = re.compile(r"^(microsoft \w+ - |untitled$)|\.(docx?|xlsx?|pptx?|odt|rtf|txt|pdf|tex)$", re.I)
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}")  # a table of contents line, not a heading
 
 
 class PdfPages:
@@ -190,7 +193,7 @@ class PdfLoader:
             pdf.close()
             raise TooLarge(f"the PDF has {pages} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
         metadata = pdf.metadata or {}
-        title = metadata.get("title") or None
+        title = _metadata_title(metadata.get("title") or "")
         return PdfPages(pdf, options, "pdf", title, warnings=_owner_restrictions(pdf, metadata), data=data)
 
     def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
@@ -198,6 +201,15 @@ class PdfLoader:
 
     def point_kind(self, tags: list[GeoTag]) -> PointKind:
         return "pdf_page"
+
+
+def _metadata_title(title: str) -> str | None:
+    """The metadata title unless it is an authoring tool's file name ("Microsoft Word -
+    report.docx"), which would head every chunk's context; then the file name serves."""
+    title = " ".join(title.split())
+    if not title or _TOOL_TITLE.search(title):
+        return None
+    return title
 
 
 def _owner_restrictions(pdf: pymupdf.Document, metadata: dict) -> tuple[str, ...]:
@@ -264,12 +276,16 @@ def _styled_blocks(page: pymupdf.Page) -> list[TextBlock]:
         text = " ".join(" ".join(lines).split())
         if not text:
             continue
+        largest = max(s["size"] for s in spans)
         heading = (
             len(text) <= HEADING_CHARS
             and len(block["lines"]) <= 3
             and any(ch.isalpha() for ch in text)
+            and not _LEADERS.search(text)
             and (
-                max(s["size"] for s in spans) >= body * HEADING_SIZE or all(s["flags"] & _BOLD for s in spans)
+                largest >= body * HEADING_SIZE
+                # bold at body size: a run-in heading only when alone on its line
+                or (len(block["lines"]) == 1 and largest >= body and all(s["flags"] & _BOLD for s in spans))
             )
         )
         x0, y0, x1, y1 = block["bbox"]
