@@ -276,7 +276,7 @@ def _styled_blocks(page: pymupdf.Page) -> list[TextBlock]:
         text = " ".join(" ".join(lines).split())
         if not text:
             continue
-        largest = max(s["size"] for s in spans)
+        largest = round(max(s["size"] for s in spans), 1)  # as the body size is counted
         heading = (
             len(text) <= HEADING_CHARS
             and len(block["lines"]) <= 3
