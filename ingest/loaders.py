@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from PIL import Image
 
 from ingest.geotagging import GeoTag
+
+if TYPE_CHECKING:
+    from ingest.tables import Table
 
 BBox = tuple[float, float, float, float]  # x0, y0, x1, y1 in page units, origin top-left
 PointKind = Literal["pdf_page", "image", "map"]
@@ -44,6 +47,8 @@ class LoadOptions:
     ocr_min_chars: int = 40
     max_pages: int = 2000
     max_image_pixels: int = 60_000_000
+    layout: Literal["tables", "text"] = "tables"  # PDF tables kept as tables, or read as text
+    table_timeout_s: float = 30.0  # a page's table detection budget; past it, the text path
 
 
 @dataclass
@@ -52,6 +57,7 @@ class TextBlock:
 
     bbox: BBox  # in page units (PDF points; pixels for images), origin top-left
     text: str
+    heading: bool = False  # a title or section heading (larger or bold type): the chunks' context
 
 
 @dataclass
@@ -66,6 +72,8 @@ class LoadedPage:
     text_source: str  # "text", "ocr" or "none"
     # what applied to this page, without its number, e.g. "OCRed at 212 dpi instead of 300 (...)"
     warnings: list[str] = field(default_factory=list)
+    # tables detected on the page (PDF, CARTA_LAYOUT=tables); their text is not in `blocks`
+    tables: list[Table] = field(default_factory=list)
 
 
 class OpenedDocument(Protocol):

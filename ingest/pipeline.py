@@ -20,7 +20,7 @@ from index.payloads import Payload, chunk_payload, page_payload
 from index.registry import Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
-from ingest.chunking import Chunk, chunk_page
+from ingest.chunking import Chunk, SectionContext, chunk_page
 from ingest.formats.vector import GEODATA_SOURCE
 from ingest.geotagging import (
     GeoTag,
@@ -162,6 +162,7 @@ class Ingestor:
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
         page_notes: dict[str, list[int]] = {}  # a page's warning -> the pages it applies to
+        sections = SectionContext(doc.title)  # the chunks' context header, across batches
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
@@ -170,11 +171,11 @@ class Ingestor:
                     page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
-                    self._index_pages(doc, batch, warnings, geo)
+                    self._index_pages(doc, batch, warnings, geo, sections)
                     self._report(progress, filename, page.page_no, opened.page_count)
                     batch = []
             if batch:
-                self._index_pages(doc, batch, warnings, geo)
+                self._index_pages(doc, batch, warnings, geo, sections)
                 self._report(progress, filename, batch[-1].page_no, opened.page_count)
             ready = Filter({"tenant": tenant, "doc_id": doc_id})
             for spec in self.collections.all():
@@ -218,17 +219,23 @@ class Ingestor:
             progress(Progress(filename, "pages", done, total))
 
     def _index_pages(
-        self, doc: Document, pages: list[LoadedPage], warnings: list[str], geo: _GeoContext
+        self,
+        doc: Document,
+        pages: list[LoadedPage],
+        warnings: list[str],
+        geo: _GeoContext,
+        sections: SectionContext,
     ) -> None:
         chunks: list[Chunk] = []
         for page in pages:
             self.images.save(doc.tenant, doc.id, page.page_no, page.image)
             if page.text_source == "none":
                 warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
-            chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars))
+            chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars, page.tables, sections))
         texts = [c.text for c in chunks]
-        embeddings = self.text.embed_with_tokens(texts)
-        sparse = self.sparse.embed_documents(texts)
+        indexed = [c.indexed_text() for c in chunks]  # with the context header
+        embeddings = self.text.embed_with_tokens(indexed)
+        sparse = self.sparse.embed_documents(indexed)
         chunk_tags = self._chunk_tags(texts, geo)
         page_tags = {
             p.page_no: geo.document_tags
@@ -260,7 +267,9 @@ class Ingestor:
                 bbox=c.bbox,
                 page_size=sizes[c.page_no],
                 geo=located,
+                table=c.table,
             )
+            payload["context"] = c.context  # embedded with the text, not part of what is quoted
             chunk_id = point_id(doc.tenant, doc.id, f"c{c.page_no}.{c.index}")
             chunk_points.append(StorePoint(chunk_id, vectors, payload))
         page_points: list[StorePoint] = []

@@ -216,6 +216,8 @@ class Carta:
                 ocr_min_chars=settings.ocr_min_chars,
                 max_pages=settings.max_pages,
                 max_image_pixels=settings.max_image_pixels,
+                layout=settings.layout,
+                table_timeout_s=settings.table_timeout_s,
             ),
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,

@@ -36,7 +36,8 @@ class Settings(BaseSettings):
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
     page_pooling: Literal["off", "sequential", "hierarchical"] = Field(
-        "off", description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
+        "off",
+        description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
         "stage (runs of tokens, or token clusters; index/pooling.py) reranked by exact MaxSim.",
     )
     page_pool_factor: int = Field(4, ge=2, le=64, description="Tokens per pooled page vector.")
@@ -62,6 +63,17 @@ class Settings(BaseSettings):
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_min_chars: int = Field(40, ge=0, description="Pages with fewer text-layer characters are OCRed.")
     chunk_chars: int = Field(900, ge=200, le=4000)
+    layout: Literal["tables", "text"] = Field(
+        "tables",
+        description="PDF pages: 'tables' detects tables (cells, headers; chunks name their columns), "
+        "'text' reads every page as text blocks only (faster; scripts/bench_layout.py measures both).",
+    )
+    table_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        le=600,
+        description="Table detection budget per PDF page; past it the rest of the document is read as text.",
+    )
     max_upload_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     max_pages: int = Field(2000, ge=1)
     max_image_pixels: int = Field(
@@ -111,7 +123,8 @@ class Settings(BaseSettings):
         None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
     )
     visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
-        "blocks", description="First-stage pooled multivector: row/column means, k x k block means, "
+        "blocks",
+        description="First-stage pooled multivector: row/column means, k x k block means, "
         "token clustering, or runs (index/pooling.py).",
     )
     visual_pool_factor: int = Field(
@@ -207,8 +220,11 @@ class Settings(BaseSettings):
 
     # Graph communities and LLM constraints (issue 6: global search)
     graph_community_resolution: int = Field(
-        5, ge=0, le=9, description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
-        "questions; kept coarser than graph_resolution."
+        5,
+        ge=0,
+        le=9,
+        description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
+        "questions; kept coarser than graph_resolution.",
     )
     graph_llm_summaries: bool = Field(
         False, description="With an LLM configured, it also writes each community's summary (cached)."

@@ -11,6 +11,15 @@ warning, rather than refused: its stored rendering still fits (at any dpi), its 
 and the document's other pages are still worth indexing, and knowing that a page needs
 OCR means reading its text layer, which upload-time validation does not do.
 
+Tables (CARTA_LAYOUT=tables, the default): a page with a text layer has its tables
+detected (ingest/tables.py, in the child process of ingest/table_worker.py under
+CARTA_TABLE_TIMEOUT_S per page); the text blocks a table covers leave `blocks`, as the
+table's chunks carry that text. When detection fails or runs too long on a page, that page
+and the rest of the document are read as plain text, with a warning.
+
+Headings: a short block set in type larger than the page's body text, or all in bold,
+is marked `heading` (the chunks after it name it in their context header).
+
 Encryption: a PDF that needs a password to open (a user password) is refused. One that
 opens without one but carries an owner password restricting copy or print is indexed, as
 any reader can open it, with a warning that the restrictions were not applied.
@@ -18,8 +27,11 @@ any reader can open it, with a warning that the restrictions were not applied.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import re
+from collections import Counter
 from collections.abc import Iterator
 
 import pymupdf
@@ -29,6 +41,8 @@ from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
 from ingest.ocr import ocr_blocks, tesseract_available
+from ingest.table_worker import TableDetectionFailed, TableWorker, shared_worker
+from ingest.tables import Table, covered
 
 log = logging.getLogger(__name__)
 PDF = FileType("application/pdf", "pdf")
@@ -38,6 +52,11 @@ OCR_MIN_DPI = 72
 IMAGE_OCR_MIN_DPI = 36
 # what an owner password may forbid that indexing does anyway (a warning names them)
 _PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PDF_PERM_PRINT))
+HEADING_SIZE = 1.2  # a heading's type is at least this much larger than the page's body text
+HEADING_CHARS = 150
+_BOLD = 16  # PyMuPDF span flag
+_TOOL_TITLE = re.compile(r"^(microsoft \w+ - |untitled$)|\.(docx?|xlsx?|pptx?|odt|rtf|txt|pdf|tex)$", re.I)
+_LEADERS = re.compile(r"(\.\s?){4,}|…{2,}")  # a table of contents line, not a heading
 
 
 class PdfPages:
@@ -54,8 +73,13 @@ class PdfPages:
         title: str | None,
         *,
         warnings: tuple[str, ...] = (),
+        data: bytes | None = None,
     ) -> None:
         self._pdf = pdf
+        # the bytes the table detector opens in its own process (None: no table detection)
+        self._data = data if kind == "pdf" and options.layout == "tables" else None
+        self._key = hashlib.sha256(data).hexdigest() if self._data is not None and data else ""
+        self._tables: TableWorker | None = shared_worker() if self._data is not None else None
         self.options = options
         self.kind = kind
         self.title = title
@@ -79,7 +103,7 @@ class PdfPages:
         if dpi < wanted:
             notes.append(f"rendered at {self._scale(dpi)}, not {self._scale(wanted)} ({self._why(rect)})")
         image = _render(page, dpi)
-        blocks = _text_blocks(page.get_text("blocks", sort=True))
+        blocks = _styled_blocks(page)
         source = "text" if blocks else "none"
         if sum(len(b.text) for b in blocks) < self.options.ocr_min_chars and self._can_ocr():
             ocr_dpi = self._ocr_dpi(rect, notes)
@@ -87,7 +111,26 @@ class PdfPages:
                 ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, ocr_dpi))
                 if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
                     blocks, source = ocr, "ocr"
-        return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes)
+        tables = self._page_tables(index, notes) if source == "text" else []
+        if tables:
+            blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
+        return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
+
+    def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
+        """The page's tables; none (and from here on none for the document, with a note)
+        when detection fails or runs past CARTA_TABLE_TIMEOUT_S."""
+        if self._tables is None or self._data is None:
+            return []
+        try:
+            return self._tables.tables(self._key, self._data, index, self.options.table_timeout_s)
+        except TableDetectionFailed as exc:
+            log.warning("table detection failed on page %d: %s", index + 1, exc)
+            self._tables = None
+            notes.append(
+                f"table detection failed ({exc}; CARTA_TABLE_TIMEOUT_S is {self.options.table_timeout_s:g}); "
+                "this page and the ones after it were read as plain text"
+            )
+            return []
 
     def _ocr_dpi(self, rect: pymupdf.Rect, notes: list[str]) -> int | None:
         """The dpi to OCR the page at within the pixel cap (a note when lowered), or None
@@ -150,14 +193,23 @@ class PdfLoader:
             pdf.close()
             raise TooLarge(f"the PDF has {pages} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
         metadata = pdf.metadata or {}
-        title = metadata.get("title") or None
-        return PdfPages(pdf, options, "pdf", title, warnings=_owner_restrictions(pdf, metadata))
+        title = _metadata_title(metadata.get("title") or "")
+        return PdfPages(pdf, options, "pdf", title, warnings=_owner_restrictions(pdf, metadata), data=data)
 
     def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
         return []  # a PDF's places come from its text, page by page
 
     def point_kind(self, tags: list[GeoTag]) -> PointKind:
         return "pdf_page"
+
+
+def _metadata_title(title: str) -> str | None:
+    """The metadata title unless it is an authoring tool's file name ("Microsoft Word -
+    report.docx"), which would head every chunk's context; then the file name serves."""
+    title = " ".join(title.split())
+    if not title or _TOOL_TITLE.search(title):
+        return None
+    return title
 
 
 def _owner_restrictions(pdf: pymupdf.Document, metadata: dict) -> tuple[str, ...]:
@@ -206,6 +258,39 @@ def _image_ocr_dpi(rect: pymupdf.Rect) -> int:
     """Upscale small images for tesseract (at 72 dpi one pixel is one point)."""
     scale = min(3.0, max(1.0, 2000 / max(rect.width, rect.height)))
     return int(72 * scale)
+
+
+def _styled_blocks(page: pymupdf.Page) -> list[TextBlock]:
+    """The text layer's blocks in reading order, headings marked by type size and weight."""
+    raw = [b for b in page.get_text("dict", sort=True)["blocks"] if b.get("type") == 0]
+    sizes: Counter[float] = Counter()
+    for block in raw:
+        for line in block["lines"]:
+            for span in line["spans"]:
+                sizes[round(span["size"], 1)] += len(span["text"].strip())
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    blocks = []
+    for block in raw:
+        spans = [s for line in block["lines"] for s in line["spans"] if s["text"].strip()]
+        lines = ("".join(s["text"] for s in line["spans"]) for line in block["lines"])
+        text = " ".join(" ".join(lines).split())
+        if not text:
+            continue
+        largest = round(max(s["size"] for s in spans), 1)  # as the body size is counted
+        heading = (
+            len(text) <= HEADING_CHARS
+            and len(block["lines"]) <= 3
+            and any(ch.isalpha() for ch in text)
+            and not _LEADERS.search(text)
+            and (
+                largest >= body * HEADING_SIZE
+                # bold at body size: a run-in heading only when alone on its line
+                or (len(block["lines"]) == 1 and largest >= body and all(s["flags"] & _BOLD for s in spans))
+            )
+        )
+        x0, y0, x1, y1 = block["bbox"]
+        blocks.append(TextBlock((float(x0), float(y0), float(x1), float(y1)), text, heading))
+    return blocks
 
 
 def _text_blocks(raw: list[tuple]) -> list[TextBlock]:

@@ -128,3 +128,55 @@ def test_every_chunk_box_covers_the_blocks_it_came_from() -> None:
 
 def test_empty_page_gives_no_chunks() -> None:
     assert chunk_page(1, [], max_chars=900) == []
+
+
+def test_headings_start_chunks_and_name_the_section_in_every_later_chunks_context() -> None:
+    from ingest.chunking import SectionContext
+
+    context = SectionContext("Relatório de enchentes")
+    page1 = [
+        TextBlock((10, 10, 300, 30), "Relatório de enchentes", heading=True),  # the title is no section
+        TextBlock((10, 40, 300, 60), "Introdução curta."),
+        TextBlock((10, 70, 300, 90), "2. Pontos de alagamento", heading=True),
+        TextBlock((10, 100, 300, 120), "Foram 214 pontos."),
+    ]
+    first = chunk_page(1, page1, 900, context=context)
+    assert [c.text for c in first] == [
+        "Relatório de enchentes\nIntrodução curta.",
+        "2. Pontos de alagamento\nForam 214 pontos.",
+    ]
+    assert [c.context for c in first] == [
+        "Relatório de enchentes · p.1",
+        "Relatório de enchentes > 2. Pontos de alagamento · p.1",
+    ]
+    # the section carries over to the next page until another heading
+    second = chunk_page(
+        2, [TextBlock((10, 10, 300, 30), "Afogados concentrou o maior número.")], 900, context=context
+    )
+    assert second[0].context == "Relatório de enchentes > 2. Pontos de alagamento · p.2"
+    assert second[0].indexed_text() == f"{second[0].context}\n{second[0].text}"
+
+
+def test_pdf_headings_come_from_larger_type_and_tool_file_names_are_no_title() -> None:
+    import pymupdf
+
+    from ingest.formats.pdf import PdfLoader
+    from ingest.loaders import LoadOptions
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Drenagem urbana", fontsize=20)
+    for i in range(6):
+        page.insert_text(
+            (72, 130 + i * 16), f"O bairro {i} teve {i * 3} pontos de alagamento em 2024.", fontsize=11
+        )
+    doc.set_metadata({"title": "Microsoft Word - relatorio_final.docx"})
+    data = doc.tobytes()
+    loader = PdfLoader()
+    opened = loader.open(data, loader.sniff(data), LoadOptions(ocr_enabled=False, layout="text"))  # type: ignore[arg-type]
+    try:
+        blocks = next(iter(opened.pages())).blocks
+    finally:
+        opened.close()
+    assert opened.title is None  # the upload's file name serves
+    assert [b.text for b in blocks if b.heading] == ["Drenagem urbana"]

@@ -1,0 +1,208 @@
+"""Tables of a PDF page kept as tables: cells with boxes, header rows, one label per column.
+
+Detection is PyMuPDF's `Page.find_tables` with the layout model of `pymupdf_layout`
+(`union=True, refine=True`: the layout analyser's table grids fused with the ruling-line
+finder, then each grid refined and its header rows found), the same detector
+`pymupdf4llm` renders as markdown; `pymupdf4llm` itself gives no cell boxes, so it is
+not used. The cell text is read here from the page's words (each word goes to the cell
+holding its centre), because `Table.extract()` splits numbers such as "4.738.950" at
+their separators on some PDFs.
+
+A table becomes `Table`: a title (a spanning first row, or the short line just above the
+table), column labels (header rows joined " / ", a spanning header label repeated over
+the empty header cells to its right), and body rows of `Cell`s. Cell text is capped at
+`CELL_CHARS` so a payload stays bounded.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+import pymupdf
+
+from ingest.loaders import BBox
+
+CELL_CHARS = 200  # a cell's text is cut here (payloads and chunk text stay bounded)
+MAX_HEADER_ROWS = 4
+TITLE_GAP = 40.0  # points between a table's top and a line above it that can be its title
+TITLE_CHARS = 200
+_NUMBER = re.compile(r"^[(\-+−]?[$R€£₹]*\s?\d[\d.,\s]*%?\)?$")
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a page, as `ingest.chunking` turns it into chunks."""
+
+    table_no: int  # position on the page, 0-based
+    title: str
+    columns: list[str]  # one label per column
+    header_rows: int
+    rows: list[list[Cell]]  # body rows, each one cell per column
+    bbox: BBox
+
+
+def detect_tables(page: pymupdf.Page) -> list[Table]:
+    """The tables of `page` (needs `pymupdf.layout` imported: the layout model)."""
+    found = page.find_tables(union=True, refine=True).tables
+    if not found:
+        return []
+    words = page.get_text("words", sort=True)
+    lines = [b for b in page.get_text("blocks", sort=True) if b[6] == 0]
+    tables = []
+    for table in found:
+        grid = [[tuple(c) if c is not None else None for c in row.cells] for row in table.rows]
+        if not grid or not grid[0]:
+            continue
+        built = _build(len(tables), grid, words, lines, tuple(table.bbox), int(table.header_rows or 0))
+        if built is not None:
+            tables.append(built)
+    return tables
+
+
+def _build(
+    table_no: int,
+    grid: list[list[tuple | None]],
+    words: list[tuple],
+    lines: list[tuple],
+    bbox: BBox,
+    header_rows: int,
+) -> Table | None:
+    texts, straddled = _cell_texts(grid, words)
+    ncols = max(len(r) for r in grid)
+    title_parts: list[str] = []
+    start = 0
+    # leading rows that are a caption: a first row whose words cross cell borders, or
+    # rows with a single filled cell in a table of three or more columns
+    while start < len(texts) - 1 and (
+        (start == 0 and straddled[0]) or (ncols >= 3 and _filled(texts[start]) <= 1)
+    ):
+        title_parts.append(" ".join(t for t in texts[start] if t))
+        start += 1
+    body_start = start + _header_depth(texts[start:], max(0, header_rows - start), ncols)
+    if body_start >= len(texts):  # no body left: a one-row table labels nothing
+        body_start = start
+    columns = _column_labels(texts[start:body_start], ncols)
+    rows = []
+    for r in range(body_start, len(grid)):
+        cells = []
+        for c in range(ncols):
+            box = grid[r][c] if c < len(grid[r]) else None
+            text = texts[r][c] if c < len(texts[r]) else ""
+            cells.append(Cell(text, _round(box) if box else _round(bbox)))
+        if any(cell.text for cell in cells):
+            rows.append(cells)
+    if not rows:
+        return None
+    title = " · ".join(p for p in [_title_above(lines, bbox), *title_parts] if p)
+    return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox))
+
+
+def _header_depth(texts: list[list[str]], found: int, ncols: int) -> int:
+    """How many leading rows are header: at least one, what the refined grid found, and
+    more while a row has no number (past the first column) but later rows do; a row with
+    one filled cell (a section label such as "REGION: ...") ends the header."""
+    depth = max(1, found)
+    for r in range(1, min(depth, len(texts))):
+        if ncols >= 3 and _filled(texts[r]) <= 1:
+            return r
+    numeric = [any(is_number(t) for t in row[1:] if t) for row in texts]
+    while (
+        depth < MAX_HEADER_ROWS
+        and depth < len(texts) - 1
+        and not numeric[depth]
+        and any(numeric[depth + 1 :])
+        and not (ncols >= 3 and _filled(texts[depth]) <= 1)
+    ):
+        depth += 1
+    return min(depth, MAX_HEADER_ROWS)
+
+
+def _filled(row: list[str]) -> int:
+    return sum(1 for t in row if t)
+
+
+def _cell_texts(grid: list[list[tuple | None]], words: list[tuple]) -> tuple[list[list[str]], list[bool]]:
+    """Each cell's text from the words whose centre it holds, and for each row whether a
+    word crosses a cell border (a caption spanning the table, not cells)."""
+    tops = [min((c[1] for c in row if c), default=0.0) for row in grid]
+    order = sorted(range(len(grid)), key=lambda i: tops[i])
+    sorted_tops = [tops[i] for i in order]
+    parts: dict[tuple[int, int], list[str]] = {}
+    straddled = [False] * len(grid)
+    for x0, y0, x1, y1, word, *_ in words:
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        k = bisect.bisect_right(sorted_tops, cy) - 1
+        if k < 0:
+            continue
+        r = order[k]
+        for c, box in enumerate(grid[r]):
+            if box and box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
+                parts.setdefault((r, c), []).append(word)
+                if x0 < box[0] - 2 or x1 > box[2] + 2:
+                    straddled[r] = True
+                break
+    texts = [
+        [" ".join(parts.get((r, c), []))[:CELL_CHARS] for c in range(len(row))] for r, row in enumerate(grid)
+    ]
+    return texts, straddled
+
+
+def _column_labels(header: list[list[str]], ncols: int) -> list[str]:
+    """One label per column: the header rows' texts joined " / "; in a header row above
+    the last one, a label spans the empty cells to its right (not from the first column,
+    which labels the rows)."""
+    filled: list[list[str]] = []
+    for depth, row in enumerate(header):
+        row = row + [""] * (ncols - len(row))
+        if depth < len(header) - 1:
+            for c in range(2, ncols):
+                if not row[c] and row[c - 1]:
+                    row[c] = row[c - 1]
+        filled.append(row)
+    labels = []
+    for c in range(ncols):
+        parts: list[str] = []
+        for row in filled:
+            if row[c] and (not parts or parts[-1] != row[c]):
+                parts.append(row[c])
+        labels.append(" / ".join(parts)[:CELL_CHARS])
+    return labels
+
+
+def _title_above(lines: list[tuple], bbox: BBox) -> str:
+    """The short text block ending just above the table and overlapping it horizontally."""
+    best = None
+    for x0, _y0, x1, y1, text, *_ in lines:
+        text = " ".join(text.split())
+        if not text or len(text) > TITLE_CHARS or y1 > bbox[1] + 1 or bbox[1] - y1 > TITLE_GAP:
+            continue
+        if x1 < bbox[0] or x0 > bbox[2]:
+            continue
+        if best is None or y1 > best[0]:
+            best = (y1, text)
+    return best[1] if best else ""
+
+
+def is_number(text: str) -> bool:
+    """Whether a cell reads as a number (any thousands/decimal separator, %, currency)."""
+    return bool(_NUMBER.match(text.strip()))
+
+
+def covered(block: BBox, table: BBox) -> bool:
+    """Whether a text block lies (mostly) inside a table: its text is the table's cells."""
+    ix = max(0.0, min(block[2], table[2]) - max(block[0], table[0]))
+    iy = max(0.0, min(block[3], table[3]) - max(block[1], table[1]))
+    area = max((block[2] - block[0]) * (block[3] - block[1]), 1e-6)
+    return ix * iy / area >= 0.5
+
+
+def _round(box: tuple) -> BBox:
+    return (round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2))
