@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+from collections import OrderedDict
 from multiprocessing.connection import Connection
 from typing import Any
 
 from ingest.tables import Table
 
 START_TIMEOUT_S = 120.0  # importing PyMuPDF and loading the layout model
+REMEMBERED_PAGES = 512  # detected pages kept in memory, by document content and page
 
 
 class TableDetectionFailed(Exception):
@@ -29,6 +31,9 @@ class TableWorker:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        # (document key, page) -> tables: the same file ingested again (reindex, a second
+        # tenant, the test suite's samples) costs no second detection
+        self._found: OrderedDict[tuple[str, int], list[Table]] = OrderedDict()
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
         self._document: str | None = None  # the key of the document the child holds open
@@ -37,6 +42,9 @@ class TableWorker:
         """The tables of page `index` (0-based) of the PDF `data` (`key` names it, so the
         child opens each document once)."""
         with self._lock:
+            if (key, index) in self._found:
+                self._found.move_to_end((key, index))
+                return self._found[key, index]
             conn = self._started()
             try:
                 conn.send(("page", key, data if key != self._document else None, index))
@@ -50,6 +58,9 @@ class TableWorker:
                 raise TableDetectionFailed(f"the detector stopped ({exc.__class__.__name__})") from exc
             if status != "ok":
                 raise TableDetectionFailed(str(value))
+            self._found[key, index] = value
+            while len(self._found) > REMEMBERED_PAGES:
+                self._found.popitem(last=False)
             return value
 
     def close(self) -> None:

@@ -42,7 +42,7 @@ from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
 from ingest.ocr import ocr_blocks, tesseract_available
 from ingest.table_worker import TableDetectionFailed, TableWorker, shared_worker
-from ingest.tables import Table, covered
+from ingest.tables import Table, covered, might_hold_table
 
 log = logging.getLogger(__name__)
 PDF = FileType("application/pdf", "pdf")
@@ -111,7 +111,7 @@ class PdfPages:
                 ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, ocr_dpi))
                 if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
                     blocks, source = ocr, "ocr"
-        tables = self._page_tables(index, notes) if source == "text" else []
+        tables = self._page_tables(index, notes) if source == "text" and might_hold_table(page) else []
         if tables:
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
