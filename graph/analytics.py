@@ -130,6 +130,17 @@ class PlanExecutor:
         if result.unknown is not None:
             return result
         feats = self._in_area(tenant, plan, feats, result)
+        held = self.store.categories(tenant)
+        if not feats and plan.target.category and plan.target.category not in held:
+            here: dict[str, int] = {}  # the categories found in the asked area
+            for f in self._in_area(tenant, plan, self.store.features(tenant), AnalyticResult(plan)):
+                here[f.category] = here.get(f.category, 0) + 1
+            result.unknown = {
+                "kind": "category",
+                "name": plan.target.category,
+                "available": _top(here or held),
+            }
+            return result
         feats, missing = _filtered(feats, plan.filters)
         if missing:
             result.notes.append(f"{missing} features lack a filtered attribute and were left out")
@@ -181,7 +192,7 @@ class PlanExecutor:
             result.unknown = {
                 "kind": "category",
                 "name": result.target_label,
-                "available": [c for c, _ in sorted(held.items(), key=lambda kv: (-kv[1], kv[0]))][:20],
+                "available": _top(held),
             }
             return []
         result.unknown = {"kind": "category", "name": None, "available": sorted(held)[:20]}
@@ -423,6 +434,11 @@ class PlanExecutor:
         kept = list(feats[:MAX_ROWS])
         result.features = kept
         result.rows = [_row(f, f.attrs.get(attribute) if attribute else None) for f in kept]
+
+
+def _top(categories: dict[str, int], n: int = 20) -> list[str]:
+    """The `n` most common categories."""
+    return [c for c, _ in sorted(categories.items(), key=lambda kv: (-kv[1], kv[0]))][:n]
 
 
 def _filtered(feats: list[Feature], filters: list[AttributeFilter]) -> tuple[list[Feature], int]:

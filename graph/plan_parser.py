@@ -244,7 +244,12 @@ class PlanRuleParser:
         which = re.search(r" (?:which|what|qual|que) ([a-z]+) ", folded)
         if group_by is None and op in ("argmax", "argmin") and free_numeric and which is not None:
             # "qual bairro tem a maior população": the groups of a text property ranked
-            texts = [m for m in local if m.type == "string" and m.start == which.start(1) - 1]
+            word_is_target = bool(find_categories(which.group(1)))
+            texts = [
+                m
+                for m in local
+                if m.type == "string" and m.start == which.start(1) - 1 and not word_is_target
+            ]
             if texts:
                 group_by, group_attr = texts[0].prop, texts[0].prop
         if group_by is not None and op in ("argmax", "argmin", "count", "list", "sum", "avg"):

@@ -84,7 +84,11 @@ def test_geojson_without_category_takes_the_file_category() -> None:
     doc = {
         "type": "FeatureCollection",
         "features": [
-            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"x": "5,4"}}
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [1, 2]},
+                "properties": {"x": "5,4"},
+            }
         ],
     }
     data = json.dumps(doc).encode()
