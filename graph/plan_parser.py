@@ -304,6 +304,9 @@ class PlanRuleParser:
             if op in ("nearest", "distance")
             else self._area(question, folded, catalog, target, notes)
         )
+        if relation and held_cats and op in ("list", "count") and area.kind not in ("polygon", "circle"):
+            # "escolas a menos de 300 m uma da outra": a relation with no place after it
+            return GeoPlan(operation="pairs", pair_categories=held_cats[:1] * 2)
         return GeoPlan(
             operation=op,  # type: ignore[arg-type]
             target=target,

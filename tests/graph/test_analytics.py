@@ -206,3 +206,13 @@ def test_a_path_fixture_is_not_needed_for_a_missing_corpus(tmp_path: Path) -> No
         assert ch.analyze("How many pharmacies are there?", TENANT) is None
     finally:
         ch.close()
+
+
+def test_one_category_within_a_radius_of_each_other_stays_pairs(channel: GraphChannel) -> None:
+    """tests/service/api/test_graph_api.py's question: pairs of schools, not a list."""
+    assert (
+        channel.analyze("Quais escolas ficam a menos de 300 metros uma da outra no Recife?", TENANT) is None
+    )
+    near = ask(channel, "Quais escolas ficam perto de Boa Viagem?")
+    assert near.plan.area.kind == "polygon" and near.plan.area.radius_m == 1000
+    assert set(names(ask(channel, "Quais escolas ficam no bairro Boa Viagem?"))) < set(names(near))
