@@ -5,7 +5,7 @@ that ask for pairs of places. Built once by `service.carta.Carta` from Settings.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,9 @@ from graph.parser import ConstraintParser, Constraints, RuleParser, names_relati
 from graph.plan import GeoPlan
 from graph.plan_parser import Catalog, DatasetEntry, PlanRuleParser
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
-from graph.sources import Parsed, dataset_name, parse, sniff
+from graph.sources import Parsed, dataset_name, parse
 from graph.store import DatasetInfo, DocFilter, GraphStore, poi_node, zone_node
+from graph.zone_names import ZoneNamer
 from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
@@ -84,8 +85,8 @@ class GraphChannel:
         """Parse and store one POI file (PoiFormatError / EmptyDataset when unusable,
         TooManyPois over the per-dataset cap, checked before anything is stored or joined).
         `aliases`: question words naming a property ({"V014": ["residentes", "population"]})."""
-        kind = sniff(data)
         parsed: Parsed = parse(data, dataset_name(filename), category)
+        kind = parsed.kind
         if len(parsed.pois) > self.max_dataset_pois:
             raise TooManyPois(
                 f"{filename}: {len(parsed.pois):,} points of interest; a dataset may hold at most "
@@ -196,31 +197,8 @@ class GraphChannel:
         best = self.gazetteer.lookup(name)
         return (best[0].place.lat, best[0].place.lon) if best else None
 
-    def _zone_namer(self, tenant: str) -> Callable[[float, float], str | None]:
-        """The name of the place a point falls in: the smallest polygon of the tenant's
-        layers covering it, else the gazetteer's (a user polygon or the nearest city)."""
-        cache: dict[str, Any] = {}
-
-        def name(lat: float, lon: float) -> str | None:
-            from shapely import STRtree
-            from shapely.geometry import Point, shape
-
-            if "tree" not in cache:
-                polys = self.store.features(tenant, polygons_only=True)
-                cache["polys"] = polys
-                cache["shapes"] = [shape(p.geometry) for p in polys]
-                cache["tree"] = STRtree(cache["shapes"]) if polys else None
-            if cache["tree"] is not None:
-                hits = [int(i) for i in cache["tree"].query(Point(lon, lat), predicate="covered_by")]
-                named = [i for i in hits if cache["polys"][i].name]
-                if named:
-                    best = min(named, key=lambda i: cache["shapes"][i].area)
-                    return cache["polys"][best].name
-            if self.gazetteer is not None and (place := self.gazetteer.place_at(lat, lon)) is not None:
-                return place.name
-            return None
-
-        return name
+    def _zone_namer(self, tenant: str) -> ZoneNamer:
+        return ZoneNamer(self.store, self.gazetteer, tenant)
 
     def answer_global(
         self, question: str, tenant: str, language: str = "en", visible: DocFilter | None = None

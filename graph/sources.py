@@ -63,6 +63,7 @@ class Parsed:
     roads: list[Road] = field(default_factory=list)
     duplicates: int = 0
     skipped: int = 0  # features without a usable location
+    kind: str = ""  # what `sniff` found: pbf, osm-xml, overpass, geojson, csv
 
 
 def _valid(lat: float, lon: float) -> bool:
@@ -115,15 +116,18 @@ def sniff(data: bytes) -> str:
 
 
 def parse(data: bytes, dataset: str, default_category: str | None = None) -> Parsed:
-    """POIs (and roads, for OSM) of one upload."""
+    """POIs (and roads, for OSM) of one upload; `Parsed.kind` says what the file was."""
     kind = sniff(data)
     if kind in ("pbf", "osm-xml"):
-        return read_osm(data, kind)
-    if kind == "overpass":
-        return read_overpass(load_json(data))
-    if kind == "geojson":
-        return read_geojson(load_json(data), dataset, default_category)
-    return read_csv(data.decode("utf-8-sig"), dataset, default_category)
+        parsed = read_osm(data, kind)
+    elif kind == "overpass":
+        parsed = read_overpass(load_json(data))
+    elif kind == "geojson":
+        parsed = read_geojson(load_json(data), dataset, default_category)
+    else:
+        parsed = read_csv(data.decode("utf-8-sig"), dataset, default_category)
+    parsed.kind = kind
+    return parsed
 
 
 # --------------------------------------------------------------------------- OSM
@@ -202,10 +206,12 @@ def read_overpass(doc: dict[str, Any]) -> Parsed:
 
 
 def _pick(props: Mapping[str, Any], keys: Iterable[str]) -> Any:
-    lowered = {str(k).lower(): v for k, v in props.items()}
-    for key in keys:
+    keys = tuple(keys)
+    for key in keys:  # exact names first: no lower-cased copy of the properties needed
         if props.get(key) not in (None, ""):
             return props[key]
+    lowered = {str(k).lower(): v for k, v in props.items()}
+    for key in keys:
         if lowered.get(key.lower()) not in (None, ""):
             return lowered[key.lower()]
     return None
@@ -280,7 +286,10 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
     geom = feature.get("geometry")
     if not isinstance(geom, Mapping) or not geom.get("type"):
         return None
+    point_xy = _point_coords(geom)
     try:
+        if point_xy is not None:  # the common case, without building a shapely geometry
+            return _poi_at(i, feature, attrs, dataset, category_default, point_xy[1], point_xy[0], None)
         shaped = shape(geom)
         if shaped.is_empty:
             return None
@@ -298,6 +307,37 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
         lon, lat = float(point.x), float(point.y)
     except (ValueError, TypeError, AttributeError, IndexError, KeyError, GEOSException):
         return None
+    return _poi_at(i, feature, attrs, dataset, category_default, lat, lon, geometry)
+
+
+def _point_coords(geom: Mapping[str, Any]) -> tuple[float, float] | None:
+    """(lon, lat) of a plain Point geometry (2-D or 3-D), None for anything else."""
+    if geom.get("type") != "Point":
+        return None
+    coords = geom.get("coordinates")
+    if not isinstance(coords, list | tuple) or len(coords) not in (2, 3):
+        return None
+    x, y = coords[0], coords[1]
+    if (
+        isinstance(x, bool)
+        or isinstance(y, bool)
+        or not isinstance(x, int | float)
+        or not isinstance(y, int | float)
+    ):
+        return None
+    return float(x), float(y)
+
+
+def _poi_at(
+    i: int,
+    feature: Mapping[str, Any],
+    attrs: dict[str, Any],
+    dataset: str,
+    category_default: str,
+    lat: float,
+    lon: float,
+    geometry: dict[str, Any] | None,
+) -> Poi | None:
     if not _valid(lat, lon):
         return None
     category = _category(attrs, None) or category_default

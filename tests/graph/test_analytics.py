@@ -216,3 +216,17 @@ def test_one_category_within_a_radius_of_each_other_stays_pairs(channel: GraphCh
     near = ask(channel, "Quais escolas ficam perto de Boa Viagem?")
     assert near.plan.area.kind == "polygon" and near.plan.area.radius_m == 1000
     assert set(names(ask(channel, "Quais escolas ficam no bairro Boa Viagem?"))) < set(names(near))
+
+
+def test_overview_zones_lead_with_their_name(channel: GraphChannel) -> None:
+    """The H3 ranking names each zone by the polygon it falls in (a bairro of the loaded
+    layer) or the gazetteer's city, the H3 id in brackets, and counts in the right number."""
+    overview = channel.answer_global("Which areas have the most restaurants?", TENANT, "en")
+    assert overview is not None
+    first = overview.zones[0]
+    assert first[
+        "place"
+    ] == "Helsinki" and f"1. Helsinki (H3 {first['h3']}): {first['score']} restaurants" in (overview.text)
+    pt = channel.answer_global("Quais zonas têm mais escolas?", TENANT, "pt")
+    assert pt is not None and pt.zones[0]["place"] == "COHAB"  # the Recife bairro polygon (a dataset)
+    assert "1. COHAB (H3 " in pt.text
