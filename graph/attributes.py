@@ -20,6 +20,7 @@ from typing import Any
 MAX_SAMPLES = 5
 MAX_CATEGORIES = 50
 MAX_FLATTEN_DEPTH = 8  # deeper objects are kept as JSON text under their dotted key
+MAX_EXACT_INT = 2**53  # larger integers are identifiers, kept as text
 
 _INT_RE = re.compile(r"^[-+]?(0|[1-9]\d*)$")
 _FLOAT_RE = re.compile(r"^[-+]?(\d+\.\d+|\d+\.|\.\d+|\d+(\.\d+)?[eE][-+]?\d+)$")
@@ -64,7 +65,7 @@ def coerce(value: Any) -> Any:
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return value
+        return value if abs(value) <= MAX_EXACT_INT else str(value)  # beyond a float's precision: a code
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, list | dict):
@@ -73,7 +74,8 @@ def coerce(value: Any) -> Any:
     if not text:
         return None
     if _INT_RE.match(text):
-        return int(text)
+        number = int(text)
+        return number if abs(number) <= MAX_EXACT_INT else text
     number = None
     if _FLOAT_RE.match(text):
         number = float(text)

@@ -31,6 +31,8 @@ from graph.store import GraphStore
         ("", None),
         (float("nan"), None),
         ([1, 2], "[1, 2]"),
+        (10**400, str(10**400)),  # an identifier, not a number a float could hold
+        ("1" + "0" * 30, "1" + "0" * 30),
     ],
 )
 def test_values_are_typed(raw: object, typed: object) -> None:
