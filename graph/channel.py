@@ -17,7 +17,7 @@ from graph.errors import BadAliases, DatasetNotFound, EmptyDataset, PoiFormatErr
 from graph.llm_parser import LLMConstraintParser, LLMPlanParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
 from graph.plan import GeoPlan
-from graph.plan_parser import Catalog, DatasetEntry, PlanRuleParser
+from graph.plan_parser import Catalog, DatasetEntry, PlanRuleParser, may_be_analytical
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
 from graph.sources import Parsed, dataset_name, parse
 from graph.store import DatasetInfo, DocFilter, GraphStore, poi_node, zone_node
@@ -62,6 +62,7 @@ class GraphChannel:
         self.parser: ConstraintParser = parser or (
             LLMConstraintParser(llm, self.rule_parser) if llm is not None else self.rule_parser
         )
+        self._polygon_names: dict[str, tuple[tuple[str, ...], list[tuple[str, str, str]]]] = {}
         self.plan_rules = PlanRuleParser(self.rule_parser.place_hint, self._is_city)
         self.plan_parser: PlanRuleParser | LLMPlanParser = (
             LLMPlanParser(llm, self.plan_rules) if llm is not None else self.plan_rules
@@ -155,20 +156,25 @@ class GraphChannel:
     def catalog(self, tenant: str) -> Catalog:
         """What the tenant's datasets hold, for the plan parser."""
         entries = []
-        for info in self.store.datasets(tenant):
+        infos = self.store.datasets(tenant)
+        key = tuple(i.id for i in infos)
+        cached = self._polygon_names.get(tenant)
+        if cached is None or cached[0] != key:  # the polygons change only with the datasets
+            cached = self._polygon_names[tenant] = (key, self.store.polygon_names(tenant))
+        for info in infos:
             schema = self.store.dataset_schema(tenant, info.id) or {}
             entries.append(DatasetEntry(info.id, dataset_name(info.name), schema, schema.get("aliases", {})))
         return Catalog(
             entries,
             self.store.categories(tenant),
-            self.store.polygon_names(tenant),
+            cached[1],
             lambda: self.store.poi_names(tenant),
         )
 
     def plan(self, question: str, tenant: str) -> GeoPlan | None:
         """The analytical plan of a question over the tenant's data, or None when it asks
         for none (the LLM's when one is configured, the rules' otherwise)."""
-        if not self.store.categories(tenant):
+        if not may_be_analytical(question) or not self.store.categories(tenant):
             return None
         return self.plan_parser.parse(question, self.catalog(tenant))
 

@@ -183,6 +183,12 @@ def _stem_match(folded: str, prop: str) -> int:
     return m.start() if m else -1
 
 
+def may_be_analytical(question: str) -> bool:
+    """The cheap test before the catalog is read: an operation or group-by word is there."""
+    folded = _norm(question)
+    return any(rx.search(folded) for _, rx in _OPS) or bool(_GROUP_RE.search(folded))
+
+
 class PlanRuleParser:
     """`parse(question, catalog)` -> GeoPlan, or None when the question is not analytical."""
 
