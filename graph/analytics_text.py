@@ -129,7 +129,7 @@ def answer_sentence(result: AnalyticResult, language: str) -> str:
         return f"The {one} with the {'highest' if high else 'lowest'} {attr}{where} is {names} ({v})."
     if op in ("sum", "avg"):
         v = number(result.value, language)
-        n = len(result.rows)
+        n = result.total
         if op == "sum":
             return (
                 f"O total de {attr}{where} é {v} ({n} {label(what, language, n)})."

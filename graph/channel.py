@@ -163,7 +163,9 @@ class GraphChannel:
             cached = self._polygon_names[tenant] = (key, self.store.polygon_names(tenant))
         for info in infos:
             schema = self.store.dataset_schema(tenant, info.id) or {}
-            entries.append(DatasetEntry(info.id, dataset_name(info.name), schema, schema.get("aliases", {})))
+            entries.append(
+                DatasetEntry(info.id, dataset_name(info.name), schema, schema.get("aliases", {}), info.kind)
+            )
         return Catalog(
             entries,
             self.store.categories(tenant),

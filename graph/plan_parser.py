@@ -108,6 +108,12 @@ _IN_LAYER_WORDS = re.compile(
     r"\b(bairro|bairros|neighbou?rhood|neighbou?rhoods|district|setor|setores|tract|tracts)\b"
 )
 DEFAULT_NEAR_M = 1000.0
+OSM_KINDS = ("pbf", "osm-xml", "overpass")
+# a question about a chart, map, table or page is the documents' ("the bar chart", "o mapa")
+_DOCUMENT_RE = re.compile(
+    r"\b(chart|charts|graph|grafico|graficos|figure|figura|map|mapa|maps|mapas|table|tabela|legend|legenda|"
+    r"report|relatorio|document|documento|pdf|page|pagina|study|estudo|boletim|bulletin|redpaper|paper)\b"
+)
 MIN_POLYGON_NAME = 4
 MIN_REFERENCE_NAME = 4  # POI names a nearest/distance question may measure from ("pucrs")
 
@@ -124,6 +130,7 @@ class DatasetEntry:
     name: str  # the file's stem
     schema: dict[str, Any]
     aliases: dict[str, list[str]] = field(default_factory=dict)
+    kind: str = "geojson"  # what the file was (graph/sources.py `sniff`)
 
     def prop_types(self) -> dict[str, str]:
         return {p["name"]: p["type"] for p in self.schema.get("properties", [])}
@@ -146,6 +153,7 @@ class _Mention:
     dataset: str
     prop: str
     type: str
+    how: str = "name"  # "name" | "alias" | "concept" | "stem": how the question named it
 
 
 def _norm(text: str) -> str:
@@ -203,6 +211,8 @@ class PlanRuleParser:
 
     def parse(self, question: str, catalog: Catalog) -> GeoPlan | None:
         folded = _norm(question)
+        if _DOCUMENT_RE.search(folded):
+            return None
         notes: list[str] = []
         held = catalog.categories
         cats_found = [c for _, c in find_categories(question, held)]
@@ -221,11 +231,12 @@ class PlanRuleParser:
         if (
             op not in ("nearest", "distance")
             and relation
-            and (len(held_cats) >= 2 or (held_cats and _SELF_RE.search(folded)))
+            and (len(cats_found) >= 2 or (cats_found and _SELF_RE.search(folded)))
         ):
-            return GeoPlan(operation="pairs", pair_categories=held_cats[:2])
+            return GeoPlan(operation="pairs", pair_categories=list(dict.fromkeys(cats_found))[:2])
         mentions = self._mentions(folded, catalog)
         datasets = self._datasets_named(folded, catalog)
+        tabular = {d.id for d in catalog.datasets if d.kind not in OSM_KINDS}
         # the target
         target = Target()
         if held_cats:
@@ -233,8 +244,11 @@ class PlanRuleParser:
         elif other_cats:
             target.category = other_cats[0]
             target.name_contains = other_cats[0]
-        elif mentions:  # a dataset the question names and whose property it names first
-            owners = list(dict.fromkeys(m.dataset for m in mentions))
+        elif defining := [m for m in mentions if m.how in ("name", "alias") and m.dataset in tabular]:
+            # a dataset the question names and whose property it names first; a property
+            # alone counts only by its own name or an upload alias, and not for OSM files
+            # (their tag keys, "name", "level", "capacity", are everyday words)
+            owners = list(dict.fromkeys(m.dataset for m in defining))
             target.dataset = next((d for d in datasets if d in owners), owners[0])
         elif datasets:
             target.dataset = datasets[0]
@@ -331,24 +345,31 @@ class PlanRuleParser:
         for ds in catalog.datasets:
             types = ds.prop_types()
             for prop, kind in types.items():
-                best = -1
+                best, how = -1, "name"
+                own = re.sub(r"[^a-z0-9]+", " ", fold(prop)).strip()
+                aliases = {re.sub(r"[^a-z0-9]+", " ", fold(a)).strip() for a in ds.aliases.get(prop, [])}
                 words = property_words(prop, ds.aliases.get(prop, []))
                 for word in sorted(words, key=len, reverse=True):
                     if (pos := _find_word(folded, word)) >= 0:
                         best = pos
+                        how = "name" if word == own else "alias" if word in aliases else "concept"
                         break
                 if best < 0:
-                    best = _stem_match(folded, prop)
+                    best, how = _stem_match(folded, prop), "stem"
                 if best >= 0:
-                    out.append(_Mention(best, best + len(prop), ds.id, prop, kind))
+                    out.append(_Mention(best, best + len(prop), ds.id, prop, kind, how))
         return sorted(out, key=lambda m: (m.start, m.prop))
+
+    def _name_tokens(self, name: str) -> list[str]:
+        """The words of a file name that say what it holds: not a city ("recife_escolas"
+        names schools; "Recife" in a question does not name the file)."""
+        words = [t for t in re.split(r"[^a-z]+", fold(name)) if len(t) >= 4 and t not in _GENERIC_TOKENS]
+        return [t for t in words if not self.is_city(t)]
 
     def _datasets_named(self, folded: str, catalog: Catalog) -> list[str]:
         hits: list[tuple[int, str]] = []
         for ds in catalog.datasets:
-            tokens = [
-                t for t in re.split(r"[^a-z]+", fold(ds.name)) if len(t) >= 4 and t not in _GENERIC_TOKENS
-            ]
+            tokens = [t for t in self._name_tokens(ds.name)]
             n = sum(
                 1
                 for t in tokens
@@ -412,9 +433,7 @@ class PlanRuleParser:
         for ds in catalog.datasets:
             if ds.id == exclude or not ds.schema.get("polygons"):
                 continue
-            tokens = [
-                t for t in re.split(r"[^a-z]+", fold(ds.name)) if len(t) >= 4 and t not in _GENERIC_TOKENS
-            ]
+            tokens = [t for t in self._name_tokens(ds.name)]
             for t in tokens:
                 if re.search(rf" {re.escape(t.rstrip('s'))}s? ", folded) or re.search(
                     rf" {re.escape(t)} ", folded
