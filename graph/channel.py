@@ -95,8 +95,9 @@ class GraphChannel:
             )
         if not parsed.pois and not parsed.roads:
             raise EmptyDataset(
-                f"{filename}: no feature with a usable location found; {parsed.skipped} features "
-                "skipped (null or invalid geometries, coordinates outside lon/lat ranges)"
+                f"{filename}: no point of interest found (no feature with a usable location); "
+                f"{parsed.skipped} features skipped (null or invalid geometries, coordinates outside "
+                "lon/lat ranges)"
             )
         if aliases:
             known = {p for poi in parsed.pois for p in poi.attrs}
