@@ -4,22 +4,28 @@ that ask for pairs of places. Built once by `service.carta.Carta` from Settings.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from geo.gazetteer import Gazetteer
+from graph.analytics import AnalyticResult, PlanExecutor
 from graph.communities import GlobalResult, GlobalSearch, global_query
-from graph.errors import DatasetNotFound, EmptyDataset, PoiFormatError, TooManyPois
-from graph.llm_parser import LLMConstraintParser
+from graph.errors import BadAliases, DatasetNotFound, EmptyDataset, PoiFormatError, TooManyPois
+from graph.llm_parser import LLMConstraintParser, LLMPlanParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
+from graph.plan import GeoPlan
+from graph.plan_parser import Catalog, DatasetEntry, PlanRuleParser, may_be_analytical
 from graph.retrieval import DEFAULT_AREA_RADIUS_M, Embedder, RelationalResult, RelationalRetriever
-from graph.sources import Parsed, dataset_name, parse, sniff
+from graph.sources import Parsed, dataset_name, parse
 from graph.store import DatasetInfo, DocFilter, GraphStore, poi_node, zone_node
+from graph.zone_names import ZoneNamer
 from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
+CITY_POPULATION = 100_000  # a polygon named like a city this large is read as the city
 
 
 @dataclass
@@ -56,6 +62,11 @@ class GraphChannel:
         self.parser: ConstraintParser = parser or (
             LLMConstraintParser(llm, self.rule_parser) if llm is not None else self.rule_parser
         )
+        self._polygon_names: dict[str, tuple[tuple[str, ...], list[tuple[str, str, str]]]] = {}
+        self.plan_rules = PlanRuleParser(self.rule_parser.place_hint, self._is_city)
+        self.plan_parser: PlanRuleParser | LLMPlanParser = (
+            LLMPlanParser(llm, self.plan_rules) if llm is not None else self.plan_rules
+        )
         self.retriever = RelationalRetriever(self.store, area_radius_m, max_pairs, embed)
         self.global_search = GlobalSearch(self.store, llm, llm_summaries, gazetteer)
 
@@ -65,23 +76,38 @@ class GraphChannel:
     # ----------------------------------------------------------------- datasets
 
     def add_dataset(
-        self, data: bytes, filename: str, tenant: str, category: str | None = None
+        self,
+        data: bytes,
+        filename: str,
+        tenant: str,
+        category: str | None = None,
+        aliases: dict[str, list[str]] | None = None,
     ) -> tuple[DatasetInfo, bool]:
         """Parse and store one POI file (PoiFormatError / EmptyDataset when unusable,
-        TooManyPois over the per-dataset cap, checked before anything is stored or joined)."""
-        kind = sniff(data)
+        TooManyPois over the per-dataset cap, checked before anything is stored or joined).
+        `aliases`: question words naming a property ({"V014": ["residentes", "population"]})."""
         parsed: Parsed = parse(data, dataset_name(filename), category)
+        kind = parsed.kind
         if len(parsed.pois) > self.max_dataset_pois:
             raise TooManyPois(
                 f"{filename}: {len(parsed.pois):,} points of interest; a dataset may hold at most "
                 f"{self.max_dataset_pois:,} (CARTA_GRAPH_MAX_DATASET_POIS): split the file"
             )
         if not parsed.pois and not parsed.roads:
-            hint = "" if category else " (pass a category for files without category columns)"
             raise EmptyDataset(
-                f"{filename}: no point of interest found; {parsed.skipped} features skipped{hint}"
+                f"{filename}: no point of interest found (no feature with a usable location); "
+                f"{parsed.skipped} features skipped (null or invalid geometries, coordinates outside "
+                "lon/lat ranges)"
             )
-        return self.store.add_dataset(tenant, parsed, filename, kind, data + (category or "").encode())
+        if aliases:
+            known = {p for poi in parsed.pois for p in poi.attrs}
+            if unknown := sorted(set(aliases) - known):
+                raise BadAliases(
+                    f"aliases name properties the file lacks: {', '.join(unknown)}; "
+                    f"its properties: {', '.join(sorted(known)[:40]) or 'none'}"
+                )
+        salt = (category or "") + (json.dumps(aliases, sort_keys=True) if aliases else "")
+        return self.store.add_dataset(tenant, parsed, filename, kind, data + salt.encode(), aliases)
 
     def datasets(self, tenant: str) -> list[DatasetInfo]:
         return self.store.datasets(tenant)
@@ -110,9 +136,7 @@ class GraphChannel:
         known = self.store.categories(tenant) if tenant else {}
         return self.parser.parse(question, known)
 
-    def answer(
-        self, question: str, tenant: str, visible: DocFilter | None = None
-    ) -> RelationalResult | None:
+    def answer(self, question: str, tenant: str, visible: DocFilter | None = None) -> RelationalResult | None:
         """Relational evidence when the question asks for pairs of categories the tenant
         has POIs of; None otherwise (the question is not relational here). `visible`: the
         documents the caller may see (None: all), the only ones the evidence names."""
@@ -129,6 +153,61 @@ class GraphChannel:
             match = self.rule_parser.place_hint(question) or self.rule_parser.place_hint(constraints.place)
         place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
         return self.retriever.retrieve(tenant, constraints, place, question, visible)
+
+    def catalog(self, tenant: str) -> Catalog:
+        """What the tenant's datasets hold, for the plan parser."""
+        entries = []
+        infos = self.store.datasets(tenant)
+        key = tuple(i.id for i in infos)
+        cached = self._polygon_names.get(tenant)
+        if cached is None or cached[0] != key:  # the polygons change only with the datasets
+            cached = self._polygon_names[tenant] = (key, self.store.polygon_names(tenant))
+        for info in infos:
+            schema = self.store.dataset_schema(tenant, info.id) or {}
+            entries.append(
+                DatasetEntry(info.id, dataset_name(info.name), schema, schema.get("aliases", {}), info.kind)
+            )
+        return Catalog(
+            entries,
+            self.store.categories(tenant),
+            cached[1],
+            lambda: self.store.poi_names(tenant),
+        )
+
+    def plan(self, question: str, tenant: str) -> GeoPlan | None:
+        """The analytical plan of a question over the tenant's data, or None when it asks
+        for none (the LLM's when one is configured, the rules' otherwise)."""
+        if not may_be_analytical(question) or not self.store.categories(tenant):
+            return None
+        return self.plan_parser.parse(question, self.catalog(tenant))
+
+    def analyze(self, question: str, tenant: str) -> AnalyticResult | None:
+        """The executed plan of an analytical question; None when the question is not one
+        here, or asks for pairs (`answer` answers those)."""
+        plan = self.plan(question, tenant)
+        if plan is None or plan.operation == "pairs":
+            return None
+        return PlanExecutor(self.store, self._zone_namer(tenant), self._locate).run(tenant, plan)
+
+    def _is_city(self, name: str) -> bool:
+        if self.gazetteer is None:
+            return False
+        best = self.gazetteer.lookup(name)
+        return (
+            bool(best)
+            and best[0].place.source in ("geonames", "builtin")
+            and best[0].place.population >= CITY_POPULATION
+            and (best[0].place.kind not in ("country", "continent", "state"))
+        )
+
+    def _locate(self, name: str) -> tuple[float, float] | None:
+        if self.gazetteer is None:
+            return None
+        best = self.gazetteer.lookup(name)
+        return (best[0].place.lat, best[0].place.lon) if best else None
+
+    def _zone_namer(self, tenant: str) -> ZoneNamer:
+        return ZoneNamer(self.store, self.gazetteer, tenant)
 
     def answer_global(
         self, question: str, tenant: str, language: str = "en", visible: DocFilter | None = None
@@ -148,6 +227,17 @@ class GraphChannel:
         self, tenant: str, cells: Sequence[str], visible: DocFilter | None = None
     ) -> list[MentioningPage]:
         rows = self.store.pages_mentioning(tenant, {zone_node(c) for c in cells}, visible)
+        return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
+
+    def pages_mentioning_rows(
+        self, tenant: str, result: AnalyticResult, visible: DocFilter | None = None
+    ) -> list[MentioningPage]:
+        """Pages (of documents `visible` admits) that mention the features or zones of an
+        analytical answer's rows."""
+        ids = [r["id"] for r in result.rows if r.get("id")]
+        targets = {poi_node(i) for i in ids} | {zone_node(r["h3"]) for r in result.rows if r.get("h3")}
+        targets |= {zone_node(f.h3) for f in result.features}
+        rows = self.store.pages_mentioning(tenant, targets, visible)
         return [MentioningPage(*r) for r in rows[:MAX_CITED_PAGES]]
 
     def mentioning_pages(

@@ -30,11 +30,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from geo.folding import fold
 from geo.gazetteer import Gazetteer
+from graph.analytics_text import label
 from graph.categories import category_label
 from graph.evidence import zone_feature
 from graph.parser import find_categories
 from graph.store import DocFilter, GraphStore, community_profile, visible_zone
 from graph.summaries import OPEN_DATA
+from graph.zone_names import ZoneNamer
 from models.llm_client import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
@@ -144,12 +146,13 @@ class GlobalSearch:
             partial[parent] = sorted(partial[parent], key=lambda cs: (-cs[1], cs[0]))[: query.top]
         # reduce: the merged per-community tops hold the global top
         merged = sorted((cs for lst in partial.values() for cs in lst), key=lambda cs: (-cs[1], cs[0]))
+        namer = ZoneNamer(self.store, self.gazetteer, tenant)
         for cell, score in merged[: query.top]:
             p = zones[cell]
             result.zones.append(
                 {
                     "h3": cell,
-                    "place": self._place(cell),
+                    "place": namer(*h3.cell_to_latlng(cell)),
                     "score": score,
                     "community": h3.cell_to_parent(cell, res),
                     "total": p.get("total", 0),
@@ -158,8 +161,10 @@ class GlobalSearch:
                 }
             )
         ranked = sorted(
-            ((c, sum(communities.get(c, {}).get("categories", {}).get(k, 0) for k in query.categories))
-             for c in partial),
+            (
+                (c, sum(communities.get(c, {}).get("categories", {}).get(k, 0) for k in query.categories))
+                for c in partial
+            ),
             key=lambda cs: (-cs[1], cs[0]),
         )
         for cell, score in ranked[: query.top]:
@@ -193,13 +198,6 @@ class GlobalSearch:
         for cell, profile in zones.items():
             by_parent.setdefault(h3.cell_to_parent(cell, res), []).append(profile)
         return {parent: community_profile(parent, members) for parent, members in by_parent.items()}
-
-    def _place(self, cell: str) -> str | None:
-        """The zone's name: a user polygon covering its centre, else the nearest city."""
-        if self.gazetteer is None:
-            return None
-        place = self.gazetteer.place_at(*h3.cell_to_latlng(cell))
-        return place.name if place else None
 
     def _summary(self, tenant: str, community: dict[str, Any]) -> str:
         """The community's extractive summary, or its cached/generated LLM summary."""
@@ -281,8 +279,11 @@ def answer_text(result: GlobalResult, language: str) -> str:
         if language == "pt":
             return f"Nenhuma zona com {cats} nos conjuntos de dados carregados."
         return f"No zone has {cats} in the loaded datasets."
+    (only,) = result.query.categories if len(result.query.categories) == 1 else (None,)
+    zone = "zona" if language == "pt" else "zone"
     lines = [
-        f"{i}. {z['h3']}" + (f" ({z['place']})" if z.get("place") else "") + f": {z['score']} {cats}"
+        (f"{i}. {z['place']} (H3 {z['h3']})" if z.get("place") else f"{i}. {zone} {z['h3']}")
+        + f": {z['score']} {label(only, language, z['score']) if only else cats}"
         + (f" ({len(z['documents'])} doc.)" if z["documents"] else "")
         for i, z in enumerate(result.zones, 1)
     ]

@@ -7,6 +7,7 @@ Exception tree (each class also inherits the built-in in brackets):
     ├── PoiFormatError [ValueError]
     ├── EmptyDataset [ValueError]
     ├── TooManyPois [ValueError]
+    ├── BadAliases [ValueError]
     └── OverpassError [RuntimeError]
 
 No HTTP status here: service/api/errors.py maps each class to the API's answer.
@@ -37,3 +38,7 @@ class TooManyPois(GraphError, ValueError):
 
 class OverpassError(GraphError, RuntimeError):
     """The Overpass server could not be reached or kept failing (message says how)."""
+
+
+class BadAliases(GraphError, ValueError):
+    """The property aliases of an upload are malformed or name properties the file lacks."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graph.attributes import flatten
 from graph.categories import normalise_name, normalise_tags
 from graph.errors import PoiFormatError
 from ingest.errors import CorruptDocument, JsonTooDeep
@@ -36,11 +37,16 @@ _CATEGORY_KEYS = ("category", "categoria", "amenity", "type", "tipo", "kind")
 
 @dataclass(frozen=True)
 class Poi:
+    """A feature at one point; `attrs`: its typed properties (graph/attributes.py);
+    `geometry`: its GeoJSON geometry when it is not a point (a polygon layer's feature)."""
+
     id: str
     name: str
     category: str
     lat: float
     lon: float
+    attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    geometry: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,8 @@ class Parsed:
     pois: list[Poi] = field(default_factory=list)
     roads: list[Road] = field(default_factory=list)
     duplicates: int = 0
-    skipped: int = 0  # features without a usable location or category
+    skipped: int = 0  # features without a usable location
+    kind: str = ""  # what `sniff` found: pbf, osm-xml, overpass, geojson, csv
 
 
 def _valid(lat: float, lon: float) -> bool:
@@ -109,15 +116,18 @@ def sniff(data: bytes) -> str:
 
 
 def parse(data: bytes, dataset: str, default_category: str | None = None) -> Parsed:
-    """POIs (and roads, for OSM) of one upload."""
+    """POIs (and roads, for OSM) of one upload; `Parsed.kind` says what the file was."""
     kind = sniff(data)
     if kind in ("pbf", "osm-xml"):
-        return read_osm(data, kind)
-    if kind == "overpass":
-        return read_overpass(load_json(data))
-    if kind == "geojson":
-        return read_geojson(load_json(data), dataset, default_category)
-    return read_csv(data.decode("utf-8-sig"), dataset, default_category)
+        parsed = read_osm(data, kind)
+    elif kind == "overpass":
+        parsed = read_overpass(load_json(data))
+    elif kind == "geojson":
+        parsed = read_geojson(load_json(data), dataset, default_category)
+    else:
+        parsed = read_csv(data.decode("utf-8-sig"), dataset, default_category)
+    parsed.kind = kind
+    return parsed
 
 
 # --------------------------------------------------------------------------- OSM
@@ -127,7 +137,7 @@ def _osm_poi(prefix: str, ident: int, tags: Mapping[str, str], lat: float, lon: 
     category = normalise_tags(tags)
     if category is None or not _valid(lat, lon):
         return None
-    return Poi(f"osm:{prefix}{ident}", tags.get("name", ""), category, lat, lon)
+    return Poi(f"osm:{prefix}{ident}", tags.get("name", ""), category, lat, lon, flatten(tags))
 
 
 def read_osm(data: bytes, kind: str = "pbf") -> Parsed:
@@ -196,77 +206,203 @@ def read_overpass(doc: dict[str, Any]) -> Parsed:
 
 
 def _pick(props: Mapping[str, Any], keys: Iterable[str]) -> Any:
-    lowered = {str(k).lower(): v for k, v in props.items()}
-    for key in keys:
+    keys = tuple(keys)
+    for key in keys:  # exact names first: no lower-cased copy of the properties needed
         if props.get(key) not in (None, ""):
             return props[key]
+    lowered = {str(k).lower(): v for k, v in props.items()}
+    for key in keys:
         if lowered.get(key.lower()) not in (None, ""):
             return lowered[key.lower()]
     return None
 
 
 def _category(props: Mapping[str, Any], default: str | None) -> str | None:
-    tagged = normalise_tags({k: str(v) for k, v in props.items() if isinstance(v, str | int)})
+    """The category an OSM-style tag or a category column gives, else `default`."""
+    scalars = {k: str(v) for k, v in props.items() if isinstance(v, str | int) and not isinstance(v, bool)}
+    tagged = normalise_tags(scalars)
     if tagged:
         return tagged
-    value = _pick(props, _CATEGORY_KEYS)
+    value = _pick(scalars, _CATEGORY_KEYS)
     if value not in (None, ""):
         return normalise_name(str(value))
     return normalise_name(default) if default else None
 
 
-def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None = None) -> Parsed:
-    """Point features (other geometries at their centroid)."""
-    from shapely.geometry import shape
+def category_of_file(dataset: str) -> str:
+    """The category of features no property categorises: the kind of place the file name
+    names ("recife_escolas_municipais" -> school), else the file name itself, else
+    "feature"."""
+    from graph.parser import find_categories  # the question words: one vocabulary for both
 
+    found = find_categories(dataset.replace("_", " ").replace("-", " "))
+    if found:
+        return found[0][1]
+    return normalise_name(dataset.replace("_", " ")) if any(ch.isalpha() for ch in dataset) else "feature"
+
+
+_GEOGRAPHIC_CRS = ("crs84", "4326", "4674", "4258", "4979", "wgs84", "wgs 84")
+
+
+def _crs_name(doc: Mapping[str, Any]) -> str | None:
+    """The CRS a (pre-RFC 7946) GeoJSON declares when it is not a geographic lon/lat one."""
+    crs = doc.get("crs")
+    if not isinstance(crs, Mapping):
+        return None
+    props = crs.get("properties")
+    name = str(props.get("name") or props.get("code") or "") if isinstance(props, Mapping) else ""
+    return None if not name or any(g in name.lower() for g in _GEOGRAPHIC_CRS) else name
+
+
+def _polygonal(geom: Any) -> Any:
+    """A valid 2-D version of a (multi)polygon: invalid rings repaired (make_valid), only
+    the polygonal parts kept; None when nothing polygonal is left."""
+    import shapely
+    from shapely.geometry import MultiPolygon, Polygon
+
+    geom = shapely.force_2d(geom)
+    if not geom.is_valid:
+        geom = shapely.make_valid(geom)
+    if isinstance(geom, Polygon | MultiPolygon):
+        return None if geom.is_empty else geom
+    parts = [g for g in getattr(geom, "geoms", ()) if isinstance(g, Polygon | MultiPolygon)]
+    if not parts:
+        return None
+    union = shapely.unary_union(parts)
+    return None if union.is_empty else union
+
+
+def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> Poi | None:
+    """One GeoJSON feature as a POI (None when it has no usable location). Points sit at
+    their position, polygons at a point inside them (their centroid when it is inside) and
+    keep their repaired geometry, other geometries at their centroid."""
+    from shapely.errors import GEOSException
+    from shapely.geometry import mapping, shape
+
+    if not isinstance(feature, Mapping):
+        return None
+    raw = feature.get("properties")
+    attrs = flatten(raw) if isinstance(raw, Mapping) else {}
+    geom = feature.get("geometry")
+    if not isinstance(geom, Mapping) or not geom.get("type"):
+        return None
+    point_xy = _point_coords(geom)
+    try:
+        if point_xy is not None:  # the common case, without building a shapely geometry
+            return _poi_at(i, feature, attrs, dataset, category_default, point_xy[1], point_xy[0], None)
+        shaped = shape(geom)
+        if shaped.is_empty:
+            return None
+        geometry = None
+        if shaped.geom_type in ("Polygon", "MultiPolygon"):
+            shaped = _polygonal(shaped)
+            if shaped is None:
+                return None
+            geometry = mapping(shaped)
+            point = shaped.centroid if shaped.covers(shaped.centroid) else shaped.representative_point()
+        elif shaped.geom_type == "Point":
+            point = shaped
+        else:
+            point = shaped.centroid
+        lon, lat = float(point.x), float(point.y)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, GEOSException):
+        return None
+    return _poi_at(i, feature, attrs, dataset, category_default, lat, lon, geometry)
+
+
+def _point_coords(geom: Mapping[str, Any]) -> tuple[float, float] | None:
+    """(lon, lat) of a plain Point geometry (2-D or 3-D), None for anything else."""
+    if geom.get("type") != "Point":
+        return None
+    coords = geom.get("coordinates")
+    if not isinstance(coords, list | tuple) or len(coords) not in (2, 3):
+        return None
+    x, y = coords[0], coords[1]
+    if (
+        isinstance(x, bool)
+        or isinstance(y, bool)
+        or not isinstance(x, int | float)
+        or not isinstance(y, int | float)
+    ):
+        return None
+    return float(x), float(y)
+
+
+def _poi_at(
+    i: int,
+    feature: Mapping[str, Any],
+    attrs: dict[str, Any],
+    dataset: str,
+    category_default: str,
+    lat: float,
+    lon: float,
+    geometry: dict[str, Any] | None,
+) -> Poi | None:
+    if not _valid(lat, lon):
+        return None
+    category = _category(attrs, None) or category_default
+    ident = feature.get("id")
+    if not isinstance(ident, str | int) or isinstance(ident, bool):
+        ident = _pick(attrs, _ID_KEYS)
+    texts = {k: v for k, v in attrs.items() if isinstance(v, str)}
+    name = _pick(texts, _NAME_KEYS) or next(
+        (
+            v
+            for k, v in texts.items()
+            if k.lower().startswith(("nm_", "nome_")) or k.lower().endswith("_name")
+        ),
+        None,
+    )
+    return Poi(
+        f"{dataset}:{ident if ident is not None else i}", str(name or ""), category, lat, lon, attrs, geometry
+    )
+
+
+def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None = None) -> Parsed:
+    """Every feature with a usable geometry, with its typed properties; features no
+    property categorises get `default_category`, else the file's category
+    (`category_of_file`). A projected CRS is refused (the coordinates are not lon/lat)."""
     try:
         features = raw_features(doc)
     except CorruptDocument as exc:
         raise PoiFormatError(str(exc)) from exc
-    pois: list[Poi | None] = []
-    for i, feature in enumerate(features):
-        props = feature.get("properties") or {}
-        geom = feature.get("geometry")
-        category = _category(props, default_category)
-        if not geom or category is None:
-            pois.append(None)
-            continue
-        try:
-            point = shape(geom) if geom.get("type") == "Point" else shape(geom).centroid
-            lon, lat = float(point.x), float(point.y)
-        except (ValueError, TypeError, AttributeError, IndexError):
-            pois.append(None)
-            continue
-        ident = feature.get("id", _pick(props, _ID_KEYS))
-        name = _pick(props, _NAME_KEYS)
-        valid = _valid(lat, lon)
-        pois.append(
-            Poi(f"{dataset}:{ident if ident is not None else i}", str(name or ""), category, lat, lon)
-            if valid
-            else None
-        )
+    fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
+    pois = [_feature_poi(i, f, dataset, fallback) for i, f in enumerate(features)]
+    crs = _crs_name(doc)
+    if crs and not any(pois):
+        raise PoiFormatError(f"the GeoJSON declares the CRS {crs!r}: reproject it to WGS 84 (EPSG:4326)")
     return _collect(pois)
 
 
 def read_csv(text: str, dataset: str, default_category: str | None = None) -> Parsed:
-    """Rows with lat/lon columns (comma or semicolon separated, decimal point)."""
+    """Rows with lat/lon columns (comma or semicolon separated, decimal point or comma);
+    every other column is kept as a typed attribute."""
     pois: list[Poi | None] = []
+    fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
+    lat_keys, lon_keys = {k.lower() for k in _LAT_KEYS}, {k.lower() for k in _LON_KEYS}
     for i, row in enumerate(read_rows(text), start=1):
         lat_raw, lon_raw = _pick(row, _LAT_KEYS), _pick(row, _LON_KEYS)
-        category = _category(
-            {k: v for k, v in row.items() if k and k.lower() in _CATEGORY_KEYS}, default_category
+        category = (
+            _category({k: v for k, v in row.items() if k and k.lower() in _CATEGORY_KEYS}, None) or fallback
         )
         try:
             lat, lon = float(str(lat_raw).replace(",", ".")), float(str(lon_raw).replace(",", "."))
         except ValueError:
             pois.append(None)
             continue
-        if category is None or not _valid(lat, lon):
+        if not _valid(lat, lon):
             pois.append(None)
             continue
+        attrs = flatten(
+            {
+                k: v
+                for k, v in row.items()
+                if k and k.lower() not in lat_keys | lon_keys and isinstance(v, str)
+            }
+        )
         ident = _pick(row, _ID_KEYS)
         name = _pick(row, _NAME_KEYS) or (ident if ident and not str(ident).isdigit() else "")
-        pois.append(Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon))
+        pois.append(Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon, attrs))
     return _collect(pois)
 
 

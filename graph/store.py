@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,11 @@ import h3
 import numpy as np
 
 from geo.folding import fold
+from graph.attributes import infer_schema
 from graph.sources import Parsed, Poi, Road
 from graph.spatial import cells_of, join_resolution, nearest_within, ring_k
 from graph.summaries import extractive_summary
-from index.sqlite import connect, migrate, transaction
+from index.sqlite import add_column, connect, migrate, transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS datasets (
@@ -62,7 +64,16 @@ CREATE TABLE IF NOT EXISTS road_vertices (
 CREATE INDEX IF NOT EXISTS rv_key ON road_vertices (tenant, vkey);
 CREATE INDEX IF NOT EXISTS rv_source ON road_vertices (tenant, source);
 """
-_MIGRATIONS = [_SCHEMA]
+
+
+def _typed_attributes(conn: sqlite3.Connection) -> None:
+    """Datasets keep their schema (graph/attributes.py) and the aliases of their
+    properties; POI nodes keep their typed attributes and polygon in `data`."""
+    add_column(conn, "datasets", "schema", "TEXT NOT NULL DEFAULT '{}'")
+    add_column(conn, "datasets", "aliases", "TEXT NOT NULL DEFAULT '{}'")
+
+
+_MIGRATIONS = [_SCHEMA, _typed_attributes]
 
 # whether the caller may see a document id; None where every document counts (an admin)
 DocFilter = Callable[[str], bool]
@@ -97,6 +108,14 @@ class PoiRow:
     lon: float
     h3: str
     source: str
+
+
+@dataclass(frozen=True)
+class Feature(PoiRow):
+    """A POI with its typed attributes and, for a polygon layer's feature, its polygon."""
+
+    attrs: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    geometry: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 def poi_node(poi_id: str) -> str:
@@ -137,6 +156,16 @@ def zone_node(cell: str) -> str:
     return f"zone:{cell}"
 
 
+def _poi_data(poi: Poi) -> str:
+    """A POI node's `data`: its attributes and polygon (empty for a bare point)."""
+    data: dict[str, Any] = {}
+    if poi.attrs:
+        data["attrs"] = poi.attrs
+    if poi.geometry is not None:
+        data["geometry"] = poi.geometry
+    return json.dumps(data, ensure_ascii=False) if data else "{}"
+
+
 class GraphStore:
     def __init__(
         self,
@@ -166,9 +195,16 @@ class GraphStore:
     # ----------------------------------------------------------------- datasets
 
     def add_dataset(
-        self, tenant: str, parsed: Parsed, filename: str, kind: str, content: bytes
+        self,
+        tenant: str,
+        parsed: Parsed,
+        filename: str,
+        kind: str,
+        content: bytes,
+        aliases: dict[str, list[str]] | None = None,
     ) -> tuple[DatasetInfo, bool]:
         """Store one parsed upload; (info, created). The same content again is a no-op.
+        `aliases`: words that name a property in questions ({"V014": ["residentes"]}).
         POIs whose source id another dataset of the tenant already holds are skipped
         (counted as duplicates), so deleting either dataset never removes the other's."""
         dataset_id = hashlib.sha256(content).hexdigest()[:16]
@@ -194,8 +230,14 @@ class GraphStore:
                 datetime.now(UTC).isoformat(timespec="seconds"),
             )
             with transaction(self._db):
+                cats: dict[str, int] = {}
+                for p in pois:
+                    cats[p.category] = cats.get(p.category, 0) + 1
+                schema = infer_schema((p.attrs for p in pois), cats)
+                schema["polygons"] = sum(1 for p in pois if p.geometry is not None)
                 self._db.execute(
-                    "INSERT INTO datasets VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO datasets (tenant,id,name,filename,kind,pois,roads,duplicates,skipped,"
+                    "created_at,schema,aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         tenant,
                         info.id,
@@ -207,6 +249,8 @@ class GraphStore:
                         info.duplicates,
                         info.skipped,
                         info.created_at,
+                        json.dumps(schema, ensure_ascii=False),
+                        json.dumps(aliases or {}, ensure_ascii=False),
                     ),
                 )
                 cells = self._insert_pois(tenant, pois, source)
@@ -235,6 +279,72 @@ class GraphStore:
             (tenant, dataset_id),
         ).fetchone()
         return DatasetInfo(*row) if row else None
+
+    def dataset_schema(self, tenant: str, dataset_id: str) -> dict[str, Any] | None:
+        """The dataset's schema ({"features", "properties", "categories", "polygons"}) and its
+        "aliases"; computed from its POIs for a dataset stored before schemas were kept."""
+        row = self._db.execute(
+            "SELECT schema, aliases FROM datasets WHERE tenant=? AND id=?", (tenant, dataset_id)
+        ).fetchone()
+        if row is None:
+            return None
+        schema = json.loads(row[0])
+        if not schema:
+            feats = self.features(tenant, datasets=[dataset_id])
+            cats: dict[str, int] = {}
+            for f in feats:
+                cats[f.category] = cats.get(f.category, 0) + 1
+            schema = infer_schema((f.attrs for f in feats), cats)
+            schema["polygons"] = sum(1 for f in feats if f.geometry is not None)
+        return {**schema, "aliases": json.loads(row[1])}
+
+    def features(
+        self,
+        tenant: str,
+        datasets: Iterable[str] | None = None,
+        categories: Iterable[str] | None = None,
+        polygons_only: bool = False,
+    ) -> list[Feature]:
+        """POIs with their typed attributes (and polygon), of some datasets or categories."""
+        sql = "SELECT id,name,category,lat,lon,h3,source,data FROM nodes WHERE tenant=? AND type='poi'"
+        args: list[Any] = [tenant]
+        if datasets is not None:
+            sources = sorted({f"ds:{d}" for d in datasets})
+            sql += f" AND source IN ({','.join('?' * len(sources))})"
+            args += sources
+        if categories is not None:
+            cats = sorted(set(categories))
+            sql += f" AND category IN ({','.join('?' * len(cats))})"
+            args += cats
+        if polygons_only:
+            sql += " AND data LIKE '%\"geometry\"%'"
+        out = []
+        for r in self._db.execute(sql, args):
+            data = json.loads(r[7]) if r[7] else {}
+            if polygons_only and not data.get("geometry"):
+                continue
+            out.append(
+                Feature(
+                    r[0][4:], r[1], r[2], r[3], r[4], r[5], r[6], data.get("attrs", {}), data.get("geometry")
+                )
+            )
+        return out
+
+    def polygon_names(self, tenant: str) -> list[tuple[str, str, str]]:
+        """(dataset id, feature id, name) of every named polygon feature (zones by name)."""
+        rows = self._db.execute(
+            "SELECT source, id, name FROM nodes WHERE tenant=? AND type='poi' AND name<>'' "
+            "AND data LIKE '%\"geometry\"%'",
+            (tenant,),
+        ).fetchall()
+        return [(s[3:], i[4:], n) for s, i, n in rows if s.startswith("ds:")]
+
+    def poi_names(self, tenant: str) -> list[tuple[str, str]]:
+        """(poi id, name) of every named POI."""
+        rows = self._db.execute(
+            "SELECT id, name FROM nodes WHERE tenant=? AND type='poi' AND name<>''", (tenant,)
+        ).fetchall()
+        return [(i[4:], n) for i, n in rows]
 
     def datasets(self, tenant: str) -> list[DatasetInfo]:
         rows = self._db.execute(
@@ -364,10 +474,10 @@ class GraphStore:
     def _insert_pois(self, tenant: str, pois: Sequence[Poi], source: str) -> set[str]:
         cells = [h3.latlng_to_cell(p.lat, p.lon, self.resolution) for p in pois]
         self._db.executemany(
-            "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3) "
-            "VALUES (?,?,'poi',?,?,?,?,?,?)",
+            "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3,data) "
+            "VALUES (?,?,'poi',?,?,?,?,?,?,?)",
             [
-                (tenant, poi_node(p.id), source, p.name, p.category, p.lat, p.lon, c)
+                (tenant, poi_node(p.id), source, p.name, p.category, p.lat, p.lon, c, _poi_data(p))
                 for p, c in zip(pois, cells, strict=True)
             ],
         )
@@ -689,9 +799,7 @@ class GraphStore:
         then the communities (H3 parents) that hold them."""
         cells = sorted(set(cells))
         self._refresh_zone_nodes(tenant, cells)
-        self._refresh_communities(
-            tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
-        )
+        self._refresh_communities(tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells})
 
     def _refresh_zone_nodes(self, tenant: str, cells: Sequence[str]) -> None:
         for cell in cells:
@@ -785,9 +893,12 @@ class GraphStore:
             for tenant in sorted({t for (t,) in stale} | wrong):
                 with transaction(self._db):
                     self._db.execute("DELETE FROM nodes WHERE tenant=? AND type='community'", (tenant,))
-                    cells = [r[0] for r in self._db.execute(
-                        "SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)
-                    )]
+                    cells = [
+                        r[0]
+                        for r in self._db.execute(
+                            "SELECT h3 FROM nodes WHERE tenant=? AND type='zone'", (tenant,)
+                        )
+                    ]
                     self._refresh_communities(
                         tenant, {h3.cell_to_parent(c, self.community_resolution) for c in cells}
                     )

@@ -4,6 +4,7 @@ from the graph channel (service/query/channels/graph.py)."""
 
 from __future__ import annotations
 
+from graph.analytics_text import answer_sentence
 from graph.communities import global_block
 from graph.evidence import answer_text, graph_block
 from service.answer.gate import question_language
@@ -20,6 +21,15 @@ def graph_answer(question: str, result: SearchResult, evidence: GraphEvidence) -
     the loaded data, and only pages the caller may see are cited."""
     language = question_language(question)
     citations = [_citation(page) for page in evidence.pages]
+    if evidence.analytic is not None:
+        return _answer(
+            question,
+            result,
+            language,
+            _analytic_text(evidence, language, citations),
+            citations,
+            evidence.analytic.block(),
+        )
     if evidence.overview is not None:
         overview = evidence.overview
         text = neutralise(overview.text)  # community summaries name places from the data
@@ -37,6 +47,27 @@ def graph_answer(question: str, result: SearchResult, evidence: GraphEvidence) -
             f"{neutralise(c.title)} {cite_label(c.doc_id, c.page_no)}" for c in citations
         )
     return _answer(question, result, language, text, citations, graph_block(relational))
+
+
+def _analytic_text(evidence: GraphEvidence, language: str, citations: list[Citation]) -> str:
+    """The result's sentence, the datasets it was computed from, the pages citing its places."""
+    analytic = evidence.analytic
+    assert analytic is not None
+    text = neutralise(answer_sentence(analytic, language))  # feature names are data
+    names = [n for n in analytic.dataset_names if n]
+    if names:
+        head = "Fonte: conjunto de dados" if language == "pt" else "Source: dataset"
+        text += f"\n{head} " + ", ".join(neutralise(n) for n in names) + "."
+    if citations:
+        head = (
+            "Documentos que mencionam esses lugares"
+            if language == "pt"
+            else "Documents that mention these places"
+        )
+        text += f"\n{head}: " + "; ".join(
+            f"{neutralise(c.title)} {cite_label(c.doc_id, c.page_no)}" for c in citations
+        )
+    return text
 
 
 def _answer(

@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph.errors import (
+    BadAliases,
     DatasetNotFound,
     EmptyDataset,
     GraphError,
@@ -125,6 +126,7 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     DatasetNotFound: ErrorSpec(404, "not_found"),
     PoiFormatError: ErrorSpec(415, "unsupported_poi_file"),
     EmptyDataset: ErrorSpec(422, "empty_dataset"),
+    BadAliases: ErrorSpec(422, "bad_aliases"),
     TooManyPois: ErrorSpec(413, "too_many_pois"),
     OverpassError: ErrorSpec(502, "overpass_unavailable"),
     # service/

@@ -293,6 +293,67 @@ class DatasetOut(BaseModel):
     created_at: str
 
 
+class DatasetProperty(BaseModel):
+    """One property of a dataset's features, typed from its values."""
+
+    name: str
+    type: str = Field(description="number | date | boolean | string | json | mixed")
+    count: int = Field(description="features that carry it")
+    min: float | str | None = Field(default=None, description="numbers and dates")
+    max: float | str | None = None
+    samples: list[Any] = Field(default_factory=list)
+    types: dict[str, int] | None = Field(default=None, description="values per type, for a mixed property")
+
+
+class DatasetDetail(DatasetOut):
+    """A dataset with its schema: what a question may filter, aggregate and group by."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "id": "3f2a9c1e5b7d4a60",
+                "name": "recife_escolas_municipais.geojson",
+                "filename": "recife_escolas_municipais.geojson",
+                "kind": "geojson",
+                "pois": 223,
+                "roads": 0,
+                "duplicates": 0,
+                "skipped": 0,
+                "created_at": "2026-12-01T14:00:00+00:00",
+                "features": 223,
+                "polygons": 0,
+                "properties": [
+                    {
+                        "name": "IDEB",
+                        "type": "number",
+                        "count": 183,
+                        "min": 2.7,
+                        "max": 6.1,
+                        "samples": [4.3, 4.8],
+                    },
+                    {"name": "RPA", "type": "number", "count": 220, "min": 1, "max": 6, "samples": [6, 2, 1]},
+                    {
+                        "name": "Escola",
+                        "type": "string",
+                        "count": 223,
+                        "samples": ["Escola Municipal Asa Branca"],
+                    },
+                ],
+                "categories": {"school": 223},
+                "aliases": {},
+            }
+        }
+    )
+
+    features: int = 0
+    polygons: int = Field(default=0, description="features with a polygon (usable as zones and for group-by)")
+    properties: list[DatasetProperty] = Field(default_factory=list)
+    categories: dict[str, int] = Field(default_factory=dict)
+    aliases: dict[str, list[str]] = Field(
+        default_factory=dict, description="question words naming a property"
+    )
+
+
 class DatasetUploadResponse(BaseModel):
     dataset: DatasetOut
     created: bool

@@ -26,8 +26,10 @@ CENTRE = (-30.03, -51.22)  # Porto Alegre
 def scatter(n: int, seed: int, prefix: str, cats: tuple[str, ...], spread: float = 0.08) -> list[Poi]:
     rng = np.random.default_rng(seed)
     lat, lon = CENTRE[0] + rng.normal(0, spread, n), CENTRE[1] + rng.normal(0, spread, n)
-    return [Poi(f"{prefix}:{i}", f"{prefix} {i}", cats[i % len(cats)], float(lat[i]), float(lon[i]))
-            for i in range(n)]
+    return [
+        Poi(f"{prefix}:{i}", f"{prefix} {i}", cats[i % len(cats)], float(lat[i]), float(lon[i]))
+        for i in range(n)
+    ]
 
 
 def add(store: GraphStore, items: list[Poi], tag: bytes) -> str:
@@ -132,8 +134,10 @@ def test_the_zone_with_the_most_pois_of_a_category_ranks_first(tmp_path: Path) -
         items = scatter(1500, 4, "a", ("school", "park", "pharmacy"))
         # a dense cluster of pharmacies in one zone, away from the centre
         rng = np.random.default_rng(5)
-        items += [Poi(f"c:{i}", "", "pharmacy", -29.95 + rng.normal(0, 0.002), -51.10 + rng.normal(0, 0.002))
-                  for i in range(60)]
+        items += [
+            Poi(f"c:{i}", "", "pharmacy", -29.95 + rng.normal(0, 0.002), -51.10 + rng.normal(0, 0.002))
+            for i in range(60)
+        ]
         channel.store.add_dataset("t", Parsed(items), "f.csv", "csv", b"x")
         counts = direct_counts(items, "pharmacy", 7)
         result = channel.answer_global("quais zonas têm mais farmácias?", "t", "pt")
@@ -143,8 +147,16 @@ def test_the_zone_with_the_most_pois_of_a_category_ranks_first(tmp_path: Path) -
         assert [s for _, s in ranked] == sorted(counts.values(), reverse=True)[: len(ranked)]
         assert len(ranked) == 5 and "Zonas com mais farmácias" in result.text
         assert ranked[0][0] in result.text.splitlines()[1]
-        assert {z["place"] for z in result.zones} <= {"Porto Alegre", "Canoas", "Alvorada", "Viamão",
-                                                      "Gravataí", "Cachoeirinha", "Guaíba", "Esteio"}
+        assert {z["place"] for z in result.zones} <= {
+            "Porto Alegre",
+            "Canoas",
+            "Alvorada",
+            "Viamão",
+            "Gravataí",
+            "Cachoeirinha",
+            "Guaíba",
+            "Esteio",
+        }
         comm = {h3.cell_to_parent(c, 5) for c in counts.elements()}
         assert result.communities[0]["score"] == max(
             sum(n for c, n in counts.items() if h3.cell_to_parent(c, 5) == p) for p in comm
@@ -261,6 +273,7 @@ def test_cached_llm_summaries_do_not_cross_callers(tmp_path: Path, llm_server: O
     llm_server.responder = responder
     question = "Which areas have the most schools?"
     try:
+
         def mapped_summaries() -> list[str]:
             return [r["messages"][-1]["content"] for r in llm_server.requests if r.get("response_format")]
 

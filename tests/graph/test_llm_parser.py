@@ -20,8 +20,13 @@ QUESTION = "Which schools are close to a park?"
 
 
 def reply(**over: object) -> str:
-    body = {"categories": ["school", "park"], "pairs": [["school", "park"]], "radius_m": 250, "place": None,
-            "zones": None}
+    body = {
+        "categories": ["school", "park"],
+        "pairs": [["school", "park"]],
+        "radius_m": 250,
+        "place": None,
+        "zones": None,
+    }
     return json.dumps(body | over)
 
 
@@ -108,8 +113,11 @@ def test_channel_uses_the_llm_parser_when_given_a_client(
     client = LLMClient(LLMConfig(llm_server.url, "test-model", timeout_s=5.0, max_retries=0))
     channel = GraphChannel(tmp_path / "g.sqlite3", llm=client)
     try:
-        items = [Poi("s:1", "S1", "school", -8.0600, -34.9000), Poi("p:1", "P1", "park", -8.0610, -34.9000),
-                 Poi("p:2", "P2", "park", -8.0660, -34.9000)]
+        items = [
+            Poi("s:1", "S1", "school", -8.0600, -34.9000),
+            Poi("p:1", "P1", "park", -8.0610, -34.9000),
+            Poi("p:2", "P2", "park", -8.0660, -34.9000),
+        ]
         channel.store.add_dataset("t", Parsed(items), "f.csv", "csv", b"x")
         # ~111 m and ~667 m from the school: the rules' 500 m default keeps one pair, the LLM's 1 km both
         llm_server.script(Step(text=reply(radius_m=1000)))

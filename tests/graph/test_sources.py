@@ -78,15 +78,23 @@ def test_geojson_schools_with_default_category() -> None:
     assert -9 < first.lat < -7 and -35.1 < first.lon < -34.8  # GeoJSON (lon, lat) order respected
 
 
-def test_geojson_without_category_is_skipped() -> None:
+def test_geojson_without_category_takes_the_file_category() -> None:
+    """No category column: the kind of place the file name says, else the file name, else
+    "feature" (issue 16: never an empty dataset when valid features exist)."""
     doc = {
         "type": "FeatureCollection",
         "features": [
-            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]}, "properties": {"x": 1}}
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [1, 2]},
+                "properties": {"x": "5,4"},
+            }
         ],
     }
-    parsed = parse(json.dumps(doc).encode(), "g")
-    assert parsed.pois == [] and parsed.skipped == 1
+    data = json.dumps(doc).encode()
+    assert [(p.category, p.attrs) for p in parse(data, "g").pois] == [("g", {"x": 5.4})]
+    assert parse(data, "farmacias_do_centro").pois[0].category == "pharmacy"
+    assert parse(data, "___").pois[0].category == "feature"
 
 
 def test_csv_semicolons_decimal_commas_and_categories() -> None:

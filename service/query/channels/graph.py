@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graph.analytics import AnalyticResult
 from graph.channel import GraphChannel, MentioningPage
 from graph.communities import GlobalResult
 from graph.retrieval import RelationalResult
@@ -43,6 +44,7 @@ class GraphEvidence:
 
     overview: GlobalResult | None = None
     relational: RelationalResult | None = None
+    analytic: AnalyticResult | None = None  # an analytical plan's result (count, argmax, group by, ...)
     pages: list[GraphPage] = field(default_factory=list)
 
 
@@ -59,7 +61,20 @@ class GraphEvidenceChannel:
         """The evidence when the question is corpus-wide or relational here, else None (the
         question goes to the documents). `acl`: the caller's tokens (index.acl)."""
         visible = self.doc_filter(tenant, acl)
-        overview = self.graph.answer_global(question, tenant, language, visible)
+        analytic = self.graph.analyze(question, tenant)
+        # a zone ranking by H3 stays the overview's (GraphRAG global search); by a polygon
+        # layer, a property or any other operation it is the plan's
+        by_h3 = (
+            analytic is not None and analytic.plan.operation == "group_by" and analytic.plan.group_by == "h3"
+        )
+        overview = (
+            None
+            if analytic is not None and not by_h3
+            else self.graph.answer_global(question, tenant, language, visible)
+        )
+        if overview is None and analytic is not None:
+            mentioning = self.graph.pages_mentioning_rows(tenant, analytic, visible)
+            return GraphEvidence(analytic=analytic, pages=self._pages(mentioning, tenant))
         if overview is not None:
             cells = [z["h3"] for z in overview.zones]
             mentioning = self.graph.pages_mentioning_zones(tenant, cells, visible)

@@ -92,8 +92,10 @@ def test_datasets_relational_ask_and_deletion(served: tuple[LiveServer, httpx.Cl
     assert [(z["h3"], z["score"]) for z in zones][0] == cells.most_common(1)[0]
     assert [z["score"] for z in zones] == sorted(cells.values(), reverse=True)[: len(zones)]
     assert overview["answer"].startswith("Zonas com mais escolas") and not overview["refused"]
-    # zones are named by the gazetteer: here a Recife bairro polygon covering the zone's centre
-    assert isinstance(zones[0]["place"], str) and f"({zones[0]['place']})" in overview["answer"]
+    # zones are named by the gazetteer: here a Recife bairro polygon covering the zone's centre;
+    # the name leads, the H3 id is the detail, the count is singular or plural (issue 16)
+    assert isinstance(zones[0]["place"], str)
+    assert f"1. {zones[0]['place']} (H3 {zones[0]['h3']}): {zones[0]['score']} escolas" in overview["answer"]
 
     # a question that is not relational keeps the document answer path
     plain = client.post("/v1/ask", json={"question": "O que alagou em 2024?"}).json()
@@ -141,8 +143,13 @@ def test_a_carta_with_an_llm_parses_graph_questions_by_schema(
     assert isinstance(carta.graph.parser, LLMConstraintParser)
     csv = b"id,name,category,lat,lon\n1,School A,school,-8.0600,-34.9000\n2,Park B,park,-8.0660,-34.9000\n"
     carta.graph.add_dataset(csv, "pois.csv", "default")
-    constraints = {"categories": ["school", "park"], "pairs": [["school", "park"]], "radius_m": 1000,
-                   "place": None, "zones": None}
+    constraints = {
+        "categories": ["school", "park"],
+        "pairs": [["school", "park"]],
+        "radius_m": 1000,
+        "place": None,
+        "zones": None,
+    }
     llm_server.script(Step(text=json.dumps(constraints)))
     answer = carta.ask(SearchQuery("Which schools are close to a park?", "default"))
     assert answer.graph is not None and answer.graph["constraints"]["radius_m"] == 1000

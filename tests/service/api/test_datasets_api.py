@@ -1,0 +1,106 @@
+"""Datasets with typed attributes through the HTTP API (issue 16): files without a category
+column load, GET /v1/datasets/{id} lists their schema, analytical questions are answered
+by the executed plan, and awkward files answer 2xx or a clear 4xx, never 5xx."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from tests.conftest import corpus_path
+from tests.utils.servers import LiveServer
+
+
+@pytest.fixture
+def client(serve: Callable[..., LiveServer]) -> Iterator[httpx.Client]:
+    live = serve()
+    with httpx.Client(base_url=live.url, timeout=120) as c:
+        yield c
+
+
+def upload(client: httpx.Client, name: str, data: bytes, **form: str) -> httpx.Response:
+    return client.post("/v1/datasets", files={"file": (name, data)}, data=form)
+
+
+def test_schema_endpoint_and_analytical_answers(client: httpx.Client) -> None:
+    schools = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
+    up = upload(client, "recife_escolas_municipais.geojson", schools)  # no category: from the file name
+    assert up.status_code == 201, up.text
+    dataset = up.json()["dataset"]
+    detail = client.get(f"/v1/datasets/{dataset['id']}").json()
+    assert detail["pois"] == 223 and detail["categories"] == {"school": 223} and detail["polygons"] == 0
+    props = {p["name"]: p for p in detail["properties"]}
+    assert props["IDEB"]["type"] == "number" and (props["IDEB"]["min"], props["IDEB"]["max"]) == (2.7, 6.1)
+    assert props["RPA"]["count"] == 223 and props["Endereco"]["type"] == "string"
+
+    body = client.post("/v1/ask", json={"question": "Qual escola tem o maior IDEB?"}).json()
+    assert body["graph"]["plan"]["operation"] == "argmax" and not body["refused"]
+    assert [r["name"] for r in body["graph"]["rows"]] == ["Escola Municipal Asa Branca"]
+    assert "Escola Municipal Asa Branca (6,1)" in body["answer"]
+    assert "recife_escolas_municipais.geojson" in body["answer"]  # the dataset is cited
+
+    unknown = client.post("/v1/ask", json={"question": "Which school has the most students?"}).json()
+    assert unknown["graph"]["unknown"]["kind"] == "attribute" and "IDEB" in unknown["answer"]
+
+
+def test_aliases_name_a_property_for_questions(client: httpx.Client) -> None:
+    tracts = corpus_path("poi", "olinda1_setores_censitarios.geojson").read_bytes()
+    bad = upload(client, "olinda.geojson", tracts, aliases='{"POP": ["população"]}')
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "bad_aliases"
+    assert "V014" in bad.json()["error"]["message"]
+    malformed = upload(client, "olinda.geojson", tracts, aliases="[not json")
+    assert malformed.status_code == 422 and malformed.json()["error"]["code"] == "bad_aliases"
+    assert client.get("/v1/datasets").json() == []  # nothing stored by a refused upload
+
+    up = upload(
+        client, "olinda1_setores_censitarios.geojson", tracts, aliases='{"V014": "população, residents"}'
+    )
+    assert up.status_code == 201, up.text
+    detail = client.get(f"/v1/datasets/{up.json()['dataset']['id']}").json()
+    assert detail["aliases"] == {"V014": ["população", "residents"]} and detail["polygons"] == 470
+    body = client.post("/v1/ask", json={"question": "Qual a população total de Olinda?"}).json()
+    assert body["graph"]["plan"]["attribute"] == "V014" and body["graph"]["value"] == 377779
+    assert "377.779" in body["answer"]
+
+
+def test_awkward_geojson_answers_2xx_or_a_clear_4xx(client: httpx.Client) -> None:
+    nested = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "id": {"odd": "id"},
+                "geometry": {"type": "Point", "coordinates": [-34.9, -8.05, 3.0]},
+                "properties": {"nome": "A", "info": {"nota": "5,4", "tags": [1, 2]}, "x": None},
+            },
+            {"type": "Feature", "geometry": None, "properties": {"nome": "sem geometria"}},
+            {
+                "type": "Feature",
+                "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]},
+                "properties": {"nome": "gravata"},
+            },
+        ],
+    }
+    up = upload(client, "aninhado.geojson", json.dumps(nested).encode())
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 2 and up.json()["dataset"]["skipped"] == 1
+    props = {
+        p["name"]: p for p in client.get(f"/v1/datasets/{up.json()['dataset']['id']}").json()["properties"]
+    }
+    assert props["info.nota"]["type"] == "number" and props["info.tags"]["type"] == "json"
+
+    projected = {
+        "type": "FeatureCollection",
+        "crs": {"type": "name", "properties": {"name": "EPSG:31985"}},
+        "features": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [290000, 9110000]}}],
+    }
+    refused = upload(client, "utm.geojson", json.dumps(projected).encode())
+    assert refused.status_code == 415 and "EPSG:31985" in refused.json()["error"]["message"]
+    empty = upload(
+        client, "vazio.geojson", json.dumps({"type": "FeatureCollection", "features": [None]}).encode()
+    )
+    assert empty.status_code == 422 and empty.json()["error"]["code"] == "empty_dataset"
+    assert len(client.get("/v1/datasets").json()) == 1
