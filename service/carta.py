@@ -55,7 +55,7 @@ PRIOR_MIN_CONFIDENCE = 0.6  # a prior only boosts (one more RRF list), so it may
 
 def load_gazetteer(settings: Settings) -> Gazetteer:
     """GeoNames cities and countries plus the user's GeoJSON gazetteers."""
-    gazetteer = Gazetteer.from_geonames(settings.gazetteer_min_population)
+    gazetteer = Gazetteer.from_geonames(settings.gazetteer_min_population, settings.cache_dir)
     for path in settings.gazetteers:
         if not path.exists():
             raise FileNotFoundError(f"gazetteer {path} (CARTA_GAZETTEERS) does not exist")

@@ -1,22 +1,24 @@
-"""The GeoNames index kept on disk between starts: named by code and data version, read back
-whole, rebuilt when damaged, and turned off with CARTA_CACHE_DIR=off."""
+"""The GeoNames index kept on disk between starts (CARTA_CACHE_DIR): named by code and data
+version, read back whole, rebuilt when damaged."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from geo import gazetteer as g
+from service.carta import load_gazetteer
+from service.settings import Settings
 
 
-def test_the_cache_lives_under_carta_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CARTA_CACHE_DIR", str(tmp_path))
-    path = g._disk_cache(15000)
-    assert path is not None and path.parent == tmp_path and path.name.startswith("geonames-15000-")
-    assert g._disk_cache(5000) != path
-    monkeypatch.setenv("CARTA_CACHE_DIR", "off")
-    assert g._disk_cache(15000) is None
+def test_the_cache_file_is_named_by_threshold_and_version(tmp_path: Path) -> None:
+    path = g._disk_cache(15000, tmp_path)
+    assert path.parent == tmp_path and path.name.startswith("geonames-15000-")
+    assert g._disk_cache(5000, tmp_path) != path
+
+
+def test_the_setting_reaches_the_gazetteer(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", cache_dir=tmp_path / "cache")
+    assert load_gazetteer(settings)._cache_dir == tmp_path / "cache"
 
 
 def test_an_index_reads_back_as_written(tmp_path: Path) -> None:
