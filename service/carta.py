@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,14 +22,8 @@ from index.registry import Document, Registry
 from index.sqlite import checkpoint_file
 from index.types import Filter
 from index.vector_store import VectorStore
-from ingest.geotagging import GeoTagger
-from ingest.loaders import LoadOptions
-from ingest.pipeline import Ingestor, IngestResult, ProgressFn
-from ingest.upload import IngestRequest
-from models.clip_encoder import ClipEncoder
 from models.errors import ModelUnavailable
 from models.llm_client import LLMClient, LLMConfig
-from models.page_encoder import ColPageEncoder
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
@@ -48,6 +43,10 @@ from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
 from service.settings import Settings
 
+if TYPE_CHECKING:  # the document loaders import PyMuPDF (a second or more): built on first use
+    from ingest.pipeline import Ingestor, IngestResult, ProgressFn
+    from ingest.upload import IngestRequest
+
 log = logging.getLogger(__name__)
 
 
@@ -56,7 +55,7 @@ PRIOR_MIN_CONFIDENCE = 0.6  # a prior only boosts (one more RRF list), so it may
 
 def load_gazetteer(settings: Settings) -> Gazetteer:
     """GeoNames cities and countries plus the user's GeoJSON gazetteers."""
-    gazetteer = Gazetteer.from_geonames(settings.gazetteer_min_population)
+    gazetteer = Gazetteer.from_geonames(settings.gazetteer_min_population, settings.cache_dir)
     for path in settings.gazetteers:
         if not path.exists():
             raise FileNotFoundError(f"gazetteer {path} (CARTA_GAZETTEERS) does not exist")
@@ -77,6 +76,9 @@ def load_visual(settings: Settings) -> tuple[VisualProfile | None, str | None]:
     ModelUnavailable names the setting that is missing."""
     if settings.profile != "visual":
         return None, None
+    from models.clip_encoder import ClipEncoder  # torch and open_clip: the visual profile only
+    from models.page_encoder import ColPageEncoder
+
     try:
         if not settings.visual_model:
             raise ModelUnavailable(
@@ -200,7 +202,61 @@ class Carta:
         self.gazetteer: Gazetteer | None = load_gazetteer(settings) if settings.geotag else None
         self.registry = Registry(settings.registry_path)
         self.images = PageImages(settings.pages_dir)
-        self.ingestor = Ingestor(
+        self._ingestor: Ingestor | None = None
+        self._ingestor_lock = threading.Lock()
+        channels = ChannelContext(
+            self.store,
+            self.collections,
+            self.sparse.names,
+            visual=self.visual,
+            prefetch_limit=settings.prefetch_limit,
+            page_prefetch=settings.page_prefetch,
+            registry=self.registry,
+            gazetteer=self.gazetteer,
+        )
+        self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
+        self.gate = RelevanceGate(self.text, self.sparse, settings.min_relevance)
+        self.answerer = ExtractiveAnswerer(self.gate)
+        self.graph: GraphChannel | None = open_graph(settings, self.gazetteer, self.text)
+        self.graph_evidence = GraphEvidenceChannel(self.graph, self.registry) if self.graph else None
+        self.llm: LLMAnswerer | None = llm_answerer(settings, self.gate, self.page_text, self.images.open)
+        # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
+        # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
+        self.erasure_hooks: list[Callable[[str, str], None]] = []
+        if self.graph is not None:
+            self.erasure_hooks.append(self.graph.delete_document)
+        # The job table lives with the service, not the API: an in-process `carta delete`
+        # erases the finished jobs that name the file too.
+        self.job_store = JobStore(settings.jobs_path)
+        self.erasure_hooks.append(self.job_store.delete_tenant_document)
+        self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
+        self._closed = False
+        self._resume_erasures()
+        self._recover_interrupted()
+        if stale := self.reindex_needed():
+            log.warning(stale)
+
+    @property
+    def profile(self) -> str:
+        """The profile actually served (lite after a visual fallback)."""
+        return "visual" if self.visual else "lite"
+
+    @property
+    def ingestor(self) -> Ingestor:
+        """The ingestion pipeline, built on first use (once, thread-safe): its document
+        loaders import PyMuPDF, which a command that indexes nothing need not load."""
+        with self._ingestor_lock:
+            if self._ingestor is None:
+                self._ingestor = self._build_ingestor()
+            return self._ingestor
+
+    def _build_ingestor(self) -> Ingestor:
+        from ingest.geotagging import GeoTagger
+        from ingest.loaders import LoadOptions
+        from ingest.pipeline import Ingestor
+
+        settings = self.settings
+        ingestor = Ingestor(
             self.store,
             self.registry,
             self.images,
@@ -227,48 +283,30 @@ class Carta:
             visual_points=self.visual.points if self.visual else None,
             page_pool=page_pooler(settings),
         )
-        channels = ChannelContext(
-            self.store,
-            self.collections,
-            self.sparse.names,
-            visual=self.visual,
-            prefetch_limit=settings.prefetch_limit,
-            page_prefetch=settings.page_prefetch,
-            registry=self.registry,
-            gazetteer=self.gazetteer,
-        )
-        self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
-        self.gate = RelevanceGate(self.text, self.sparse, settings.min_relevance)
-        self.answerer = ExtractiveAnswerer(self.gate)
-        self.graph: GraphChannel | None = open_graph(settings, self.gazetteer, self.text)
-        self.graph_evidence = GraphEvidenceChannel(self.graph, self.registry) if self.graph else None
-        self.llm: LLMAnswerer | None = llm_answerer(settings, self.gate, self.page_text, self.images.open)
-        # Erasure: called with (tenant, doc_id) after a document's points, images and rows are
-        # gone, so other stores derived from it (graph nodes, summaries, jobs) erase theirs.
-        self.erasure_hooks: list[Callable[[str, str], None]] = []
+        if ingestor.index_signature != self.index_signature:  # pragma: no cover - the two must agree
+            raise RuntimeError(f"index signature {ingestor.index_signature!r} != {self.index_signature!r}")
         if self.graph is not None:
-            self.erasure_hooks.append(self.graph.delete_document)
-            self.ingestor.indexed_hooks.append(self._index_graph_pages)
-        # The job table lives with the service, not the API: an in-process `carta delete`
-        # erases the finished jobs that name the file too.
-        self.job_store = JobStore(settings.jobs_path)
-        self.erasure_hooks.append(self.job_store.delete_tenant_document)
-        self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
-        self._closed = False
-        self._resume_erasures()
-        self._recover_interrupted()
-        if stale := self.reindex_needed():
-            log.warning(stale)
+            ingestor.indexed_hooks.append(self._index_graph_pages)
+        return ingestor
 
     @property
-    def profile(self) -> str:
-        """The profile actually served (lite after a visual fallback)."""
-        return "visual" if self.visual else "lite"
+    def index_signature(self) -> str:
+        """What the registry records per document (profile and collections; the Ingestor
+        records the same), known without building the ingestor."""
+        visual = [self.collections.visual.name] if self.collections.visual else []
+        return ":".join([self.profile, self.collections.chunks.name, *visual])
+
+    def warm_up(self) -> None:
+        """Load what the first query would otherwise wait for (the text model's weights,
+        the GeoNames index); `carta serve` runs it in the background after start-up."""
+        self.text.embed(["warm-up"])
+        if self.gazetteer is not None:
+            self.gazetteer.find_places("Recife")
 
     def reindex_needed(self) -> str | None:
         """A message telling the user to re-index, if documents were indexed otherwise."""
-        stale = self.registry.indexed_otherwise(self.ingestor.index_signature)
-        return reindex_message(len(stale), self.ingestor.index_signature) if stale else None
+        stale = self.registry.indexed_otherwise(self.index_signature)
+        return reindex_message(len(stale), self.index_signature) if stale else None
 
     def _index_graph_pages(self, doc: Document) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""

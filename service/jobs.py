@@ -29,15 +29,16 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from index.acl import is_visible
 from index.registry import Document
 from index.sqlite import connect, migrate
 from ingest.errors import IngestError
-from ingest.pipeline import Ingestor, Progress, content_id
-from ingest.upload import IngestRequest
 from service.errors import HiddenDuplicate
+
+if TYPE_CHECKING:  # the pipeline imports the document loaders (PyMuPDF): only the runner needs them
+    from ingest.pipeline import Ingestor, Progress
 
 log = logging.getLogger(__name__)
 JobStatus = Literal["queued", "running", "ready", "failed"]
@@ -268,6 +269,9 @@ class JobRunner:
         """Check the upload as ingestion would (its IngestError refuses it, nothing stored),
         then answer the indexed document, the job already indexing the same content, or a
         new queued job whose file is written durably first."""
+        from ingest.pipeline import content_id
+        from ingest.upload import IngestRequest
+
         request = IngestRequest(data, filename, who.tenant, title, metadata, sidecars or None, acl=acl)
         self.ingestor.validate(request)
         doc_id = content_id(data)
@@ -287,8 +291,14 @@ class JobRunner:
             existing = self.ingestor.indexed(who.tenant, doc_id)
             if existing is not None:
                 job = Job(
-                    _new_id(), who.tenant, who.key_id, filename, title, acl=list(existing.acl),
-                    status="ready", stage="done",
+                    _new_id(),
+                    who.tenant,
+                    who.key_id,
+                    filename,
+                    title,
+                    acl=list(existing.acl),
+                    status="ready",
+                    stage="done",
                 )
                 job.document_id, job.pages_done, job.pages_total = doc_id, existing.pages, existing.pages
                 self.store.add(job)
@@ -342,6 +352,8 @@ class JobRunner:
                 self._finish_failed(job, "internal error while indexing; see the server log")
 
     def _run(self, job: Job) -> None:
+        from ingest.upload import IngestRequest
+
         folder = self.uploads / job.id
         self.store.update(job.id, status="running", stage="reading", attempts=job.attempts + 1)
         data = (folder / "file").read_bytes()

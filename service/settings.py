@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     gazetteer_min_population: int = Field(
         15000, ge=500, description="GeoNames cities at or above this population (500, 1000, 5000, 15000)."
     )
+    cache_dir: Path = Field(
+        Path("~/.cache/carta"),
+        description="Where indexes that cost seconds to build are kept between starts (the GeoNames index).",
+    )
     gazetteers: list[Path] = Field(
         default_factory=list,
         description="User gazetteers: GeoJSON files of named areas/points (JSON list of paths).",

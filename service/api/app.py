@@ -11,6 +11,8 @@ included below).
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -29,6 +31,8 @@ from service.jobs import JobRunner
 from service.observability import Metrics, TraceStore
 from service.settings import Settings
 
+log = logging.getLogger(__name__)
+
 
 def create_app(settings: Settings | None = None, carta: Carta | None = None) -> FastAPI:
     """The app; pass `carta` to share an already-built instance (tests, `carta serve`)."""
@@ -41,6 +45,8 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         services.jobs.start()
         state.services = services
         services.carta.erasure_hooks.append(state.traces.forget_document)  # traces name documents
+        # /healthz answers now; the models load behind it (/readyz says when they encode)
+        threading.Thread(target=warm_up, args=(services.carta,), name="carta-warm-up", daemon=True).start()
         try:
             yield
         finally:
@@ -77,6 +83,15 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
         app.include_router(module.router)
     ui.mount_ui(app)  # last: the /ui mount answers every /ui/* path
     return app
+
+
+def warm_up(carta: Carta) -> None:
+    """Load the models and indexes the first query needs, so it does not wait for them; a
+    model that fails to load is logged here and refused with its message on each request."""
+    try:
+        carta.warm_up()
+    except Exception:  # noqa: BLE001 - a background load must not die silently
+        log.exception("warming up the models failed")
 
 
 def open_services(settings: Settings, carta: Carta | None) -> Services:

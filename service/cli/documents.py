@@ -10,7 +10,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ingest.errors import IngestError
-from service.api.errors import error_code
 from service.cli.common import JsonOpt, ServerOpt, connect, console, fail, iter_files, out, print_json
 
 
@@ -28,6 +27,8 @@ def ingest(
         fail("no supported files found", code=2)
     if title and len(files) > 1:
         fail("--title applies to a single file", code=2)
+    from service.api.errors import error_code  # the web framework's error table: this command only
+
     results: list[dict[str, Any]] = []
     failures = 0
     with (

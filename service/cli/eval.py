@@ -11,7 +11,6 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.cli.client import CartaClient, ClientError, RequestFailed
 from service.cli.common import ServerOpt, console, fail, iter_files
@@ -51,6 +50,8 @@ def evaluate(
     server: ServerOpt = None,
 ) -> None:
     """Score question sets: page retrieval (vs BM25-only and dense-only), answers, refusals, injections."""
+    from ingest.upload import IngestRequest  # the document loaders (PyMuPDF): this command only
+
     sets: dict[str, list[Question]] = {path.stem: load_questions(path)[:limit] for path in questions}
     if peer_qa and peer_pdf:
         sets[f"peer-{peer_pdf.stem}"] = load_peer_qa(peer_qa, peer_pdf)[:limit]

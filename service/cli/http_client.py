@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 
 from ingest.errors import IngestError
-from service.api.streaming import parse_sse
 from service.cli.client import GeoBody, Json, ProgressFn, RequestFailed, ServerUnreachable
 from service.query.types import PriorMode
 
@@ -109,6 +108,8 @@ class HttpClient:
     def ask_events(
         self, question: str, *, top_k: int, geo: GeoBody | None = None, geo_prior: bool = True
     ) -> Iterator[tuple[str, Json]]:
+        from service.api.streaming import parse_sse  # the web framework: streamed asks only
+
         request = {"question": question, "top_k": top_k, "geo": geo, "geo_prior": geo_prior, "stream": True}
         try:
             with self.http.stream("POST", "/v1/ask", json=request) as response:

@@ -8,10 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from graph.channel import DatasetNotFound, EmptyDataset, GraphChannel, PoiFormatError
-from ingest.upload import IngestRequest
 from models.llm_client import LLMError
 from service.api import schemas
-from service.api.streaming import error_body, event_data
 from service.carta import Carta, DocumentNotFound
 from service.cli.client import GeoBody, Json, ProgressFn, RequestFailed
 from service.query.geo_filter import GeoFilterError, GeoSpec
@@ -31,6 +29,8 @@ class LocalClient:
         return [schemas.document_out(d).model_dump() for d in self.carta.registry.list(self.tenant)]
 
     def ingest(self, path: Path, *, title: str | None = None, on_progress: ProgressFn | None = None) -> Json:
+        from ingest.upload import IngestRequest  # the document loaders: PyMuPDF, for this command only
+
         result = self.carta.ingest(
             IngestRequest(path.read_bytes(), path.name, self.tenant, title=title, source_path=path),
             (lambda p: on_progress(p.done, p.total)) if on_progress else None,
@@ -90,6 +90,8 @@ class LocalClient:
     def ask_events(
         self, question: str, *, top_k: int, geo: GeoBody | None = None, geo_prior: bool = True
     ) -> Iterator[tuple[str, Json]]:
+        from service.api.streaming import error_body, event_data  # the web framework: streamed asks only
+
         q = self._query(question, top_k, geo, geo_prior)
         try:
             for event in self.carta.ask_events(q):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from service.cli.common import console, fail, open_carta
-from service.reindex import reindex as reindex_documents
 
 
 def reindex() -> None:
     """Bring documents indexed under another profile (lite/visual) up to the configured one,
     from the stored page images; documents indexed with another text model are listed."""
+    from service.reindex import reindex as reindex_documents  # the pipeline (PyMuPDF): this command only
+
     carta = open_carta()
     try:
         report = reindex_documents(

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from ingest.errors import IngestError
-from ingest.upload import IngestRequest
 from service.cli.common import console, iter_files, open_carta
 from service.settings import Settings
 
@@ -26,6 +25,7 @@ def serve(
     # the web server and framework (half a second to import) load for this command only
     import uvicorn
 
+    from ingest.upload import IngestRequest
     from service.api.app import create_app
     from service.observability import configure_logging
 
