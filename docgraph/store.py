@@ -1,0 +1,455 @@
+"""The document graph in SQLite: entities, aliases (the merges and why), mentions with
+their chunk, relations, communities and their extractive summaries; a tenant column on
+every row.
+
+Incremental: `add_document` writes one document's mentions and relations; its
+`delete_document` removes them, then every entity, alias and relation only it supported,
+then recomputes the tenant's communities (those it touched and the rest: one Leiden run
+over the tenant's relation graph, cheap at this size). Relations and aliases are kept per
+document, so nothing needs recounting on delete. Erasure: secure_delete and a WAL
+checkpoint (index/sqlite.py) leave no byte of a deleted document in the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docgraph.extract import NAMED_KINDS, Mention, extract, is_acronym
+from docgraph.resolve import Resolved, resolve
+from geo.folding import fold, fold_words
+from index.sqlite import checkpoint, connect, migrate, transaction
+
+SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
+SUMMARY_ENTITIES = 5
+SUMMARY_SENTENCES = 3
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entities (
+    tenant TEXT NOT NULL, id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL,
+    name TEXT NOT NULL, UNIQUE (tenant, key));
+CREATE TABLE IF NOT EXISTS aliases (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, alias TEXT NOT NULL, rule TEXT NOT NULL,
+    doc_id TEXT NOT NULL, page_no INTEGER NOT NULL, chunk_no INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS aliases_by_alias ON aliases (tenant, alias);
+CREATE INDEX IF NOT EXISTS aliases_by_doc ON aliases (tenant, doc_id);
+CREATE TABLE IF NOT EXISTS mentions (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, doc_id TEXT NOT NULL, page_no INTEGER NOT NULL,
+    chunk_no INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, text TEXT NOT NULL,
+    rule TEXT NOT NULL, extractor TEXT NOT NULL, sentence TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS mentions_by_entity ON mentions (tenant, entity_id);
+CREATE INDEX IF NOT EXISTS mentions_by_doc ON mentions (tenant, doc_id);
+CREATE TABLE IF NOT EXISTS relations (
+    tenant TEXT NOT NULL, source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
+    doc_id TEXT NOT NULL, count INTEGER NOT NULL, chunks TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS relations_by_doc ON relations (tenant, doc_id);
+CREATE INDEX IF NOT EXISTS relations_by_source ON relations (tenant, source);
+CREATE INDEX IF NOT EXISTS relations_by_target ON relations (tenant, target);
+CREATE TABLE IF NOT EXISTS communities (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, community INTEGER NOT NULL,
+    PRIMARY KEY (tenant, entity_id));
+CREATE TABLE IF NOT EXISTS summaries (
+    tenant TEXT NOT NULL, community INTEGER NOT NULL, entities TEXT NOT NULL, summary TEXT NOT NULL,
+    PRIMARY KEY (tenant, community));
+"""
+MIGRATIONS = [SCHEMA]
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as ingestion indexed it (its payload's fields)."""
+
+    doc_id: str
+    page_no: int
+    chunk_no: int
+    text: str
+    geo_tags: Sequence[dict[str, Any]] = ()
+
+
+@dataclass
+class EntityRow:
+    id: int
+    kind: str
+    name: str
+    mentions: int
+    documents: int
+    aliases: list[str] = field(default_factory=list)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence (or line) around a span, at most SENTENCE_CHARS."""
+    if start < 0:
+        return " ".join(text[:SENTENCE_CHARS].split())
+    left = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    rights = [i for i in (text.find(c, end) for c in ".!?\n") if i >= 0]
+    right = min(rights) + 1 if rights else len(text)
+    sentence = " ".join(text[left:right].split())
+    return sentence[:SENTENCE_CHARS]
+
+
+def detect_communities(edges: list[tuple[int, int, float]]) -> dict[int, int]:
+    """Entity id -> community, by Leiden (leidenalg, modularity, seed 0); networkx Louvain
+    when leidenalg is not installed."""
+    if not edges:
+        return {}
+    nodes = sorted({n for a, b, _ in edges for n in (a, b)})
+    try:
+        import igraph
+        import leidenalg
+    except ImportError:
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_weighted_edges_from(edges)
+        groups = nx.community.louvain_communities(graph, weight="weight", seed=0)
+        return {n: i for i, group in enumerate(sorted(groups, key=min)) for n in group}
+    index = {n: i for i, n in enumerate(nodes)}
+    graph = igraph.Graph(n=len(nodes), edges=[(index[a], index[b]) for a, b, _ in edges])
+    graph.es["weight"] = [w for _, _, w in edges]
+    partition = leidenalg.find_partition(graph, leidenalg.ModularityVertexPartition, weights="weight", seed=0)
+    return {nodes[v]: c for c, members in enumerate(partition) for v in members}
+
+
+class DocGraphStore:
+    """One SQLite file holding every tenant's document graph."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._conn = connect(path, synchronous="NORMAL")
+        migrate(self._conn, MIGRATIONS)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # ------------------------------------------------------------------ write
+
+    def known_acronyms(self, tenant: str) -> dict[str, str]:
+        """Acronym key -> kind of every organisation or programme with a defined acronym."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT e.key, e.kind FROM entities e JOIN aliases a ON a.entity_id = e.id "
+            "WHERE e.tenant = ? AND a.rule = 'acronym'",
+            (tenant,),
+        )
+        return {key.split(":", 1)[1]: kind for key, kind in rows}
+
+    def _aliases(self, tenant: str) -> dict[str, str]:
+        rows = self._conn.execute(
+            "SELECT a.alias, e.key FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.tenant = ?",
+            (tenant,),
+        )
+        return {alias: key for alias, key in rows}
+
+    def add_document(self, tenant: str, chunks: Iterable[ChunkText]) -> int:
+        """Extract, resolve and store the mentions of one document's chunks (its previous
+        rows replaced); returns how many mentions were stored."""
+        chunks = list(chunks)
+        if not chunks:
+            return 0
+        doc_ids = {c.doc_id for c in chunks}
+        with self._lock:
+            known = self.known_acronyms(tenant)
+            found = [(c, extract(c.text, known, c.geo_tags)) for c in chunks]
+            # the document's own definitions count everywhere in it, not only after them
+            for _, mentions in found:
+                known.update({m.key: m.kind for m in mentions if m.acronym and m.expansion})
+            found = [(c, extract(c.text, known, c.geo_tags)) for c in chunks]
+            aliases = self._aliases(tenant)
+            for _, mentions in found:
+                for m in mentions:
+                    if m.acronym and m.expansion:
+                        aliases[m.expansion] = f"org:{m.key}"
+            with transaction(self._conn):
+                for doc_id in doc_ids:
+                    self._delete_rows(tenant, doc_id)
+                stored = 0
+                for chunk, mentions in found:
+                    resolved = [resolve(m, aliases) for m in mentions]
+                    ids = [self._store_mention(tenant, chunk, r) for r in resolved]
+                    stored += len(ids)
+                    self._store_cooccurrence(tenant, chunk, resolved, ids)
+                self._refresh_communities(tenant)
+        return stored
+
+    def _entity_id(self, tenant: str, r: Resolved) -> int:
+        row = self._conn.execute(
+            "SELECT id, name FROM entities WHERE tenant = ? AND key = ?", (tenant, r.entity_key)
+        ).fetchone()
+        if row is not None:
+            return int(row[0])
+        cur = self._conn.execute(
+            "INSERT INTO entities (tenant, key, kind, name) VALUES (?, ?, ?, ?)",
+            (tenant, r.entity_key, r.kind, r.name),
+        )
+        return int(cur.lastrowid or 0)
+
+    def _store_mention(self, tenant: str, chunk: ChunkText, r: Resolved) -> int:
+        m = r.mention
+        entity = self._entity_id(tenant, r)
+        self._conn.execute(
+            "INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant,
+                entity,
+                chunk.doc_id,
+                chunk.page_no,
+                chunk.chunk_no,
+                m.start,
+                m.end,
+                " ".join(m.text.split()),
+                r.rule,
+                m.rule,
+                _sentence(chunk.text, m.start, m.end),
+            ),
+        )
+        for alias, rule in (
+            (r.alias, "acronym"),
+            (fold_words(m.text) if r.rule == "alias" else None, "alias"),
+        ):
+            if alias:
+                self._conn.execute(
+                    "INSERT INTO aliases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (tenant, entity, alias, rule, chunk.doc_id, chunk.page_no, chunk.chunk_no),
+                )
+        return entity
+
+    def _store_cooccurrence(
+        self, tenant: str, chunk: ChunkText, resolved: list[Resolved], ids: list[int]
+    ) -> None:
+        """One "co-occurs" relation per pair of named entities in the chunk (per document)."""
+        named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
+        ref = f"{chunk.page_no}.{chunk.chunk_no}"
+        for x, a in enumerate(named):
+            for b in named[x + 1 :]:
+                row = self._conn.execute(
+                    "SELECT rowid, count, chunks FROM relations WHERE tenant = ? AND source = ? "
+                    "AND target = ? AND type = 'co-occurs' AND doc_id = ?",
+                    (tenant, a, b, chunk.doc_id),
+                ).fetchone()
+                if row is None:
+                    self._conn.execute(
+                        "INSERT INTO relations VALUES (?, ?, ?, 'co-occurs', ?, 1, ?)",
+                        (tenant, a, b, chunk.doc_id, json.dumps([ref])),
+                    )
+                else:
+                    refs = sorted(set(json.loads(row[2])) | {ref})
+                    self._conn.execute(
+                        "UPDATE relations SET count = ?, chunks = ? WHERE rowid = ?",
+                        (row[1] + 1, json.dumps(refs), row[0]),
+                    )
+
+    def _delete_rows(self, tenant: str, doc_id: str) -> None:
+        for table in ("mentions", "aliases", "relations"):
+            self._conn.execute(f"DELETE FROM {table} WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+        self._conn.execute(
+            "DELETE FROM entities WHERE tenant = ? AND id NOT IN "
+            "(SELECT entity_id FROM mentions WHERE tenant = ?)",
+            (tenant, tenant),
+        )
+
+    def delete_document(self, tenant: str, doc_id: str) -> None:
+        """Remove the document's mentions, aliases and relations, the entities only it
+        supported, and refresh the communities; then checkpoint (nothing left in the WAL)."""
+        with self._lock:
+            with transaction(self._conn):
+                self._delete_rows(tenant, doc_id)
+                self._refresh_communities(tenant)
+            checkpoint(self._conn)
+
+    def _refresh_communities(self, tenant: str) -> None:
+        """Leiden over the tenant's relation graph, and one extractive summary per community:
+        its top entities and the sentences that mention them."""
+        self._conn.execute("DELETE FROM communities WHERE tenant = ?", (tenant,))
+        self._conn.execute("DELETE FROM summaries WHERE tenant = ?", (tenant,))
+        weights: Counter[tuple[int, int]] = Counter()
+        for a, b, n in self._conn.execute(
+            "SELECT source, target, count FROM relations WHERE tenant = ?", (tenant,)
+        ):
+            weights[(a, b)] += n
+        assignment = detect_communities([(a, b, float(w)) for (a, b), w in weights.items()])
+        self._conn.executemany(
+            "INSERT INTO communities VALUES (?, ?, ?)", [(tenant, e, c) for e, c in assignment.items()]
+        )
+        members: dict[int, list[int]] = defaultdict(list)
+        for entity, community in assignment.items():
+            members[community].append(entity)
+        for community, entities in members.items():
+            marks = ",".join("?" * len(entities))
+            top = self._conn.execute(
+                f"SELECT e.id, e.name, COUNT(*) AS n FROM mentions m JOIN entities e ON e.id = m.entity_id "
+                f"WHERE m.tenant = ? AND m.entity_id IN ({marks}) "
+                "GROUP BY e.id ORDER BY n DESC, e.name LIMIT ?",
+                (tenant, *entities, SUMMARY_ENTITIES),
+            ).fetchall()
+            sentences: list[str] = []
+            for entity_id, _, _ in top:
+                for (sentence,) in self._conn.execute(
+                    "SELECT DISTINCT sentence FROM mentions WHERE tenant = ? AND entity_id = ? LIMIT 2",
+                    (tenant, entity_id),
+                ):
+                    if sentence not in sentences and len(sentences) < SUMMARY_SENTENCES:
+                        sentences.append(sentence)
+            names = [name for _, name, _ in top]
+            summary = "; ".join(names) + (": " + " … ".join(sentences) if sentences else "")
+            self._conn.execute(
+                "INSERT INTO summaries VALUES (?, ?, ?, ?)", (tenant, community, json.dumps(names), summary)
+            )
+
+    # ------------------------------------------------------------------ read
+
+    def search(self, tenant: str, query: str = "", limit: int = 50) -> list[EntityRow]:
+        """Entities whose name or alias contains the folded query (all when empty), most
+        mentioned first."""
+        needle = f"%{fold_words(query)}%"
+        rows = self._conn.execute(
+            "SELECT e.id, e.kind, e.name, COUNT(*) AS n, COUNT(DISTINCT m.doc_id) FROM entities e "
+            "JOIN mentions m ON m.entity_id = e.id AND m.tenant = e.tenant WHERE e.tenant = ? AND "
+            "(? = '%%' OR lower(e.name) LIKE ? OR e.key LIKE ? OR e.id IN "
+            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ?)) "
+            "GROUP BY e.id ORDER BY n DESC, e.name LIMIT ?",
+            (tenant, needle, needle, needle, tenant, needle, limit),
+        ).fetchall()
+        out = [EntityRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+        for row in out:
+            row.aliases = self.aliases(tenant, row.id)
+        return out
+
+    def aliases(self, tenant: str, entity_id: int) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT alias FROM aliases WHERE tenant = ? AND entity_id = ? ORDER BY alias",
+            (tenant, entity_id),
+        )
+        return [r[0] for r in rows]
+
+    def entity(self, tenant: str, entity_id: int) -> dict[str, Any] | None:
+        """An entity with its mentions (doc, page, chunk), merges, relations and community."""
+        row = self._conn.execute(
+            "SELECT id, kind, name FROM entities WHERE tenant = ? AND id = ?", (tenant, entity_id)
+        ).fetchone()
+        if row is None:
+            return None
+        mentions = [
+            dict(r)
+            for r in self._conn.execute(
+                "SELECT doc_id, page_no, chunk_no, start, end, text, rule, extractor, sentence FROM mentions "
+                "WHERE tenant = ? AND entity_id = ? ORDER BY doc_id, page_no, chunk_no, start",
+                (tenant, entity_id),
+            )
+        ]
+        merges = [
+            dict(r)
+            for r in self._conn.execute(
+                "SELECT alias, rule, doc_id, page_no, chunk_no FROM aliases "
+                "WHERE tenant = ? AND entity_id = ?",
+                (tenant, entity_id),
+            )
+        ]
+        community = self._conn.execute(
+            "SELECT c.community, s.summary, s.entities FROM communities c LEFT JOIN summaries s "
+            "ON s.tenant = c.tenant AND s.community = c.community WHERE c.tenant = ? AND c.entity_id = ?",
+            (tenant, entity_id),
+        ).fetchone()
+        return {
+            "id": row[0],
+            "kind": row[1],
+            "name": row[2],
+            "aliases": sorted({m["alias"] for m in merges}),
+            "merges": merges,
+            "mentions": mentions,
+            "relations": self.neighbours(tenant, entity_id),
+            "community": (
+                {
+                    "id": community[0],
+                    "summary": community[1] or "",
+                    "entities": json.loads(community[2] or "[]"),
+                }
+                if community
+                else None
+            ),
+        }
+
+    def neighbours(self, tenant: str, entity_id: int, limit: int = 20) -> list[dict[str, Any]]:
+        """Related entities, the strongest first, with the chunks the relation rests on."""
+        rows = self._conn.execute(
+            "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
+            "r.count, r.chunks FROM relations r WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
+            (entity_id, tenant, entity_id, entity_id),
+        ).fetchall()
+        merged: dict[tuple[int, str], dict[str, Any]] = {}
+        for other, kind, doc_id, count, chunks in rows:
+            item = merged.setdefault(
+                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
+            )
+            item["count"] += count
+            item["chunks"] += [
+                {"doc_id": doc_id, "page_no": int(c.split(".")[0]), "chunk_no": int(c.split(".")[1])}
+                for c in json.loads(chunks)
+            ]
+        ranked = sorted(merged.values(), key=lambda r: -r["count"])[:limit]
+        for item in ranked:
+            name = self._conn.execute(
+                "SELECT name, kind FROM entities WHERE id = ?", (item["entity_id"],)
+            ).fetchone()
+            item["name"], item["kind"] = (name[0], name[1]) if name else ("", "")
+        return ranked
+
+    def recognise(self, tenant: str, question: str) -> list[int]:
+        """Entities the question names: by acronym (as a word; upper case when 3 letters or
+        fewer, so "who" is not WHO), by name or alias (folded, as words)."""
+        words = re.findall(r"[\w/.-]+", fold(question))
+        folded = " " + " ".join(words) + " "
+        tokens = set(re.findall(r"[\w]+", question))
+        found: list[int] = []
+        rows = self._conn.execute(
+            "SELECT id, key, kind, name FROM entities WHERE tenant = ?", (tenant,)
+        ).fetchall()
+        alias_rows = self._conn.execute(
+            "SELECT entity_id, alias FROM aliases WHERE tenant = ?", (tenant,)
+        ).fetchall()
+        for entity_id, key, kind, name in rows:
+            if kind in ("date", "amount"):
+                continue
+            if kind in ("org", "programme") and is_acronym(name):
+                acronym = key.split(":", 1)[1]
+                if (len(acronym) > 3 and f" {acronym} " in folded) or name in tokens:
+                    found.append(entity_id)
+                continue
+            if len(fold_words(name)) >= 4 and f" {fold_words(name)} " in folded:
+                found.append(entity_id)
+        for entity_id, alias in alias_rows:
+            if entity_id not in found and len(alias) >= 6 and f" {alias} " in folded:
+                found.append(entity_id)
+        return found
+
+    def mention_chunks(self, tenant: str, entity_ids: Sequence[int]) -> list[tuple[str, int, int, int]]:
+        """(doc_id, page_no, chunk_no, mentions) of the chunks mentioning the entities, most first."""
+        if not entity_ids:
+            return []
+        marks = ",".join("?" * len(entity_ids))
+        rows = self._conn.execute(
+            "SELECT doc_id, page_no, chunk_no, COUNT(*) AS n FROM mentions "
+            f"WHERE tenant = ? AND entity_id IN ({marks}) GROUP BY doc_id, page_no, chunk_no "
+            "ORDER BY n DESC, doc_id, page_no, chunk_no",
+            (tenant, *entity_ids),
+        )
+        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    def counts(self, tenant: str) -> dict[str, int]:
+        """Rows per table for the tenant (tests, the ops view)."""
+        tables = ("entities", "aliases", "mentions", "relations", "communities", "summaries")
+        return {
+            t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t} WHERE tenant = ?", (tenant,)).fetchone()[0])
+            for t in tables
+        }
+
+
+def mentions_of(text: str) -> list[Mention]:
+    """The mentions one text holds, no corpus context (the eval script, the timing table)."""
+    return extract(text)
