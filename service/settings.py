@@ -36,7 +36,8 @@ class Settings(BaseSettings):
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
     page_pooling: Literal["off", "sequential", "hierarchical"] = Field(
-        "off", description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
+        "off",
+        description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
         "stage (runs of tokens, or token clusters; index/pooling.py) reranked by exact MaxSim.",
     )
     page_pool_factor: int = Field(4, ge=2, le=64, description="Tokens per pooled page vector.")
@@ -111,7 +112,8 @@ class Settings(BaseSettings):
         None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
     )
     visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
-        "blocks", description="First-stage pooled multivector: row/column means, k x k block means, "
+        "blocks",
+        description="First-stage pooled multivector: row/column means, k x k block means, "
         "token clustering, or runs (index/pooling.py).",
     )
     visual_pool_factor: int = Field(
@@ -207,8 +209,11 @@ class Settings(BaseSettings):
 
     # Graph communities and LLM constraints (issue 6: global search)
     graph_community_resolution: int = Field(
-        5, ge=0, le=9, description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
-        "questions; kept coarser than graph_resolution."
+        5,
+        ge=0,
+        le=9,
+        description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
+        "questions; kept coarser than graph_resolution.",
     )
     graph_llm_summaries: bool = Field(
         False, description="With an LLM configured, it also writes each community's summary (cached)."
@@ -246,3 +251,12 @@ class Settings(BaseSettings):
     @property
     def uploads_dir(self) -> Path:
         return self.data_dir / "uploads"
+
+    # Document graph (issue 19): entities, mentions, relations, communities of the documents
+    docgraph: bool = Field(
+        True, description="Extract entities from every indexed chunk (offline, ~ms a page)."
+    )
+
+    @property
+    def docgraph_path(self) -> Path:
+        return self.data_dir / "docgraph.sqlite3"
