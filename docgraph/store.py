@@ -16,7 +16,7 @@ import json
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from index.sqlite import checkpoint, connect, migrate, transaction
 SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
 SUMMARY_ENTITIES = 5
 SUMMARY_SENTENCES = 3
+DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entities (
@@ -281,60 +282,85 @@ class DocGraphStore:
         for entity, community in assignment.items():
             members[community].append(entity)
         for community, entities in members.items():
-            marks = ",".join("?" * len(entities))
-            top = self._conn.execute(
-                f"SELECT e.id, e.name, COUNT(*) AS n FROM mentions m JOIN entities e ON e.id = m.entity_id "
-                f"WHERE m.tenant = ? AND m.entity_id IN ({marks}) "
-                "GROUP BY e.id ORDER BY n DESC, e.name LIMIT ?",
-                (tenant, *entities, SUMMARY_ENTITIES),
-            ).fetchall()
-            sentences: list[str] = []
-            for entity_id, _, _ in top:
-                for (sentence,) in self._conn.execute(
-                    "SELECT DISTINCT sentence FROM mentions WHERE tenant = ? AND entity_id = ? LIMIT 2",
-                    (tenant, entity_id),
-                ):
-                    if sentence not in sentences and len(sentences) < SUMMARY_SENTENCES:
-                        sentences.append(sentence)
-            names = [name for _, name, _ in top]
-            summary = "; ".join(names) + (": " + " … ".join(sentences) if sentences else "")
+            names, summary = self._summarise(tenant, entities)
             self._conn.execute(
                 "INSERT INTO summaries VALUES (?, ?, ?, ?)", (tenant, community, json.dumps(names), summary)
             )
 
+    def _summarise(
+        self, tenant: str, entities: list[int], visible: DocFilter | None = None
+    ) -> tuple[list[str], str]:
+        """A community's extractive summary: its most mentioned entities, then the
+        sentences that mention them (over the documents `visible` accepts)."""
+        marks = ",".join("?" * len(entities))
+        rows = self._conn.execute(
+            "SELECT e.id, e.name, m.doc_id, m.sentence FROM mentions m "
+            f"JOIN entities e ON e.id = m.entity_id WHERE m.tenant = ? AND m.entity_id IN ({marks}) "
+            "ORDER BY m.doc_id, m.page_no, m.chunk_no, m.start",
+            (tenant, *entities),
+        ).fetchall()
+        counts: Counter[int] = Counter()
+        names: dict[int, str] = {}
+        said: dict[int, list[str]] = defaultdict(list)
+        for entity_id, name, doc_id, sentence in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            counts[entity_id] += 1
+            names[entity_id] = name
+            said[entity_id].append(sentence)
+        top = sorted(counts, key=lambda e: (-counts[e], names[e]))[:SUMMARY_ENTITIES]
+        sentences: list[str] = []
+        for entity_id in top:
+            for sentence in dict.fromkeys(said[entity_id]):
+                if sentence not in sentences and len(sentences) < SUMMARY_SENTENCES:
+                    sentences.append(sentence)
+        shown = [names[e] for e in top]
+        return shown, "; ".join(shown) + (": " + " … ".join(sentences) if sentences else "")
+
     # ------------------------------------------------------------------ read
 
-    def search(self, tenant: str, query: str = "", limit: int = 50) -> list[EntityRow]:
-        """Entities whose name or alias contains the folded query (all when empty), most
-        mentioned first."""
+    def search(
+        self, tenant: str, query: str = "", limit: int = 50, visible: DocFilter | None = None
+    ) -> list[EntityRow]:
+        """Entities whose name, key or alias contains the folded query (all when empty),
+        most mentioned first, counted over the documents `visible` accepts (all when None)."""
         needle = f"%{fold_words(query)}%"
         rows = self._conn.execute(
-            "SELECT e.id, e.kind, e.name, COUNT(*) AS n, COUNT(DISTINCT m.doc_id) FROM entities e "
+            "SELECT e.id, e.kind, e.name, m.doc_id, COUNT(*) FROM entities e "
             "JOIN mentions m ON m.entity_id = e.id AND m.tenant = e.tenant WHERE e.tenant = ? AND "
             "(? = '%%' OR lower(e.name) LIKE ? OR e.key LIKE ? OR e.id IN "
-            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ?)) "
-            "GROUP BY e.id ORDER BY n DESC, e.name LIMIT ?",
-            (tenant, needle, needle, needle, tenant, needle, limit),
+            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ?)) GROUP BY e.id, m.doc_id",
+            (tenant, needle, needle, needle, tenant, needle),
         ).fetchall()
-        out = [EntityRow(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+        found: dict[int, EntityRow] = {}
+        for entity_id, kind, name, doc_id, count in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            row = found.setdefault(entity_id, EntityRow(entity_id, kind, name, 0, 0))
+            row.mentions += count
+            row.documents += 1
+        out = sorted(found.values(), key=lambda r: (-r.mentions, r.name))[:limit]
         for row in out:
-            row.aliases = self.aliases(tenant, row.id)
+            row.aliases = self.aliases(tenant, row.id, visible)
         return out
 
-    def aliases(self, tenant: str, entity_id: int) -> list[str]:
+    def aliases(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> list[str]:
         rows = self._conn.execute(
-            "SELECT DISTINCT alias FROM aliases WHERE tenant = ? AND entity_id = ? ORDER BY alias",
+            "SELECT DISTINCT alias, doc_id FROM aliases WHERE tenant = ? AND entity_id = ? ORDER BY alias",
             (tenant, entity_id),
         )
-        return [r[0] for r in rows]
+        return list(dict.fromkeys(a for a, d in rows if visible is None or visible(d)))
 
-    def entity(self, tenant: str, entity_id: int) -> dict[str, Any] | None:
-        """An entity with its mentions (doc, page, chunk), merges, relations and community."""
+    def entity(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> dict[str, Any] | None:
+        """An entity with its mentions (doc, page, chunk), merges (alias, rule, where),
+        relations and community, over the documents `visible` accepts; None when it has no
+        mention there."""
         row = self._conn.execute(
             "SELECT id, kind, name FROM entities WHERE tenant = ? AND id = ?", (tenant, entity_id)
         ).fetchone()
         if row is None:
             return None
+        ok = visible or (lambda _: True)
         mentions = [
             dict(r)
             for r in self._conn.execute(
@@ -342,7 +368,10 @@ class DocGraphStore:
                 "WHERE tenant = ? AND entity_id = ? ORDER BY doc_id, page_no, chunk_no, start",
                 (tenant, entity_id),
             )
+            if ok(r["doc_id"])
         ]
+        if not mentions:
+            return None
         merges = [
             dict(r)
             for r in self._conn.execute(
@@ -350,32 +379,43 @@ class DocGraphStore:
                 "WHERE tenant = ? AND entity_id = ?",
                 (tenant, entity_id),
             )
+            if ok(r["doc_id"])
         ]
         community = self._conn.execute(
-            "SELECT c.community, s.summary, s.entities FROM communities c LEFT JOIN summaries s "
-            "ON s.tenant = c.tenant AND s.community = c.community WHERE c.tenant = ? AND c.entity_id = ?",
-            (tenant, entity_id),
+            "SELECT community FROM communities WHERE tenant = ? AND entity_id = ?", (tenant, entity_id)
         ).fetchone()
+        summary = None
+        if community is not None:
+            if visible is None:
+                stored = self._conn.execute(
+                    "SELECT entities, summary FROM summaries WHERE tenant = ? AND community = ?",
+                    (tenant, community[0]),
+                ).fetchone()
+                names, text = (json.loads(stored[0]), stored[1]) if stored else ([], "")
+            else:  # summarised again over what the caller may see
+                members = [
+                    r[0]
+                    for r in self._conn.execute(
+                        "SELECT entity_id FROM communities WHERE tenant = ? AND community = ?",
+                        (tenant, community[0]),
+                    )
+                ]
+                names, text = self._summarise(tenant, members, visible)
+            summary = {"id": community[0], "summary": text, "entities": names}
         return {
             "id": row[0],
             "kind": row[1],
             "name": row[2],
-            "aliases": sorted({m["alias"] for m in merges}),
+            "aliases": list(dict.fromkeys(m["alias"] for m in merges)),
             "merges": merges,
             "mentions": mentions,
-            "relations": self.neighbours(tenant, entity_id),
-            "community": (
-                {
-                    "id": community[0],
-                    "summary": community[1] or "",
-                    "entities": json.loads(community[2] or "[]"),
-                }
-                if community
-                else None
-            ),
+            "relations": self.neighbours(tenant, entity_id, visible=visible),
+            "community": summary,
         }
 
-    def neighbours(self, tenant: str, entity_id: int, limit: int = 20) -> list[dict[str, Any]]:
+    def neighbours(
+        self, tenant: str, entity_id: int, limit: int = 20, visible: DocFilter | None = None
+    ) -> list[dict[str, Any]]:
         """Related entities, the strongest first, with the chunks the relation rests on."""
         rows = self._conn.execute(
             "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
@@ -384,21 +424,22 @@ class DocGraphStore:
         ).fetchall()
         merged: dict[tuple[int, str], dict[str, Any]] = {}
         for other, kind, doc_id, count, chunks in rows:
+            if visible is not None and not visible(doc_id):
+                continue
             item = merged.setdefault(
                 (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
             )
             item["count"] += count
-            item["chunks"] += [
-                {"doc_id": doc_id, "page_no": int(c.split(".")[0]), "chunk_no": int(c.split(".")[1])}
-                for c in json.loads(chunks)
-            ]
-        ranked = sorted(merged.values(), key=lambda r: -r["count"])[:limit]
-        for item in ranked:
+            for ref in json.loads(chunks):
+                page_no, chunk_no = ref.split(".")
+                item["chunks"].append({"doc_id": doc_id, "page_no": int(page_no), "chunk_no": int(chunk_no)})
+        for item in merged.values():
             name = self._conn.execute(
                 "SELECT name, kind FROM entities WHERE id = ?", (item["entity_id"],)
             ).fetchone()
             item["name"], item["kind"] = (name[0], name[1]) if name else ("", "")
-        return ranked
+        # the strongest first; at equal strength named things before codes
+        return sorted(merged.values(), key=lambda r: (-r["count"], r["kind"] == "code", r["name"]))[:limit]
 
     def recognise(self, tenant: str, question: str) -> list[int]:
         """Entities the question names: by acronym (as a word; upper case when 3 letters or
