@@ -61,10 +61,11 @@ _WORD = r"[A-Za-zÀ-ÖØ-öø-ÿ][\w'’-]*"
 _ACRONYM = r"[A-Z][A-Z0-9&]{1,9}s?"
 _UPPER_ACRONYM_RE = re.compile(rf"^(?=.*[A-Z].*[A-Z]){_ACRONYM}$")
 # "Long Form (ACR)"; "ACR (Long Form)"; "LONG FORM - ACR" at a line end (letterheads)
+# the words of a long form may run over a line break and carry commas ("Gastroenterology, Hepatology")
 _PAREN_AFTER = re.compile(
-    rf"((?:{_WORD}[ \t]+){{1,11}}{_WORD})[ \t]*\((\s*(?:{_ACRONYM}|[A-Z][a-z]{{3,8}})\s*)\)"
+    rf"((?:{_WORD},?\s+){{1,11}}{_WORD})\s*\((\s*(?:{_ACRONYM}|[A-Z][a-z]{{3,8}})\s*)\)"
 )
-_PAREN_BEFORE = re.compile(rf"\b({_ACRONYM})[ \t]*\(((?:{_WORD}[ \t]+){{1,11}}{_WORD})\)")
+_PAREN_BEFORE = re.compile(rf"\b({_ACRONYM})\s*\(((?:{_WORD},?\s+){{1,11}}{_WORD})\)")
 _DASH_AFTER = re.compile(
     rf"((?:{_WORD}[ \t]+){{1,11}}{_WORD})[ \t]+[-–—][ \t]+({_ACRONYM})(?:/{_ACRONYM})*[ \t]*$", re.MULTILINE
 )
@@ -146,9 +147,11 @@ def _entity_kind(long_form: str) -> str | None:
     words = [fold(w) for w in _words(long_form) if fold(w) not in _STOP]
     if not words:
         return None
-    if any(w in _PROGRAMME_HEADS for w in words[:3]):
+    if words[0] in _ORG_HEADS or words[-1] in _ORG_HEADS:  # the head: first in pt, last in en
+        return "org"
+    if any(w in _PROGRAMME_HEADS for w in words):
         return "programme"
-    if any(w in _ORG_HEADS for w in words[:3]):
+    if any(w in _ORG_HEADS for w in words):
         return "org"
     return None
 
@@ -188,6 +191,27 @@ def find_definitions(text: str) -> list[Mention]:
             found.append(
                 _definition(kind, text[start : m.end()], start, m.end(), acronym, long_form, "acronym(dash)")
             )
+    return found
+
+
+def find_known_expansions(
+    text: str, expansions: Mapping[str, tuple[str, str]], taken: list[tuple[int, int]]
+) -> list[Mention]:
+    """Expansions of acronyms defined in the corpus written out alone ("World Health
+    Organization" once "World Health Organization (WHO)" was seen); `expansions`: folded
+    long form -> (acronym key, kind)."""
+    found: list[Mention] = []
+    folded = fold(text)
+    for long_form, (key, kind) in expansions.items():
+        pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in long_form.split()) + r"(?!\w)"
+        for m in re.finditer(pattern, folded):
+            if not any(s < m.end() and m.start() < e for s, e in taken):
+                written = text[m.start() : m.end()]
+                found.append(
+                    Mention(
+                        kind, written, key, m.start(), m.end(), acronym=key.upper(), rule="expansion(known)"
+                    )
+                )
     return found
 
 
@@ -298,10 +322,15 @@ def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
 
 
 def extract(
-    text: str, known_acronyms: Mapping[str, str] | None = None, geo_tags: Iterable[Mapping[str, Any]] = ()
+    text: str,
+    known_acronyms: Mapping[str, str] | None = None,
+    geo_tags: Iterable[Mapping[str, Any]] = (),
+    known_expansions: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[Mention]:
     """Every mention in one chunk, in text order; a span found by two extractors is kept
-    once (definitions first, then laws, codes, companies, known acronyms, dates, amounts)."""
+    once (definitions first, then laws, codes, companies, known expansions and acronyms,
+    dates, amounts). `known_acronyms`: acronym key -> kind, `known_expansions`: folded long
+    form -> (acronym key, kind), both from the tenant's corpus."""
     kept: list[Mention] = []
     taken: list[tuple[int, int]] = []
     laws: list[tuple[int, int]] = []
@@ -315,6 +344,12 @@ def extract(
     taken_names = [span for span in taken if span not in laws]  # "Ibama" inside a law is still Ibama
     known = dict(known_acronyms or {})
     known.update({m.key: m.kind for m in kept if m.acronym})
+    expansions = dict(known_expansions or {})
+    expansions.update({m.expansion: (m.key, m.kind) for m in kept if m.acronym and m.expansion})
+    for m in find_known_expansions(text, expansions, taken):
+        kept.append(m)
+        taken.append((m.start, m.end))
+        taken_names.append((m.start, m.end))
     for m in find_known_acronyms(text, known, taken_names):
         kept.append(m)
         taken.append((m.start, m.end))

@@ -141,6 +141,15 @@ class DocGraphStore:
         )
         return {key.split(":", 1)[1]: kind for key, kind in rows}
 
+    def known_expansions(self, tenant: str) -> dict[str, tuple[str, str]]:
+        """Folded long form -> (acronym key, kind) of every defined acronym."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT a.alias, e.key, e.kind FROM aliases a JOIN entities e ON e.id = a.entity_id "
+            "WHERE a.tenant = ? AND a.rule = 'acronym'",
+            (tenant,),
+        )
+        return {alias: (key.split(":", 1)[1], kind) for alias, key, kind in rows}
+
     def _aliases(self, tenant: str) -> dict[str, str]:
         rows = self._conn.execute(
             "SELECT a.alias, e.key FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.tenant = ?",
@@ -157,11 +166,15 @@ class DocGraphStore:
         doc_ids = {c.doc_id for c in chunks}
         with self._lock:
             known = self.known_acronyms(tenant)
-            found = [(c, extract(c.text, known, c.geo_tags)) for c in chunks]
+            expansions = self.known_expansions(tenant)
+            found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
             # the document's own definitions count everywhere in it, not only after them
             for _, mentions in found:
-                known.update({m.key: m.kind for m in mentions if m.acronym and m.expansion})
-            found = [(c, extract(c.text, known, c.geo_tags)) for c in chunks]
+                for m in mentions:
+                    if m.acronym and m.expansion:
+                        known[m.key] = m.kind
+                        expansions[m.expansion] = (m.key, m.kind)
+            found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
             aliases = self._aliases(tenant)
             for _, mentions in found:
                 for m in mentions:
@@ -171,11 +184,20 @@ class DocGraphStore:
                 for doc_id in doc_ids:
                     self._delete_rows(tenant, doc_id)
                 stored = 0
+                pairs: dict[tuple[str, int, int], list[str]] = defaultdict(list)  # (doc, a, b) -> chunks
                 for chunk, mentions in found:
                     resolved = [resolve(m, aliases) for m in mentions]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
                     stored += len(ids)
-                    self._store_cooccurrence(tenant, chunk, resolved, ids)
+                    named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
+                    for x, a in enumerate(named):
+                        for b in named[x + 1 :]:
+                            pairs[(chunk.doc_id, a, b)].append(f"{chunk.page_no}.{chunk.chunk_no}")
+                # one "co-occurs" relation per pair of named entities sharing a chunk, per document
+                self._conn.executemany(
+                    "INSERT INTO relations VALUES (?, ?, ?, 'co-occurs', ?, ?, ?)",
+                    [(tenant, a, b, d, len(refs), json.dumps(refs)) for (d, a, b), refs in pairs.items()],
+                )
                 self._refresh_communities(tenant)
         return stored
 
@@ -220,31 +242,6 @@ class DocGraphStore:
                     (tenant, entity, alias, rule, chunk.doc_id, chunk.page_no, chunk.chunk_no),
                 )
         return entity
-
-    def _store_cooccurrence(
-        self, tenant: str, chunk: ChunkText, resolved: list[Resolved], ids: list[int]
-    ) -> None:
-        """One "co-occurs" relation per pair of named entities in the chunk (per document)."""
-        named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
-        ref = f"{chunk.page_no}.{chunk.chunk_no}"
-        for x, a in enumerate(named):
-            for b in named[x + 1 :]:
-                row = self._conn.execute(
-                    "SELECT rowid, count, chunks FROM relations WHERE tenant = ? AND source = ? "
-                    "AND target = ? AND type = 'co-occurs' AND doc_id = ?",
-                    (tenant, a, b, chunk.doc_id),
-                ).fetchone()
-                if row is None:
-                    self._conn.execute(
-                        "INSERT INTO relations VALUES (?, ?, ?, 'co-occurs', ?, 1, ?)",
-                        (tenant, a, b, chunk.doc_id, json.dumps([ref])),
-                    )
-                else:
-                    refs = sorted(set(json.loads(row[2])) | {ref})
-                    self._conn.execute(
-                        "UPDATE relations SET count = ?, chunks = ? WHERE rowid = ?",
-                        (row[1] + 1, json.dumps(refs), row[0]),
-                    )
 
     def _delete_rows(self, tenant: str, doc_id: str) -> None:
         for table in ("mentions", "aliases", "relations"):
