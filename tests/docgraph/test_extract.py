@@ -58,3 +58,21 @@ def test_acronym_and_expansion_resolve_to_one_entity() -> None:
     assert {r.entity_key for r in resolved} == {"org:ibama"}
     assert [r.rule for r in resolved] == ["acronym", "acronym"]
     assert resolved[0].alias == "instituto brasileiro do meio ambiente e dos recursos naturais renovaveis"
+
+
+def test_an_expansion_written_out_alone_is_its_acronym_entity() -> None:
+    text = "Not created by the World Health Organization (WHO).\nGeneva: World Health Organization; 2022."
+    orgs = [m for m in extract(text) if m.kind == "org"]
+    assert [(m.text, m.rule) for m in orgs] == [
+        ("World Health Organization (WHO)", "acronym(long)"),
+        ("World Health Organization", "expansion(known)"),
+    ]
+    assert {resolve(m, {}).entity_key for m in orgs} == {"org:who"}
+
+
+def test_a_name_equal_to_a_known_alias_joins_that_entity_and_says_why() -> None:
+    [company] = extract("Multa aplicada a ACME PARTICIPAÇÕES LTDA em Manaus.")
+    joined = resolve(company, {"acme participacoes ltda": "org:acme"})
+    assert (joined.entity_key, joined.rule) == ("org:acme", "alias")
+    alone = resolve(company, {})
+    assert (alone.entity_key, alone.rule) == ("org:acme participacoes ltda", "folded-name")
