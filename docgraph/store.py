@@ -12,6 +12,7 @@ checkpoint (index/sqlite.py) leave no byte of a deleted document in the file.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -19,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from docgraph.extract import NAMED_KINDS, Mention, extract, is_acronym
 from docgraph.resolve import Resolved, resolve
@@ -29,6 +30,7 @@ from index.sqlite import checkpoint, connect, migrate, transaction
 SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
 SUMMARY_ENTITIES = 5
 SUMMARY_SENTENCES = 3
+T = TypeVar("T")
 DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
 
 SCHEMA = """
@@ -94,6 +96,17 @@ def _sentence(text: str, start: int, end: int) -> str:
     return sentence[:SENTENCE_CHARS]
 
 
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a read of the store under its lock (the connection is shared by threads)."""
+
+    @functools.wraps(method)
+    def run(self: DocGraphStore, *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 def detect_communities(edges: list[tuple[int, int, float]]) -> dict[int, int]:
     """Entity id -> community, by Leiden (leidenalg, modularity, seed 0); networkx Louvain
     when leidenalg is not installed."""
@@ -122,7 +135,7 @@ class DocGraphStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # one connection for every thread: reads wait for a write
         self._conn = connect(path, synchronous="NORMAL")
         migrate(self._conn, MIGRATIONS)
 
@@ -132,6 +145,7 @@ class DocGraphStore:
 
     # ------------------------------------------------------------------ write
 
+    @_locked
     def known_acronyms(self, tenant: str) -> dict[str, str]:
         """Acronym key -> kind of every organisation or programme with a defined acronym."""
         rows = self._conn.execute(
@@ -141,6 +155,7 @@ class DocGraphStore:
         )
         return {key.split(":", 1)[1]: kind for key, kind in rows}
 
+    @_locked
     def known_expansions(self, tenant: str) -> dict[str, tuple[str, str]]:
         """Folded long form -> (acronym key, kind) of every defined acronym."""
         rows = self._conn.execute(
@@ -316,6 +331,7 @@ class DocGraphStore:
 
     # ------------------------------------------------------------------ read
 
+    @_locked
     def search(
         self, tenant: str, query: str = "", limit: int = 50, visible: DocFilter | None = None
     ) -> list[EntityRow]:
@@ -341,6 +357,7 @@ class DocGraphStore:
             row.aliases = self.aliases(tenant, row.id, visible)
         return out
 
+    @_locked
     def aliases(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> list[str]:
         rows = self._conn.execute(
             "SELECT DISTINCT alias, doc_id FROM aliases WHERE tenant = ? AND entity_id = ? ORDER BY alias",
@@ -348,6 +365,7 @@ class DocGraphStore:
         )
         return list(dict.fromkeys(a for a, d in rows if visible is None or visible(d)))
 
+    @_locked
     def entity(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> dict[str, Any] | None:
         """An entity with its mentions (doc, page, chunk), merges (alias, rule, where),
         relations and community, over the documents `visible` accepts; None when it has no
@@ -410,6 +428,7 @@ class DocGraphStore:
             "community": summary,
         }
 
+    @_locked
     def neighbours(
         self, tenant: str, entity_id: int, limit: int = 20, visible: DocFilter | None = None
     ) -> list[dict[str, Any]]:
@@ -438,6 +457,7 @@ class DocGraphStore:
         # the strongest first; at equal strength named things before codes
         return sorted(merged.values(), key=lambda r: (-r["count"], r["kind"] == "code", r["name"]))[:limit]
 
+    @_locked
     def recognise(self, tenant: str, question: str) -> list[int]:
         """Entities the question names: by acronym (as a word; upper case when 3 letters or
         fewer, so "who" is not WHO), by name or alias (folded, as words)."""
@@ -466,6 +486,7 @@ class DocGraphStore:
                 found.append(entity_id)
         return found
 
+    @_locked
     def mention_chunks(self, tenant: str, entity_ids: Sequence[int]) -> list[tuple[str, int, int, int]]:
         """(doc_id, page_no, chunk_no, mentions) of the chunks mentioning the entities, most first."""
         if not entity_ids:
@@ -479,6 +500,7 @@ class DocGraphStore:
         )
         return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
 
+    @_locked
     def counts(self, tenant: str) -> dict[str, int]:
         """Rows per table for the tenant (tests, the ops view)."""
         tables = ("entities", "aliases", "mentions", "relations", "communities", "summaries")
