@@ -361,6 +361,30 @@ def extract(
     return sorted(kept, key=lambda m: (m.start, m.end))
 
 
+# what a text says between two organisations when the first answers to the second:
+# "IBAMA, autarquia federal vinculada ao MMA", "the ITSO, a unit of IBM"
+_SUBORDINATE = re.compile(
+    r"^\s*,?\s*(?:(?:o|a|um|uma)\s+)?(?:órgão|orgao|autarquia|entidade|fundação|fundacao|empresa pública"
+    r"|agência|agencia|secretaria|departamento)?(?:\s+(?:federal|estadual|municipal))?\s*vinculad[oa]\s+"
+    r"(?:ao|à|a)\s*(?:o\s+)?$"
+    r"|^\s*,?\s*(?:an?\s+|the\s+)?(?:agency|body|office|department|unit|division|part|arm)\s+of\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+RELATION_INVERSE = {"subordinate-to": "superior-of"}  # a typed relation read from its target
+
+
+def typed_relations(text: str, mentions: list[Mention]) -> list[tuple[int, int, str]]:
+    """(i, j, type) for consecutive organisations of `mentions` (in text order) that the
+    words between them relate: "subordinate-to" (j answers for i)."""
+    orgs = [i for i, m in enumerate(mentions) if m.kind in ("org", "programme") and m.start >= 0]
+    found = []
+    for a, b in zip(orgs, orgs[1:], strict=False):
+        between = text[mentions[a].end : mentions[b].start]
+        if len(between) <= 60 and _SUBORDINATE.match(between):
+            found.append((a, b, "subordinate-to"))
+    return found
+
+
 def is_acronym(token: str) -> bool:
     """Whether a token looks like an acronym (two capitals or more)."""
     return bool(_UPPER_ACRONYM_RE.match(token))

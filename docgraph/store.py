@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docgraph.extract import NAMED_KINDS, Mention, extract, is_acronym
+from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is_acronym, typed_relations
 from docgraph.resolve import Resolved, resolve
 from geo.folding import fold, fold_words
 from index.sqlite import checkpoint, connect, migrate, transaction
@@ -199,19 +199,27 @@ class DocGraphStore:
                 for doc_id in doc_ids:
                     self._delete_rows(tenant, doc_id)
                 stored = 0
-                pairs: dict[tuple[str, int, int], list[str]] = defaultdict(list)  # (doc, a, b) -> chunks
+                pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
                 for chunk, mentions in found:
                     resolved = [resolve(m, aliases) for m in mentions]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
                     stored += len(ids)
                     named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
+                    ref = f"{chunk.page_no}.{chunk.chunk_no}"
                     for x, a in enumerate(named):
                         for b in named[x + 1 :]:
-                            pairs[(chunk.doc_id, a, b)].append(f"{chunk.page_no}.{chunk.chunk_no}")
-                # one "co-occurs" relation per pair of named entities sharing a chunk, per document
+                            pairs[(chunk.doc_id, a, b, "co-occurs")].append(ref)
+                    for i, j, kind in typed_relations(chunk.text, mentions):
+                        if ids[i] != ids[j]:
+                            pairs[(chunk.doc_id, ids[i], ids[j], kind)].append(ref)
+                # one "co-occurs" relation per pair of named entities sharing a chunk, and the
+                # typed ones a pattern gave (source -> target), per document
                 self._conn.executemany(
-                    "INSERT INTO relations VALUES (?, ?, ?, 'co-occurs', ?, ?, ?)",
-                    [(tenant, a, b, d, len(refs), json.dumps(refs)) for (d, a, b), refs in pairs.items()],
+                    "INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (tenant, a, b, k, d, len(refs), json.dumps(refs))
+                        for (d, a, b, k), refs in pairs.items()
+                    ],
                 )
                 self._refresh_communities(tenant)
         return stored
@@ -435,13 +443,16 @@ class DocGraphStore:
         """Related entities, the strongest first, with the chunks the relation rests on."""
         rows = self._conn.execute(
             "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
-            "r.count, r.chunks FROM relations r WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
-            (entity_id, tenant, entity_id, entity_id),
+            "r.count, r.chunks, r.source = ? FROM relations r "
+            "WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
+            (entity_id, entity_id, tenant, entity_id, entity_id),
         ).fetchall()
         merged: dict[tuple[int, str], dict[str, Any]] = {}
-        for other, kind, doc_id, count, chunks in rows:
+        for other, kind, doc_id, count, chunks, outgoing in rows:
             if visible is not None and not visible(doc_id):
                 continue
+            if not outgoing:  # a typed relation read from its target: "superior-of"
+                kind = RELATION_INVERSE.get(kind, kind)
             item = merged.setdefault(
                 (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
             )
