@@ -8,7 +8,8 @@ Exception tree (each class also inherits the built-in in brackets):
     │   ├── PageNotFound
     │   ├── JobNotFound
     │   ├── KeyNotFound
-    │   └── TraceNotFound
+    │   ├── TraceNotFound
+    │   └── EntityNotFound
     ├── AuthError [PermissionError]
     │   ├── MissingKey
     │   ├── InvalidKey
@@ -28,7 +29,8 @@ Exception tree (each class also inherits the built-in in brackets):
         ├── BeingIndexed
         ├── HiddenDuplicate
         ├── VisualProfileOff
-        └── GraphDisabled
+        ├── GraphDisabled
+        └── DocGraphDisabled
 
 No HTTP status here: service/api/errors.py maps each class to the API's answer.
 """
@@ -148,3 +150,11 @@ class VisualProfileOff(Conflict):
 
 class GraphDisabled(Conflict):
     """The graph is turned off (CARTA_GRAPH_ENABLED=false)."""
+
+
+class EntityNotFound(NotFound):
+    """No document-graph entity with that id mentioned in a document the caller may see."""
+
+
+class DocGraphDisabled(Conflict):
+    """The document graph is turned off (CARTA_DOCGRAPH=false)."""

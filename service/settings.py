@@ -266,3 +266,12 @@ class Settings(BaseSettings):
     @property
     def uploads_dir(self) -> Path:
         return self.data_dir / "uploads"
+
+    # Document graph (issue 19): entities, mentions, relations, communities of the documents
+    docgraph: bool = Field(
+        True, description="Extract entities from every indexed chunk (offline, ~ms a page)."
+    )
+
+    @property
+    def docgraph_path(self) -> Path:
+        return self.data_dir / "docgraph.sqlite3"

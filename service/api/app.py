@@ -23,6 +23,7 @@ from service.api.errors import add_error_handlers
 from service.api.middleware.body_limit import BodyLimitMiddleware
 from service.api.middleware.request_context import request_context
 from service.api.routes import ask, datasets, documents, jobs, keys, ops, search, ui, visual
+from service.api.routes import entities as entity_routes
 from service.api.state import AppState, Services, app_state_of, attach
 from service.audit import AuditLog
 from service.auth import FailedAuthThrottle, KeyStore, RateLimiter
@@ -81,6 +82,7 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     add_error_handlers(app)
     for module in (ops, documents, search, ask, visual, datasets, jobs, keys):
         app.include_router(module.router)
+    app.include_router(entity_routes.router)
     ui.mount_ui(app)  # last: the /ui mount answers every /ui/* path
     return app
 

@@ -60,7 +60,9 @@ from service.errors import (
     BadSidecar,
     BeingIndexed,
     Conflict,
+    DocGraphDisabled,
     DocumentNotFound,
+    EntityNotFound,
     Forbidden,
     ForbiddenGroup,
     GeoFilterError,
@@ -157,6 +159,8 @@ ERROR_TABLE: dict[type[Exception], ErrorSpec] = {
     HiddenDuplicate: ErrorSpec(409, "duplicate_content"),
     VisualProfileOff: ErrorSpec(409, "visual_profile_off"),
     GraphDisabled: ErrorSpec(409, "graph_disabled"),
+    EntityNotFound: ErrorSpec(404, "not_found"),
+    DocGraphDisabled: ErrorSpec(409, "docgraph_disabled"),
 }
 
 

@@ -57,7 +57,7 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50)
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
-    channels: list[Literal["dense", "bm25", "pages", "visual", "clip"]] | None = Field(
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
@@ -466,3 +466,71 @@ def ask_response(answer: Answer) -> AskResponse:
         ],
         usage=answer.usage,
     )
+
+
+# ------------------------------------------------------------------ document graph (issue 19)
+
+
+class EntityOut(BaseModel):
+    """An entity of the document graph, with its mention counts over the caller's documents."""
+
+    id: int
+    kind: str  # org, programme, law, code, place, date, amount
+    name: str
+    mentions: int
+    documents: int
+    aliases: list[str] = []
+
+
+class EntityMentionOut(BaseModel):
+    doc_id: str
+    page_no: int
+    chunk_no: int
+    start: int  # span in the chunk's text (-1 when unknown)
+    end: int
+    text: str
+    rule: str  # how it was resolved to the entity: acronym, alias, folded-name
+    extractor: str  # what found it: acronym(long), law, cnpj, company, gazetteer, ...
+    sentence: str
+
+
+class EntityMergeOut(BaseModel):
+    """A merge: the alias a mention taught, by which rule, where."""
+
+    alias: str
+    rule: str
+    doc_id: str
+    page_no: int
+    chunk_no: int
+
+
+class EntityChunkOut(BaseModel):
+    doc_id: str
+    page_no: int
+    chunk_no: int
+
+
+class EntityRelationOut(BaseModel):
+    entity_id: int
+    name: str
+    kind: str
+    type: str  # co-occurs
+    count: int
+    chunks: list[EntityChunkOut]
+
+
+class EntityCommunityOut(BaseModel):
+    id: int
+    summary: str  # extractive: its top entities and the sentences that mention them
+    entities: list[str]
+
+
+class EntityDetailOut(BaseModel):
+    id: int
+    kind: str
+    name: str
+    aliases: list[str]
+    merges: list[EntityMergeOut]
+    mentions: list[EntityMentionOut]
+    relations: list[EntityRelationOut]
+    community: EntityCommunityOut | None = None

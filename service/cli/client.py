@@ -99,6 +99,14 @@ class CartaClient(Protocol):
         """Delete a POI dataset with its POIs, roads and edges."""
         ...
 
+    def entities(self, query: str, *, limit: int = 50) -> list[Json]:
+        """Document-graph entities whose name, acronym or alias contains `query` (EntityOut)."""
+        ...
+
+    def entity(self, entity_id: int) -> Json:
+        """One entity with its mentions, relations and community (EntityDetailOut)."""
+        ...
+
     def close(self) -> None:
         """Release the store (in-process) or the connection pool (HTTP)."""
         ...

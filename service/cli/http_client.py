@@ -133,5 +133,11 @@ class HttpClient:
     def delete_dataset(self, dataset_id: str) -> None:
         self._call("DELETE", f"/v1/datasets/{dataset_id}")
 
+    def entities(self, query: str, *, limit: int = 50) -> list[Json]:
+        return self._call("GET", "/v1/entities", params={"q": query, "limit": limit})
+
+    def entity(self, entity_id: int) -> Json:
+        return self._call("GET", f"/v1/entities/{entity_id}")
+
     def close(self) -> None:
         self.http.close()

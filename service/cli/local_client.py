@@ -10,8 +10,10 @@ from pathlib import Path
 from graph.channel import DatasetNotFound, EmptyDataset, GraphChannel, PoiFormatError
 from models.llm_client import LLMError
 from service.api import schemas
+from service.auth import Principal
 from service.carta import Carta, DocumentNotFound
 from service.cli.client import GeoBody, Json, ProgressFn, RequestFailed
+from service.errors import DocGraphDisabled, EntityNotFound
 from service.query.geo_filter import GeoFilterError, GeoSpec
 from service.query.types import PriorMode, SearchQuery
 
@@ -122,6 +124,26 @@ class LocalClient:
             self._graph().delete_dataset(self.tenant, dataset_id)
         except DatasetNotFound as exc:
             raise RequestFailed(str(exc)) from exc
+
+    def entities(self, query: str, *, limit: int = 50) -> list[Json]:
+        from service.api.routes.entities import entity_list  # the web framework: entity commands only
+
+        try:
+            return [e.model_dump() for e in entity_list(self.carta, self._owner(), query, limit)]
+        except DocGraphDisabled as exc:
+            raise RequestFailed(str(exc)) from exc
+
+    def entity(self, entity_id: int) -> Json:
+        from service.api.routes.entities import entity_detail
+
+        try:
+            return entity_detail(self.carta, self._owner(), entity_id).model_dump()
+        except (DocGraphDisabled, EntityNotFound) as exc:
+            raise RequestFailed(str(exc)) from exc
+
+    def _owner(self) -> Principal:
+        """The data dir's owner: every document of the tenant."""
+        return Principal("local", self.tenant, admin=True)
 
     def close(self) -> None:
         self.carta.close()

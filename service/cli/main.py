@@ -10,6 +10,7 @@ at a time, so while `carta serve` runs, send commands to it with `--server URL`.
     poi.py        poi add|fetch|list|delete
     admin.py      keys create|list|revoke, audit
     erase.py      erase --verify
+    entities.py   entities [QUERY], entities show ID
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 import typer
 
 from service.cli import admin, documents, erase, geo, poi, query, reindex, serve
+from service.cli.entities import entities
 from service.cli.eval import evaluate
 
 app = typer.Typer(
@@ -37,6 +39,7 @@ app.command()(serve.serve)
 app.add_typer(admin.keys_app, name="keys")
 app.command("audit")(admin.audit)
 app.command()(erase.erase)
+app.command()(entities)
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -14,6 +14,7 @@ from service.query.channels.base import BaseChannel, ChannelContext, EncodedQuer
 from service.query.channels.bm25 import Bm25Channel
 from service.query.channels.clip import ClipChannel
 from service.query.channels.dense import DenseChannel
+from service.query.channels.entities import EntitiesChannel
 from service.query.channels.geo_prior import GeoPriorChannel
 from service.query.channels.maps import MapsChannel
 from service.query.channels.pages import PagesChannel
@@ -27,6 +28,7 @@ CHANNEL_TYPES: tuple[type[BaseChannel], ...] = (
     ClipChannel,
     GeoPriorChannel,
     MapsChannel,
+    EntitiesChannel,
 )
 # the names a query selects channels by ("dense", "bm25", "pages", "visual", "clip")
 CHANNELS: frozenset[str] = frozenset(t.selector for t in CHANNEL_TYPES if t.selector is not None)

@@ -1,0 +1,526 @@
+"""The document graph in SQLite: entities, aliases (the merges and why), mentions with
+their chunk, relations, communities and their extractive summaries; a tenant column on
+every row.
+
+Incremental: `add_document` writes one document's mentions and relations; its
+`delete_document` removes them, then every entity, alias and relation only it supported,
+then recomputes the tenant's communities (those it touched and the rest: one Leiden run
+over the tenant's relation graph, cheap at this size). Relations and aliases are kept per
+document, so nothing needs recounting on delete. Erasure: secure_delete and a WAL
+checkpoint (index/sqlite.py) leave no byte of a deleted document in the file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is_acronym, typed_relations
+from docgraph.resolve import Resolved, resolve
+from geo.folding import fold, fold_words
+from index.sqlite import checkpoint, connect, migrate, transaction
+
+SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
+SUMMARY_ENTITIES = 5
+SUMMARY_SENTENCES = 3
+T = TypeVar("T")
+DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entities (
+    tenant TEXT NOT NULL, id INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL,
+    name TEXT NOT NULL, UNIQUE (tenant, key));
+CREATE TABLE IF NOT EXISTS aliases (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, alias TEXT NOT NULL, rule TEXT NOT NULL,
+    doc_id TEXT NOT NULL, page_no INTEGER NOT NULL, chunk_no INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS aliases_by_alias ON aliases (tenant, alias);
+CREATE INDEX IF NOT EXISTS aliases_by_doc ON aliases (tenant, doc_id);
+CREATE TABLE IF NOT EXISTS mentions (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, doc_id TEXT NOT NULL, page_no INTEGER NOT NULL,
+    chunk_no INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, text TEXT NOT NULL,
+    rule TEXT NOT NULL, extractor TEXT NOT NULL, sentence TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS mentions_by_entity ON mentions (tenant, entity_id);
+CREATE INDEX IF NOT EXISTS mentions_by_doc ON mentions (tenant, doc_id);
+CREATE TABLE IF NOT EXISTS relations (
+    tenant TEXT NOT NULL, source INTEGER NOT NULL, target INTEGER NOT NULL, type TEXT NOT NULL,
+    doc_id TEXT NOT NULL, count INTEGER NOT NULL, chunks TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS relations_by_doc ON relations (tenant, doc_id);
+CREATE INDEX IF NOT EXISTS relations_by_source ON relations (tenant, source);
+CREATE INDEX IF NOT EXISTS relations_by_target ON relations (tenant, target);
+CREATE TABLE IF NOT EXISTS communities (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, community INTEGER NOT NULL,
+    PRIMARY KEY (tenant, entity_id));
+CREATE TABLE IF NOT EXISTS summaries (
+    tenant TEXT NOT NULL, community INTEGER NOT NULL, entities TEXT NOT NULL, summary TEXT NOT NULL,
+    PRIMARY KEY (tenant, community));
+"""
+MIGRATIONS = [SCHEMA]
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    """A chunk as ingestion indexed it (its payload's fields)."""
+
+    doc_id: str
+    page_no: int
+    chunk_no: int
+    text: str
+    geo_tags: Sequence[dict[str, Any]] = ()
+
+
+@dataclass
+class EntityRow:
+    id: int
+    kind: str
+    name: str
+    mentions: int
+    documents: int
+    aliases: list[str] = field(default_factory=list)
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence (or line) around a span, at most SENTENCE_CHARS."""
+    if start < 0:
+        return " ".join(text[:SENTENCE_CHARS].split())
+    left = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    rights = [i for i in (text.find(c, end) for c in ".!?\n") if i >= 0]
+    right = min(rights) + 1 if rights else len(text)
+    sentence = " ".join(text[left:right].split())
+    return sentence[:SENTENCE_CHARS]
+
+
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    """Run a read of the store under its lock (the connection is shared by threads)."""
+
+    @functools.wraps(method)
+    def run(self: DocGraphStore, *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+def detect_communities(edges: list[tuple[int, int, float]]) -> dict[int, int]:
+    """Entity id -> community, by Leiden (leidenalg, modularity, seed 0); networkx Louvain
+    when leidenalg is not installed."""
+    if not edges:
+        return {}
+    nodes = sorted({n for a, b, _ in edges for n in (a, b)})
+    try:
+        import igraph
+        import leidenalg
+    except ImportError:
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_weighted_edges_from(edges)
+        groups = nx.community.louvain_communities(graph, weight="weight", seed=0)
+        return {n: i for i, group in enumerate(sorted(groups, key=min)) for n in group}
+    index = {n: i for i, n in enumerate(nodes)}
+    graph = igraph.Graph(n=len(nodes), edges=[(index[a], index[b]) for a, b, _ in edges])
+    graph.es["weight"] = [w for _, _, w in edges]
+    partition = leidenalg.find_partition(graph, leidenalg.ModularityVertexPartition, weights="weight", seed=0)
+    return {nodes[v]: c for c, members in enumerate(partition) for v in members}
+
+
+class DocGraphStore:
+    """One SQLite file holding every tenant's document graph."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()  # one connection for every thread: reads wait for a write
+        self._conn = connect(path, synchronous="NORMAL")
+        migrate(self._conn, MIGRATIONS)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # ------------------------------------------------------------------ write
+
+    @_locked
+    def known_acronyms(self, tenant: str) -> dict[str, str]:
+        """Acronym key -> kind of every organisation or programme with a defined acronym."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT e.key, e.kind FROM entities e JOIN aliases a ON a.entity_id = e.id "
+            "WHERE e.tenant = ? AND a.rule = 'acronym'",
+            (tenant,),
+        )
+        return {key.split(":", 1)[1]: kind for key, kind in rows}
+
+    @_locked
+    def known_expansions(self, tenant: str) -> dict[str, tuple[str, str]]:
+        """Folded long form -> (acronym key, kind) of every defined acronym."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT a.alias, e.key, e.kind FROM aliases a JOIN entities e ON e.id = a.entity_id "
+            "WHERE a.tenant = ? AND a.rule = 'acronym'",
+            (tenant,),
+        )
+        return {alias: (key.split(":", 1)[1], kind) for alias, key, kind in rows}
+
+    def _aliases(self, tenant: str) -> dict[str, str]:
+        rows = self._conn.execute(
+            "SELECT a.alias, e.key FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.tenant = ?",
+            (tenant,),
+        )
+        return {alias: key for alias, key in rows}
+
+    def add_document(self, tenant: str, chunks: Iterable[ChunkText]) -> int:
+        """Extract, resolve and store the mentions of one document's chunks (its previous
+        rows replaced); returns how many mentions were stored."""
+        chunks = list(chunks)
+        if not chunks:
+            return 0
+        doc_ids = {c.doc_id for c in chunks}
+        with self._lock:
+            known = self.known_acronyms(tenant)
+            expansions = self.known_expansions(tenant)
+            found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
+            # the document's own definitions count everywhere in it, not only after them
+            for _, mentions in found:
+                for m in mentions:
+                    if m.acronym and m.expansion:
+                        known[m.key] = m.kind
+                        expansions[m.expansion] = (m.key, m.kind)
+            found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
+            aliases = self._aliases(tenant)
+            for _, mentions in found:
+                for m in mentions:
+                    if m.acronym and m.expansion:
+                        aliases[m.expansion] = f"org:{m.key}"
+            with transaction(self._conn):
+                for doc_id in doc_ids:
+                    self._delete_rows(tenant, doc_id)
+                stored = 0
+                pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
+                for chunk, mentions in found:
+                    resolved = [resolve(m, aliases) for m in mentions]
+                    ids = [self._store_mention(tenant, chunk, r) for r in resolved]
+                    stored += len(ids)
+                    named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
+                    ref = f"{chunk.page_no}.{chunk.chunk_no}"
+                    for x, a in enumerate(named):
+                        for b in named[x + 1 :]:
+                            pairs[(chunk.doc_id, a, b, "co-occurs")].append(ref)
+                    for i, j, kind in typed_relations(chunk.text, mentions):
+                        if ids[i] != ids[j]:
+                            pairs[(chunk.doc_id, ids[i], ids[j], kind)].append(ref)
+                # one "co-occurs" relation per pair of named entities sharing a chunk, and the
+                # typed ones a pattern gave (source -> target), per document
+                self._conn.executemany(
+                    "INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (tenant, a, b, k, d, len(refs), json.dumps(refs))
+                        for (d, a, b, k), refs in pairs.items()
+                    ],
+                )
+                self._refresh_communities(tenant)
+        return stored
+
+    def _entity_id(self, tenant: str, r: Resolved) -> int:
+        row = self._conn.execute(
+            "SELECT id, name FROM entities WHERE tenant = ? AND key = ?", (tenant, r.entity_key)
+        ).fetchone()
+        if row is not None:
+            return int(row[0])
+        cur = self._conn.execute(
+            "INSERT INTO entities (tenant, key, kind, name) VALUES (?, ?, ?, ?)",
+            (tenant, r.entity_key, r.kind, r.name),
+        )
+        return int(cur.lastrowid or 0)
+
+    def _store_mention(self, tenant: str, chunk: ChunkText, r: Resolved) -> int:
+        m = r.mention
+        entity = self._entity_id(tenant, r)
+        self._conn.execute(
+            "INSERT INTO mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                tenant,
+                entity,
+                chunk.doc_id,
+                chunk.page_no,
+                chunk.chunk_no,
+                m.start,
+                m.end,
+                " ".join(m.text.split()),
+                r.rule,
+                m.rule,
+                _sentence(chunk.text, m.start, m.end),
+            ),
+        )
+        for alias, rule in (
+            (r.alias, "acronym"),
+            (fold_words(m.text) if r.rule == "alias" else None, "alias"),
+        ):
+            if alias:
+                self._conn.execute(
+                    "INSERT INTO aliases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (tenant, entity, alias, rule, chunk.doc_id, chunk.page_no, chunk.chunk_no),
+                )
+        return entity
+
+    def _delete_rows(self, tenant: str, doc_id: str) -> None:
+        for table in ("mentions", "aliases", "relations"):
+            self._conn.execute(f"DELETE FROM {table} WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+        self._conn.execute(
+            "DELETE FROM entities WHERE tenant = ? AND id NOT IN "
+            "(SELECT entity_id FROM mentions WHERE tenant = ?)",
+            (tenant, tenant),
+        )
+
+    def delete_document(self, tenant: str, doc_id: str) -> None:
+        """Remove the document's mentions, aliases and relations, the entities only it
+        supported, and refresh the communities; then checkpoint (nothing left in the WAL)."""
+        with self._lock:
+            with transaction(self._conn):
+                self._delete_rows(tenant, doc_id)
+                self._refresh_communities(tenant)
+            checkpoint(self._conn)
+
+    def _refresh_communities(self, tenant: str) -> None:
+        """Leiden over the tenant's relation graph, and one extractive summary per community:
+        its top entities and the sentences that mention them."""
+        self._conn.execute("DELETE FROM communities WHERE tenant = ?", (tenant,))
+        self._conn.execute("DELETE FROM summaries WHERE tenant = ?", (tenant,))
+        weights: Counter[tuple[int, int]] = Counter()
+        for a, b, n in self._conn.execute(
+            "SELECT source, target, count FROM relations WHERE tenant = ?", (tenant,)
+        ):
+            weights[(a, b)] += n
+        assignment = detect_communities([(a, b, float(w)) for (a, b), w in weights.items()])
+        self._conn.executemany(
+            "INSERT INTO communities VALUES (?, ?, ?)", [(tenant, e, c) for e, c in assignment.items()]
+        )
+        members: dict[int, list[int]] = defaultdict(list)
+        for entity, community in assignment.items():
+            members[community].append(entity)
+        for community, entities in members.items():
+            names, summary = self._summarise(tenant, entities)
+            self._conn.execute(
+                "INSERT INTO summaries VALUES (?, ?, ?, ?)", (tenant, community, json.dumps(names), summary)
+            )
+
+    def _summarise(
+        self, tenant: str, entities: list[int], visible: DocFilter | None = None
+    ) -> tuple[list[str], str]:
+        """A community's extractive summary: its most mentioned entities, then the
+        sentences that mention them (over the documents `visible` accepts)."""
+        marks = ",".join("?" * len(entities))
+        rows = self._conn.execute(
+            "SELECT e.id, e.name, m.doc_id, m.sentence FROM mentions m "
+            f"JOIN entities e ON e.id = m.entity_id WHERE m.tenant = ? AND m.entity_id IN ({marks}) "
+            "ORDER BY m.doc_id, m.page_no, m.chunk_no, m.start",
+            (tenant, *entities),
+        ).fetchall()
+        counts: Counter[int] = Counter()
+        names: dict[int, str] = {}
+        said: dict[int, list[str]] = defaultdict(list)
+        for entity_id, name, doc_id, sentence in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            counts[entity_id] += 1
+            names[entity_id] = name
+            said[entity_id].append(sentence)
+        top = sorted(counts, key=lambda e: (-counts[e], names[e]))[:SUMMARY_ENTITIES]
+        sentences: list[str] = []
+        for entity_id in top:
+            for sentence in dict.fromkeys(said[entity_id]):
+                if sentence not in sentences and len(sentences) < SUMMARY_SENTENCES:
+                    sentences.append(sentence)
+        shown = [names[e] for e in top]
+        return shown, "; ".join(shown) + (": " + " … ".join(sentences) if sentences else "")
+
+    # ------------------------------------------------------------------ read
+
+    @_locked
+    def search(
+        self, tenant: str, query: str = "", limit: int = 50, visible: DocFilter | None = None
+    ) -> list[EntityRow]:
+        """Entities whose name, key or alias contains the folded query (all when empty),
+        most mentioned first, counted over the documents `visible` accepts (all when None)."""
+        needle = f"%{fold_words(query)}%"
+        rows = self._conn.execute(
+            "SELECT e.id, e.kind, e.name, m.doc_id, COUNT(*) FROM entities e "
+            "JOIN mentions m ON m.entity_id = e.id AND m.tenant = e.tenant WHERE e.tenant = ? AND "
+            "(? = '%%' OR lower(e.name) LIKE ? OR e.key LIKE ? OR e.id IN "
+            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ?)) GROUP BY e.id, m.doc_id",
+            (tenant, needle, needle, needle, tenant, needle),
+        ).fetchall()
+        found: dict[int, EntityRow] = {}
+        for entity_id, kind, name, doc_id, count in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            row = found.setdefault(entity_id, EntityRow(entity_id, kind, name, 0, 0))
+            row.mentions += count
+            row.documents += 1
+        out = sorted(found.values(), key=lambda r: (-r.mentions, r.name))[:limit]
+        for row in out:
+            row.aliases = self.aliases(tenant, row.id, visible)
+        return out
+
+    @_locked
+    def aliases(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT alias, doc_id FROM aliases WHERE tenant = ? AND entity_id = ? ORDER BY alias",
+            (tenant, entity_id),
+        )
+        return list(dict.fromkeys(a for a, d in rows if visible is None or visible(d)))
+
+    @_locked
+    def entity(self, tenant: str, entity_id: int, visible: DocFilter | None = None) -> dict[str, Any] | None:
+        """An entity with its mentions (doc, page, chunk), merges (alias, rule, where),
+        relations and community, over the documents `visible` accepts; None when it has no
+        mention there."""
+        row = self._conn.execute(
+            "SELECT id, kind, name FROM entities WHERE tenant = ? AND id = ?", (tenant, entity_id)
+        ).fetchone()
+        if row is None:
+            return None
+        ok = visible or (lambda _: True)
+        mentions = [
+            dict(r)
+            for r in self._conn.execute(
+                "SELECT doc_id, page_no, chunk_no, start, end, text, rule, extractor, sentence FROM mentions "
+                "WHERE tenant = ? AND entity_id = ? ORDER BY doc_id, page_no, chunk_no, start",
+                (tenant, entity_id),
+            )
+            if ok(r["doc_id"])
+        ]
+        if not mentions:
+            return None
+        merges = [
+            dict(r)
+            for r in self._conn.execute(
+                "SELECT alias, rule, doc_id, page_no, chunk_no FROM aliases "
+                "WHERE tenant = ? AND entity_id = ?",
+                (tenant, entity_id),
+            )
+            if ok(r["doc_id"])
+        ]
+        community = self._conn.execute(
+            "SELECT community FROM communities WHERE tenant = ? AND entity_id = ?", (tenant, entity_id)
+        ).fetchone()
+        summary = None
+        if community is not None:
+            if visible is None:
+                stored = self._conn.execute(
+                    "SELECT entities, summary FROM summaries WHERE tenant = ? AND community = ?",
+                    (tenant, community[0]),
+                ).fetchone()
+                names, text = (json.loads(stored[0]), stored[1]) if stored else ([], "")
+            else:  # summarised again over what the caller may see
+                members = [
+                    r[0]
+                    for r in self._conn.execute(
+                        "SELECT entity_id FROM communities WHERE tenant = ? AND community = ?",
+                        (tenant, community[0]),
+                    )
+                ]
+                names, text = self._summarise(tenant, members, visible)
+            summary = {"id": community[0], "summary": text, "entities": names}
+        return {
+            "id": row[0],
+            "kind": row[1],
+            "name": row[2],
+            "aliases": list(dict.fromkeys(m["alias"] for m in merges)),
+            "merges": merges,
+            "mentions": mentions,
+            "relations": self.neighbours(tenant, entity_id, visible=visible),
+            "community": summary,
+        }
+
+    @_locked
+    def neighbours(
+        self, tenant: str, entity_id: int, limit: int = 20, visible: DocFilter | None = None
+    ) -> list[dict[str, Any]]:
+        """Related entities, the strongest first, with the chunks the relation rests on."""
+        rows = self._conn.execute(
+            "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
+            "r.count, r.chunks, r.source = ? FROM relations r "
+            "WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
+            (entity_id, entity_id, tenant, entity_id, entity_id),
+        ).fetchall()
+        merged: dict[tuple[int, str], dict[str, Any]] = {}
+        for other, kind, doc_id, count, chunks, outgoing in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            if not outgoing:  # a typed relation read from its target: "superior-of"
+                kind = RELATION_INVERSE.get(kind, kind)
+            item = merged.setdefault(
+                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
+            )
+            item["count"] += count
+            for ref in json.loads(chunks):
+                page_no, chunk_no = ref.split(".")
+                item["chunks"].append({"doc_id": doc_id, "page_no": int(page_no), "chunk_no": int(chunk_no)})
+        for item in merged.values():
+            name = self._conn.execute(
+                "SELECT name, kind FROM entities WHERE id = ?", (item["entity_id"],)
+            ).fetchone()
+            item["name"], item["kind"] = (name[0], name[1]) if name else ("", "")
+        # the strongest first; at equal strength named things before codes
+        return sorted(merged.values(), key=lambda r: (-r["count"], r["kind"] == "code", r["name"]))[:limit]
+
+    @_locked
+    def recognise(self, tenant: str, question: str) -> list[int]:
+        """Entities the question names: by acronym (as a word; upper case when 3 letters or
+        fewer, so "who" is not WHO), by name or alias (folded, as words)."""
+        words = re.findall(r"[\w/.-]+", fold(question))
+        folded = " " + " ".join(words) + " "
+        tokens = set(re.findall(r"[\w]+", question))
+        found: list[int] = []
+        rows = self._conn.execute(
+            "SELECT id, key, kind, name FROM entities WHERE tenant = ?", (tenant,)
+        ).fetchall()
+        alias_rows = self._conn.execute(
+            "SELECT entity_id, alias FROM aliases WHERE tenant = ?", (tenant,)
+        ).fetchall()
+        for entity_id, key, kind, name in rows:
+            if kind in ("date", "amount"):
+                continue
+            if kind in ("org", "programme") and is_acronym(name):
+                acronym = key.split(":", 1)[1]
+                if (len(acronym) > 3 and f" {acronym} " in folded) or name in tokens:
+                    found.append(entity_id)
+                continue
+            if len(fold_words(name)) >= 4 and f" {fold_words(name)} " in folded:
+                found.append(entity_id)
+        for entity_id, alias in alias_rows:
+            if entity_id not in found and len(alias) >= 6 and f" {alias} " in folded:
+                found.append(entity_id)
+        return found
+
+    @_locked
+    def mention_chunks(self, tenant: str, entity_ids: Sequence[int]) -> list[tuple[str, int, int, int]]:
+        """(doc_id, page_no, chunk_no, mentions) of the chunks mentioning the entities, most first."""
+        if not entity_ids:
+            return []
+        marks = ",".join("?" * len(entity_ids))
+        rows = self._conn.execute(
+            "SELECT doc_id, page_no, chunk_no, COUNT(*) AS n FROM mentions "
+            f"WHERE tenant = ? AND entity_id IN ({marks}) GROUP BY doc_id, page_no, chunk_no "
+            "ORDER BY n DESC, doc_id, page_no, chunk_no",
+            (tenant, *entity_ids),
+        )
+        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    @_locked
+    def counts(self, tenant: str) -> dict[str, int]:
+        """Rows per table for the tenant (tests, the ops view)."""
+        tables = ("entities", "aliases", "mentions", "relations", "communities", "summaries")
+        return {
+            t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t} WHERE tenant = ?", (tenant,)).fetchone()[0])
+            for t in tables
+        }
+
+
+def mentions_of(text: str) -> list[Mention]:
+    """The mentions one text holds, no corpus context (the eval script, the timing table)."""
+    return extract(text)
