@@ -20,6 +20,7 @@ from index.payloads import Payload, chunk_payload, page_payload
 from index.registry import Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
+from ingest.captions import CaptionBudget, Captioner
 from ingest.chunking import Chunk, chunk_page
 from ingest.formats.vector import GEODATA_SOURCE
 from ingest.geotagging import (
@@ -92,6 +93,7 @@ class Ingestor:
         geotagger: GeoTagger | None = None,
         visual_points: VisualPointsFn | None = None,
         page_pool: Callable[[np.ndarray], np.ndarray] | None = None,
+        captioner: Captioner | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -111,6 +113,7 @@ class Ingestor:
         )
         self.visual_points = visual_points  # visual profile: page-image vectors
         self.page_pool = page_pool  # CARTA_PAGE_POOLING: the page multivector's pooled first stage
+        self.captioner = captioner  # CARTA_CAPTION_PAGES: chart/map pages described by the vision LLM
         # Called after a new document turns ready, where the service is built (the graph).
         self.indexed_hooks: list[IndexedHook] = []
 
@@ -158,6 +161,7 @@ class Ingestor:
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)
         page_notes: dict[str, list[int]] = {}  # a page's warning -> the pages it applies to
+        captions = self.captioner.budget() if self.captioner else None
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
@@ -165,11 +169,11 @@ class Ingestor:
                     page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
-                    self._index_pages(doc, batch, warnings, geo)
+                    self._index_pages(doc, batch, warnings, geo, captions)
                     self._report(progress, filename, page.page_no, opened.page_count)
                     batch = []
             if batch:
-                self._index_pages(doc, batch, warnings, geo)
+                self._index_pages(doc, batch, warnings, geo, captions)
                 self._report(progress, filename, batch[-1].page_no, opened.page_count)
             ready = Filter({"tenant": tenant, "doc_id": doc_id})
             for spec in self.collections.all():
@@ -213,7 +217,12 @@ class Ingestor:
             progress(Progress(filename, "pages", done, total))
 
     def _index_pages(
-        self, doc: Document, pages: list[LoadedPage], warnings: list[str], geo: _GeoContext
+        self,
+        doc: Document,
+        pages: list[LoadedPage],
+        warnings: list[str],
+        geo: _GeoContext,
+        captions: CaptionBudget | None = None,
     ) -> None:
         chunks: list[Chunk] = []
         for page in pages:
@@ -221,6 +230,8 @@ class Ingestor:
             if page.text_source == "none":
                 warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
             chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars))
+        if self.captioner and captions:
+            chunks.extend(self.captioner.chunks(pages, geo.point_kind, chunks, captions, warnings))
         texts = [c.text for c in chunks]
         embeddings = self.text.embed_with_tokens(texts)
         sparse = self.sparse.embed_documents(texts)

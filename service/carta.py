@@ -21,6 +21,7 @@ from index.registry import Document, Registry
 from index.sqlite import checkpoint_file
 from index.types import Filter
 from index.vector_store import VectorStore
+from ingest.captions import CaptionCache, Captioner
 from ingest.geotagging import GeoTagger
 from ingest.loaders import LoadOptions
 from ingest.pipeline import Ingestor, IngestResult, ProgressFn
@@ -46,7 +47,7 @@ from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_plac
 from service.query.retrieval import Retriever
 from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
-from service.settings import Settings
+from service.settings import DEFAULT_CAPTION_PAGES, Settings
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,18 @@ def llm_answerer(
     return LLMAnswerer(client, gate, llm_budget(settings), page_text, page_image, settings.llm_grade_evidence)
 
 
+def captioner(settings: Settings) -> Captioner | None:
+    """Chart/map page captions at ingestion (ingest/captions.py), when a vision LLM is
+    configured and CARTA_CAPTION_PAGES is not 0."""
+    config = llm_config(settings)
+    default = DEFAULT_CAPTION_PAGES if config and settings.llm_vision else 0
+    pages = default if settings.caption_pages is None else settings.caption_pages
+    if config is None or pages <= 0:
+        return None
+    cache = CaptionCache(settings.data_dir / "captions.sqlite3")
+    return Captioner(LLMClient(config), cache, pages, settings.llm_image_max_pixels)
+
+
 def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncoder) -> GraphChannel | None:
     """The geospatial graph (POI datasets, MENTIONS, relational answers), None when off."""
     if not settings.graph_enabled:
@@ -224,6 +237,7 @@ class Carta:
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
             visual_points=self.visual.points if self.visual else None,
             page_pool=page_pooler(settings),
+            captioner=captioner(settings),
         )
         channels = ChannelContext(
             self.store,
@@ -437,5 +451,7 @@ class Carta:
         self.store.close()
         self.registry.close()
         self.job_store.close()
+        if self.ingestor.captioner is not None:
+            self.ingestor.captioner.cache.close()
         if self.graph is not None:
             self.graph.close()
