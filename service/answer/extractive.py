@@ -1,5 +1,6 @@
 """Extractive answers with citations: the best 1-3 sentences of the evidence the relevance
-gate (service/answer/gate.py) scored, each cited as [doc_id p.N]. The LLM path
+gate (service/answer/gate.py) scored, each cited as [doc_id p.N]; status "passages" when
+none of them states the asked thing (service/answer/status.py). The LLM path
 (service/answer/llm.py) uses the same gate and returns the same shape.
 
 The quoted sentences are document text: citation look-alikes in them are neutralised
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from service.answer.gate import Candidate, RelevanceGate
 from service.answer.markers import cite_label, neutralise, parse
+from service.answer.status import answer_status
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
 
@@ -49,6 +51,7 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
             invalid_citations=invalid,
+            status=answer_status(question, chosen),
         )
 
 
