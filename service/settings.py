@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service.query.types import PriorMode
 
-DEFAULT_CAPTION_PAGES = 8
+DEFAULT_CAPTION_PAGES = 8  # CARTA_CAPTION_PAGES when unset and a vision LLM is configured
 
 
 class Settings(BaseSettings):
@@ -38,8 +38,7 @@ class Settings(BaseSettings):
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
     page_pooling: Literal["off", "sequential", "hierarchical"] = Field(
-        "off",
-        description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
+        "off", description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
         "stage (runs of tokens, or token clusters; index/pooling.py) reranked by exact MaxSim.",
     )
     page_pool_factor: int = Field(4, ge=2, le=64, description="Tokens per pooled page vector.")
@@ -114,8 +113,7 @@ class Settings(BaseSettings):
         None, ge=4, le=16384, description="Max visual tokens per page (ColQwen2/2.5)."
     )
     visual_pooling: Literal["rowcol", "blocks", "hierarchical", "sequential"] = Field(
-        "blocks",
-        description="First-stage pooled multivector: row/column means, k x k block means, "
+        "blocks", description="First-stage pooled multivector: row/column means, k x k block means, "
         "token clustering, or runs (index/pooling.py).",
     )
     visual_pool_factor: int = Field(
@@ -219,11 +217,8 @@ class Settings(BaseSettings):
 
     # Graph communities and LLM constraints (issue 6: global search)
     graph_community_resolution: int = Field(
-        5,
-        ge=0,
-        le=9,
-        description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
-        "questions; kept coarser than graph_resolution.",
+        5, ge=0, le=9, description="H3 resolution of zone communities (parents of the zones) for corpus-wide "
+        "questions; kept coarser than graph_resolution."
     )
     graph_llm_summaries: bool = Field(
         False, description="With an LLM configured, it also writes each community's summary (cached)."
