@@ -11,8 +11,8 @@ Two steps, so the slow one runs once:
    thresholds, and the curve is printed: answerable questions refused (false refusals) vs
    unanswerable questions answered (wrong answers).
 
-    python scripts/calibrate_gate.py --features /tmp/gate_features.json          # both steps
-    python scripts/calibrate_gate.py --features /tmp/gate_features.json --sweep  # the sweep only
+    python scripts/calibrate_gate.py --features /tmp/gate_features.jsonl --data-dir /tmp/gate-data  # both
+    python scripts/calibrate_gate.py --features /tmp/gate_features.jsonl --sweep  # the sweep only
 
 Labels: `unanswerable` items are the negatives; text, table, chart, map, geo-filtered,
 exact-code and multi-hop items the positives (injection and relational items are left out:
@@ -33,22 +33,34 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from models.sparse_encoder import SparseEncoder  # noqa: E402
 from service.answer.gate import (  # noqa: E402
     Candidate,
     GateParams,
+    absent_key_terms,
     decide,
     key_share,
     key_terms,
     question_key_terms,
+    stem_coverage,
 )
 
 POSITIVE = {"text", "table", "chart", "map", "geo-filtered", "exact-code", "multi-hop"}
 SETS = ("samples/questions.yaml", "eval/questions/corpus.yaml", "eval/questions/gate_calibration.yaml")
-COSINE_SENTENCES = 64  # sentences embedded per question at collection (the gate embeds 32)
+COSINE_SENTENCES = 48  # sentences embedded per question at collection (the gate embeds 32)
 
 
-def collect(corpus: Path, samples: Path, out: Path) -> None:
-    """Ingest the corpus once and cache each question's gate features."""
+def collect(
+    corpus: Path,
+    samples: Path,
+    out: Path,
+    data_dir: Path | None,
+    reverse: bool = False,
+    sets: tuple[str, ...] = SETS,
+) -> None:
+    """Ingest the corpus once (a kept --data-dir skips that the next time: ingestion is
+    idempotent) and cache each question's gate features, one JSON line per question as it
+    goes (a rerun resumes after the last one written)."""
     from ingest.upload import IngestRequest
     from service.answer.gate import RelevanceGate
     from service.carta import Carta
@@ -58,29 +70,30 @@ def collect(corpus: Path, samples: Path, out: Path) -> None:
     from service.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="carta-gate-") as tmp:
-        carta = Carta(Settings(data_dir=Path(tmp), profile="lite"))
+        carta = Carta(Settings(data_dir=data_dir or Path(tmp), profile="lite"))
         tenant = carta.settings.default_tenant
         files = list(iter_files([samples, corpus / "pdf", corpus / "charts"]))
         t = time.perf_counter()
         for path in files:
             carta.ingest(IngestRequest(path.read_bytes(), path.name, tenant))
-        print(f"ingested {len(files)} files in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        print(f"ingested {len(files)} files in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
         ids = {d.filename: d.id for d in carta.registry.list(tenant)}
         client = LocalClient(carta, tenant)
         wide = RelevanceGate(carta.text, carta.sparse, max_embedded=COSINE_SENTENCES)
-        rows = []
-        for set_path in SETS:
-            for q in load_questions(ROOT / set_path if not Path(set_path).is_absolute() else Path(set_path)):
-                if q.type not in POSITIVE and q.type != "unanswerable":
-                    continue
-                geo = q.geo.model_dump(exclude_none=True) if q.geo else None
-                query = client._query(q.question, 5, geo, True)  # noqa: SLF001 - same query as ask
-                result = carta.search(query)
-                pages = result.pages[: wide.evidence_pages]
-                scored = wide._score(q.question, wide._candidates(pages), result)  # noqa: SLF001
-                expected = {(ids.get(e.doc), p) for e in q.evidence for p in e.pages}
-                rows.append(
-                    {
+        done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
+        with out.open("a", encoding="utf-8") as sink:
+            for set_path in reversed(sets) if reverse else sets:
+                questions = load_questions(ROOT / set_path)
+                for q in reversed(questions) if reverse else questions:
+                    if (q.type not in POSITIVE and q.type != "unanswerable") or q.id in done:
+                        continue
+                    geo = q.geo.model_dump(exclude_none=True) if q.geo else None
+                    query = client._query(q.question, 5, geo, True)  # noqa: SLF001 - same query as ask
+                    result = carta.search(query)
+                    pages = result.pages[: wide.evidence_pages]
+                    scored = wide._score(q.question, wide._candidates(pages), result)  # noqa: SLF001
+                    expected = {(ids.get(e.doc), p) for e in q.evidence for p in e.pages}
+                    row = {
                         "id": q.id,
                         "set": Path(set_path).stem,
                         "type": q.type,
@@ -94,10 +107,10 @@ def collect(corpus: Path, samples: Path, out: Path) -> None:
                             for c in scored
                         ],
                     }
-                )
+                    sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    sink.flush()
+                    print(q.id, file=sys.stderr, flush=True)
         carta.close()
-    out.write_text(json.dumps(rows, ensure_ascii=False))
-    print(f"{len(rows)} questions cached in {out}", file=sys.stderr)
 
 
 @dataclass
@@ -117,16 +130,24 @@ class Point:
         return 1 - self.wrong_answers / self.unanswerable
 
 
-def replay(rows: list[dict[str, Any]], params: GateParams) -> tuple[Point, list[str], list[str]]:
-    """The gate's verdicts on the cache under `params`: the point and the ids it gets wrong."""
-    refused_ok, answered_bad = [], []
+def prepare(rows: list[dict[str, Any]]) -> None:
+    """Key-term and coverage features with the current code, once per question (they need no params)."""
+    sparse = SparseEncoder()
     for row in rows:
+        row["coverage"] = stem_coverage(sparse, row["question"], row["page_texts"])
         terms = question_key_terms(row["question"])
-        cands = [
+        row["missing"] = absent_key_terms(row["question"], row["page_texts"])
+        row["scored"] = [
             Candidate(c["sentence"], None, None, c["cosine"], c["overlap"], key_share(terms, c["sentence"]))  # type: ignore[arg-type]
             for c in row["candidates"]
         ]
-        passed = decide(row["question"], cands, row["page_texts"], params).passed
+
+
+def replay(rows: list[dict[str, Any]], params: GateParams) -> tuple[Point, list[str], list[str]]:
+    """The gate's verdicts on the prepared cache under `params`: the point and the ids it gets wrong."""
+    refused_ok, answered_bad = [], []
+    for row in rows:
+        passed = decide(row["scored"], row["missing"], row["coverage"], params).passed
         if row["answerable"] and not passed:
             refused_ok.append(row["id"])
         if not row["answerable"] and passed:
@@ -141,16 +162,18 @@ def sweep(rows: list[dict[str, Any]]) -> list[Point]:
     for key_rule in ("all", "names"):
         for overlap_weight in (0.0, 0.25, 0.5):
             for keys_weight in (0.0, 0.3):
-                for min_overlap in (0.0, 0.2, 0.34, 0.5):
-                    for step in range(10, 71, 5):
-                        params = GateParams(
-                            min_relevance=step / 100,
-                            overlap_weight=overlap_weight,
-                            keys_weight=keys_weight,
-                            min_overlap=min_overlap,
-                            key_rule=key_rule,
-                        )
-                        points.append(replay(rows, params)[0])
+                for min_overlap in (0.0, 0.2, 0.34):
+                    for min_coverage in (0.0, 0.5, 0.6, 0.67, 0.75, 0.8):
+                        for step in range(10, 81, 5):
+                            params = GateParams(
+                                min_relevance=step / 100,
+                                overlap_weight=overlap_weight,
+                                keys_weight=keys_weight,
+                                min_overlap=min_overlap,
+                                min_coverage=min_coverage,
+                                key_rule=key_rule,
+                            )
+                            points.append(replay(rows, params)[0])
     return points
 
 
@@ -172,41 +195,57 @@ def pareto(points: list[Point]) -> list[Point]:
 def describe(p: GateParams) -> str:
     return (
         f"min_relevance={p.min_relevance:.2f} overlap_w={p.overlap_weight} keys_w={p.keys_weight} "
-        f"min_overlap={p.min_overlap} keys={p.key_rule}"
+        f"min_overlap={p.min_overlap} min_coverage={p.min_coverage} keys={p.key_rule}"
     )
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--features", type=Path, default=Path("/tmp/gate_features.json"))
+    parser.add_argument(
+        "--features", type=Path, nargs="+", default=[Path("/tmp/gate_features.jsonl")], help="Cache file(s)."
+    )
     parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
     parser.add_argument("--samples", type=Path, default=ROOT / "samples")
+    parser.add_argument("--data-dir", type=Path, help="Keep the indexed corpus here (reused next time).")
     parser.add_argument("--sweep", action="store_true", help="Only sweep the cached features.")
+    parser.add_argument("--reverse", action="store_true", help="Collect from the last question back.")
+    parser.add_argument("--sets", nargs="*", default=list(SETS), help="Question sets to collect.")
     args = parser.parse_args()
     if not args.sweep:
-        collect(args.corpus, args.samples, args.features)
-    rows = json.loads(args.features.read_text())
+        collect(args.corpus, args.samples, args.features[0], args.data_dir, args.reverse, tuple(args.sets))
+    rows = list({r["id"]: r for f in args.features for r in read_rows(f)}.values())
+    prepare(rows)
     n_pos = sum(r["answerable"] for r in rows)
     print(f"{len(rows)} questions: {n_pos} answerable, {len(rows) - n_pos} unanswerable")
     print(
         f"right page in the gate's evidence: {sum(r['retrieved'] for r in rows if r['answerable'])}/{n_pos}"
     )
+    points = sweep(rows)
     print("\nThe curve (best false-refusal count for each wrong-answer count):\n")
     print(
         "| wrong answers (unanswerable answered) | false refusals (answerable refused) "
         "| refusal ok | answerable ok | params |"
     )
     print("|---:|---:|---:|---:|---|")
-    for p in pareto(sweep(rows)):
+    for p in pareto(points):
         print(
             f"| {p.wrong_answers}/{p.unanswerable} | {p.false_refusals}/{p.answerable} | {p.refusal_ok:.2f} "
             f"| {p.answerable_ok:.2f} | {describe(p.params)} |"
         )
+    best = max(points, key=lambda p: (min(p.refusal_ok, p.answerable_ok), p.refusal_ok + p.answerable_ok))
+    print(
+        f"\nBalanced point (best lower rate; the defaults): {describe(best.params)}: "
+        f"refusal ok {best.refusal_ok:.2f}, answerable ok {best.answerable_ok:.2f}"
+    )
     chosen, refused, answered = replay(rows, GateParams())
     print(
-        f"\nDefault point ({describe(chosen.params)}): refusal ok {chosen.refusal_ok:.2f}, "
+        f"\nThe gate's defaults ({describe(chosen.params)}): refusal ok {chosen.refusal_ok:.2f}, "
         f"answerable ok {chosen.answerable_ok:.2f}"
     )
     by_id = {r["id"]: r for r in rows}

@@ -94,7 +94,11 @@ class Settings(BaseSettings):
     # Retrieval and answers
     prefetch_limit: int = Field(50, ge=1, le=1000)
     min_relevance: float = Field(
-        0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."
+        0.65,
+        ge=0.0,
+        le=2.0,
+        description="Below this score of the best evidence sentence (cosine + 0.3 x its share of the "
+        "question's key terms) the extractive answer is a refusal; calibrated in docs/evaluation.md.",
     )
 
     # Visual retrieval

@@ -13,6 +13,7 @@ sentences it scored are the extractive answerer's candidates.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -64,6 +65,21 @@ _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     ),
 }
 _LANGUAGE_ACCENTS = {"pt": "ãõâêô", "fr": "èàùûëîœ", "es": "ñ¿¡"}
+
+
+# Organisations named by a different acronym per language: either spelling stands for the other.
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "oms": ("who",),
+    "who": ("oms",),
+    "onu": ("un", "united nations"),
+    "ue": ("eu", "european union"),
+    "eu": ("ue", "uniao europeia"),
+    "ocde": ("oecd",),
+    "oecd": ("ocde",),
+    "fmi": ("imf",),
+    "imf": ("fmi",),
+    "eua": ("usa", "us", "united states"),
+}
 
 
 @dataclass(frozen=True)
@@ -145,6 +161,10 @@ class Haystack:
     def contains(self, term: KeyTerm) -> bool:
         if term.text in self.spaced:
             return True
+        if term.name and any(
+            re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in _ALIASES.get(term.text, ())
+        ):
+            return True
         if not term.values:
             return False
         if self._values is None:
@@ -153,8 +173,8 @@ class Haystack:
 
 
 def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
-    haystack = Haystack("\n".join(evidence_texts))
-    return [t.text for t in question_key_terms(question) if not haystack.contains(t)]
+    """The question's key terms (as text) that no evidence text contains."""
+    return [t.text for t in absent_key_terms(question, evidence_texts)]
 
 
 def question_language(question: str) -> str:
@@ -186,10 +206,11 @@ class Candidate:
 class GateParams:
     """The gate's thresholds (calibrated: docs/evaluation.md, "The relevance gate")."""
 
-    min_relevance: float = 0.3  # the best sentence's score must reach this
-    overlap_weight: float = 0.25
+    min_relevance: float = 0.65  # the best sentence's score must reach this
+    overlap_weight: float = 0.0
     keys_weight: float = 0.3
     min_overlap: float = 0.0  # ...and the best sentence must hold this share of the question's stems
+    min_coverage: float = 0.0  # ...and the evidence pages together this share (every content word)
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
     key_rule: Literal["all", "names"] = "all"
@@ -216,12 +237,18 @@ def key_share(terms: list[KeyTerm], sentence: str) -> float:
     return sum(hay.contains(t) for t in terms) / len(terms)
 
 
-def decide(question: str, candidates: list[Candidate], page_texts: list[str], params: GateParams) -> Verdict:
-    """The gate's decision on scored candidates (cosine, overlap and keys set) and the
-    evidence pages' text; pure, so scripts/calibrate_gate.py replays it on cached features."""
-    terms = question_key_terms(question)
+def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
+    """The question's key terms that no evidence page contains."""
     haystack = Haystack("\n".join(page_texts))
-    missing = [t for t in terms if not haystack.contains(t)]
+    return [t for t in question_key_terms(question) if not haystack.contains(t)]
+
+
+def decide(
+    candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
+) -> Verdict:
+    """The gate's decision on scored candidates (cosine, overlap and keys set), the key
+    terms absent from the evidence pages and the share of the question's stems the pages
+    hold (`coverage`); pure, so scripts/calibrate_gate.py replays it on cached features."""
     for cand in candidates:
         cand.score = params.score(cand)
     best = max(candidates, key=lambda c: c.score, default=None)
@@ -231,6 +258,7 @@ def decide(question: str, candidates: list[Candidate], page_texts: list[str], pa
         best is not None
         and best.score >= params.min_relevance
         and best.overlap >= params.min_overlap
+        and coverage >= params.min_coverage
         and keys_ok
     )
     related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
@@ -266,9 +294,7 @@ class RelevanceGate:
         self.sparse = sparse
         params = params or GateParams()
         if min_relevance is not None:
-            params = GateParams(
-                min_relevance, params.overlap_weight, params.keys_weight, params.min_overlap, params.key_rule
-            )
+            params = dataclasses.replace(params, min_relevance=min_relevance)
         self.params = params
         self.evidence_pages = evidence_pages
         self.max_embedded = max_embedded
@@ -282,7 +308,8 @@ class RelevanceGate:
         pages = result.pages[: self.evidence_pages]
         candidates = self._score(question, self._candidates(pages), result)
         page_texts = [c.text for p in pages for c in p.chunks]
-        verdict = decide(question, candidates, page_texts, self.params)
+        coverage = stem_coverage(self.sparse, question, page_texts)
+        verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)
         relevance = round(verdict.best.score, 4) if verdict.best else 0.0
         return Grade(
             question_language(question),
@@ -334,6 +361,14 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:
+    """The share of the question's BM25 stems (stop words dropped) found anywhere in the
+    evidence pages: "capital" in "What is the capital of Australia?" is on no page."""
+    if not page_texts:
+        return 0.0
+    return _overlap(sparse.embed_query(question), sparse.embed_documents(["\n".join(page_texts)])[0])
 
 
 def _overlap(
