@@ -290,11 +290,11 @@ def test_related_evidence_reaches_the_model_and_its_decline_is_a_refusal(
 ) -> None:
     """The extractive bar would refuse (words of the question occur, the fact does not); with
     an LLM the gate lets the model read the pages and the model's "not found" is the refusal."""
-    question = "Qual foi o orçamento anual da Prefeitura do Recife para drenagem?"
+    question = "Qual foi o oxigênio dissolvido medido na estação EST-09?"  # no EST-09 in the samples
     grade = sample_carta.gate.grade(question, sample_carta.search(SearchQuery(question, "default")))
     assert grade.related and not grade.passed
     attach_llm(sample_carta)
-    llm_server.script(Step(text="I could not find the drainage budget in the documents provided."))
+    llm_server.script(Step(text="I could not find station EST-09 in the documents provided."))
     answer = ask(sample_carta, question)
     assert len(llm_server.requests) == 1  # the model was asked
     assert answer.refused and answer.status == "refused" and answer.answerer == "llm"
