@@ -20,6 +20,7 @@ from index.payloads import Payload, chunk_payload, page_payload
 from index.registry import Document, PageRecord, Registry
 from index.types import Filter, SparseVec, StorePoint, VectorValue
 from index.vector_store import VectorStore
+from ingest.captions import CaptionBudget, Captioner
 from ingest.chunking import Chunk, SectionContext, chunk_page
 from ingest.formats.vector import GEODATA_SOURCE
 from ingest.geotagging import (
@@ -93,6 +94,7 @@ class Ingestor:
         geotagger: GeoTagger | None = None,
         visual_points: VisualPointsFn | None = None,
         page_pool: Callable[[np.ndarray], np.ndarray] | None = None,
+        captioner: Captioner | None = None,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -112,6 +114,7 @@ class Ingestor:
         )
         self.visual_points = visual_points  # visual profile: page-image vectors
         self.page_pool = page_pool  # CARTA_PAGE_POOLING: the page multivector's pooled first stage
+        self.captioner = captioner  # CARTA_CAPTION_PAGES: chart/map pages described by the vision LLM
         # Called after a new document turns ready, where the service is built (the graph).
         self.indexed_hooks: list[IndexedHook] = []
 
@@ -163,6 +166,7 @@ class Ingestor:
         warnings: list[str] = list(opened.warnings)
         page_notes: dict[str, list[int]] = {}  # a page's warning -> the pages it applies to
         sections = SectionContext(doc.title)  # the chunks' context header, across batches
+        captions = self.captioner.budget() if self.captioner else None
         try:
             batch: list[LoadedPage] = []
             for page in opened.pages():
@@ -171,11 +175,11 @@ class Ingestor:
                     page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
-                    self._index_pages(doc, batch, warnings, geo, sections)
+                    self._index_pages(doc, batch, warnings, geo, sections, captions)
                     self._report(progress, filename, page.page_no, opened.page_count)
                     batch = []
             if batch:
-                self._index_pages(doc, batch, warnings, geo, sections)
+                self._index_pages(doc, batch, warnings, geo, sections, captions)
                 self._report(progress, filename, batch[-1].page_no, opened.page_count)
             ready = Filter({"tenant": tenant, "doc_id": doc_id})
             for spec in self.collections.all():
@@ -225,6 +229,7 @@ class Ingestor:
         warnings: list[str],
         geo: _GeoContext,
         sections: SectionContext,
+        captions: CaptionBudget | None = None,
     ) -> None:
         chunks: list[Chunk] = []
         for page in pages:
@@ -232,6 +237,8 @@ class Ingestor:
             if page.text_source == "none":
                 warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
             chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars, page.tables, sections))
+        if self.captioner and captions:
+            chunks.extend(self.captioner.chunks(pages, geo.point_kind, chunks, captions, warnings))
         texts = [c.text for c in chunks]
         indexed = [c.indexed_text() for c in chunks]  # with the context header
         embeddings = self.text.embed_with_tokens(indexed)

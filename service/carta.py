@@ -43,9 +43,10 @@ from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_plac
 from service.query.retrieval import Retriever
 from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
-from service.settings import Settings
+from service.settings import DEFAULT_CAPTION_PAGES, Settings
 
 if TYPE_CHECKING:  # the document loaders import PyMuPDF (a second or more): built on first use
+    from ingest.captions import Captioner
     from ingest.pipeline import Ingestor, IngestResult, ProgressFn
     from ingest.upload import IngestRequest
 
@@ -149,6 +150,20 @@ def llm_answerer(
         return None
     client = LLMClient(config)
     return LLMAnswerer(client, gate, llm_budget(settings), page_text, page_image, settings.llm_grade_evidence)
+
+
+def captioner(settings: Settings) -> Captioner | None:
+    """Chart/map page captions at ingestion (ingest/captions.py), when a vision LLM is
+    configured and CARTA_CAPTION_PAGES is not 0."""
+    config = llm_config(settings)
+    default = DEFAULT_CAPTION_PAGES if config and settings.llm_vision else 0
+    pages = default if settings.caption_pages is None else settings.caption_pages
+    if config is None or pages <= 0:
+        return None
+    from ingest.captions import CaptionCache, Captioner
+
+    cache = CaptionCache(settings.data_dir / "captions.sqlite3")
+    return Captioner(LLMClient(config), cache, pages, settings.llm_image_max_pixels)
 
 
 def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncoder) -> GraphChannel | None:
@@ -293,6 +308,7 @@ class Carta:
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
             visual_points=self.visual.points if self.visual else None,
             page_pool=page_pooler(settings),
+            captioner=captioner(settings),
         )
         if ingestor.index_signature != self.index_signature:  # pragma: no cover - the two must agree
             raise RuntimeError(f"index signature {ingestor.index_signature!r} != {self.index_signature!r}")
@@ -506,6 +522,8 @@ class Carta:
         self.store.close()
         self.registry.close()
         self.job_store.close()
+        if self._ingestor is not None and self._ingestor.captioner is not None:
+            self._ingestor.captioner.cache.close()
         if self.graph is not None:
             self.graph.close()
         if self.docgraph is not None:

@@ -11,6 +11,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service.query.types import PriorMode
 
+DEFAULT_CAPTION_PAGES = 8  # CARTA_CAPTION_PAGES when unset and a vision LLM is configured
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CARTA_", env_file=".env", extra="ignore")
@@ -108,7 +110,11 @@ class Settings(BaseSettings):
     # Retrieval and answers
     prefetch_limit: int = Field(50, ge=1, le=1000)
     min_relevance: float = Field(
-        0.30, ge=0.0, le=1.0, description="Below this query-evidence cosine the answer is a refusal."
+        0.65,
+        ge=0.0,
+        le=2.0,
+        description="Below this score of the best evidence sentence (cosine + 0.3 x its share of the "
+        "question's key terms) the extractive answer is a refusal; calibrated in docs/evaluation.md.",
     )
 
     # Visual retrieval
@@ -185,6 +191,14 @@ class Settings(BaseSettings):
     llm_answer_words: int = Field(200, ge=10, le=5000, description="Length limit stated in the prompt.")
     llm_grade_evidence: bool = Field(
         False, description="Ask the LLM to grade candidate pages (relevant/partial/irrelevant) first."
+    )
+    caption_pages: int | None = Field(
+        None,
+        ge=0,
+        le=10_000,
+        description="Chart/map pages per document the vision LLM captions at ingestion (indexed as text "
+        "chunks, cached by page hash in data_dir/captions.sqlite3); 0 = off; unset = "
+        f"{DEFAULT_CAPTION_PAGES} when a vision LLM is configured (CARTA_LLM_BASE_URL), else off.",
     )
 
     # Production: API keys, ingestion jobs, limits, observability

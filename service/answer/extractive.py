@@ -1,6 +1,7 @@
 """Extractive answers with citations: a table cell when the question points at one
 (service/answer/tables.py), else the best 1-3 sentences of the evidence the relevance gate
-(service/answer/gate.py) scored, each cited as [doc_id p.N]. The LLM path
+(service/answer/gate.py) scored, each cited as [doc_id p.N], with status "passages" when
+none of them states the asked thing (service/answer/status.py). The LLM path
 (service/answer/llm.py) uses the same gate and returns the same shape.
 
 The table answer is tried before the gate's verdict counts. The gate scores sentences by
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from service.answer.gate import Candidate, Grade, RelevanceGate
 from service.answer.markers import cite_label, neutralise, parse
+from service.answer.status import answer_status
 from service.answer.tables import TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
@@ -64,6 +66,7 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
             invalid_citations=invalid,
+            status=answer_status(question, chosen),
         )
 
     @staticmethod

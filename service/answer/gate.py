@@ -1,20 +1,35 @@
 """The relevance gate: is the retrieved evidence strong enough to answer from?
 
 It grades the evidence before anything is composed, by the extractive answerer or by an
-LLM, and refuses honestly when a key term of the question (a name, a number, a code)
-occurs nowhere in the evidence pages, or when no sentence is close enough to the question
-(embedding cosine, helped by the share of the question's BM25 stems it contains). The
+LLM, and refuses honestly when a key term of the question (a name, a number, a date, a
+code) occurs nowhere in the evidence pages, or when no sentence is close enough to the
+question (embedding cosine, helped by the share of the question's BM25 stems and key terms
+it contains). Key terms are compared as values (ingest/values.py): "31 December 2020"
+matches "31 décembre 2020", "18 de agosto de 2017" matches "18-ago-17", "2753" matches
+"2 753", and "Nouvelle-Aquitaine" matches "Nouvelle Aquitaine". The thresholds were
+calibrated on labelled questions (scripts/calibrate_gate.py, docs/evaluation.md). The
 sentences it scored are the extractive answerer's candidates.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from geo.folding import fold
+from ingest.values import (
+    MONTHS,
+    find_dates,
+    find_numbers,
+    find_periods,
+    number_token,
+    parse_number,
+    value_tokens,
+)
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.types import Answer
@@ -24,114 +39,154 @@ EMBED_CHARS = 300
 NOT_FOUND = {
     "en": "Not found in the indexed documents.",
     "pt": "Não encontrado nos documentos indexados.",
+    "fr": "Introuvable dans les documents indexés.",
+    "es": "No encontrado en los documentos indexados.",
 }
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
-_PT_WORDS = frozenset(
-    [
-        "que",
-        "qual",
-        "quais",
-        "quanto",
-        "quantos",
-        "quanta",
-        "quantas",
-        "onde",
-        "como",
-        "quando",
-        "porque",
-        "por",
-        "são",
-        "não",
-        "em",
-        "no",
-        "na",
-        "nos",
-        "nas",
-        "do",
-        "da",
-        "dos",
-        "das",
-        "de",
-        "para",
-        "um",
-        "uma",
-        "os",
-        "as",
-        "teve",
-        "foi",
-        "é",
-        "mais",
-        "segundo",
-        "sobre",
-        "qual",
-        "houve",
-    ]
-)
-_EN_WORDS = frozenset(
-    [
-        "the",
-        "what",
-        "which",
-        "how",
-        "when",
-        "where",
-        "who",
-        "whom",
-        "is",
-        "was",
-        "were",
-        "are",
-        "of",
-        "in",
-        "on",
-        "did",
-        "does",
-        "do",
-        "and",
-        "to",
-        "for",
-        "many",
-        "much",
-        "according",
-        "by",
-        "with",
-    ]
-)
+_HYPHENS = re.compile(r"[-‐‑‒–—_]+")
+# Function words per language; a word shared by two languages counts for both.
+_LANGUAGE_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the what which how when where who whom is was were are of in on did does do and to for many "
+        "much according by with at".split()
+    ),
+    "pt": frozenset(
+        "que qual quais quanto quantos quanta quantas onde como quando porque por são não em no na nos "
+        "nas do da dos das de para um uma os as teve foi é mais segundo sobre houve era estava entre".split()
+    ),
+    "fr": frozenset(
+        "quel quelle quels quelles combien où le la les des du est était au aux dans et pour une sur "
+        "selon qui ont été en de".split()
+    ),
+    "es": frozenset(
+        "cuál cuáles cuánto cuántos cuánta cuántas dónde cuándo el la los las del es fue en y con según "
+        "hay qué de por para una sobre".split()
+    ),
+}
+_LANGUAGE_ACCENTS = {"pt": "ãõâêô", "fr": "èàùûëîœ", "es": "ñ¿¡"}
+
+
+# Organisations named by a different acronym per language: either spelling stands for the other.
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "oms": ("who",),
+    "who": ("oms",),
+    "onu": ("un", "united nations"),
+    "ue": ("eu", "european union"),
+    "eu": ("ue", "uniao europeia"),
+    "ocde": ("oecd",),
+    "oecd": ("ocde",),
+    "fmi": ("imf",),
+    "imf": ("fmi",),
+    "eua": ("usa", "us", "united states"),
+}
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    """A word the evidence must contain: a name, a code, or a value (number, date, period)."""
+
+    text: str  # folded, hyphens as spaces: what a literal match looks for
+    values: frozenset[str] = frozenset()  # value tokens (ingest/values.py) that also stand for it
+    name: bool = True  # a name (not a number, date, period or code)
+
+
+def _spaced(text: str) -> str:
+    """Folded, hyphens as spaces, one space between words: "Nouvelle-Aquitaine" = "nouvelle aquitaine"."""
+    return " ".join(_HYPHENS.sub(" ", fold(text)).split())
+
+
+def question_key_terms(question: str) -> list[KeyTerm]:
+    """The question's key terms, in order: dates and periods (one term each), codes (a word
+    with letters and digits), numbers, names (capitalised, not sentence-initial) and month names."""
+    spans: list[tuple[int, int, KeyTerm]] = []
+
+    def free(start: int, end: int) -> bool:
+        return not any(start < e and s < end for s, e, _ in spans)
+
+    for start, end, date in find_dates(question):
+        spans.append(
+            (start, end, KeyTerm(_spaced(question[start:end]), frozenset({f"date:{date.token()}"}), False))
+        )
+    for start, end, (first, last) in find_periods(question):
+        if free(start, end):
+            spans.append(
+                (
+                    start,
+                    end,
+                    KeyTerm(_spaced(question[start:end]), frozenset({f"period:{first}-{last}"}), False),
+                )
+            )
+    words = list(_WORD.finditer(question))
+    for m in words:
+        word = m[0]
+        digits = any(ch.isdigit() for ch in word)
+        code = any(ch.isalpha() for ch in word) or (re.search(r"[/.-]", word) and parse_number(word) is None)
+        if free(*m.span()) and digits and code:
+            spans.append((*m.span(), KeyTerm(_spaced(word), frozenset(), False)))
+    for start, end, value in find_numbers(question):
+        if free(start, end):
+            spans.append(
+                (
+                    start,
+                    end,
+                    KeyTerm(_spaced(question[start:end]), frozenset({f"num:{number_token(value)}"}), False),
+                )
+            )
+    for i, m in enumerate(words):
+        word = m[0]
+        if not free(*m.span()) or any(ch.isdigit() for ch in word):
+            continue
+        month = MONTHS.get(fold(word)) if len(word) > 4 else None
+        if month:
+            spans.append((*m.span(), KeyTerm(fold(word), frozenset({f"month:{month}"}), False)))
+        elif i > 0 and word[0].isupper() and len(word) > 2:
+            spans.append((*m.span(), KeyTerm(_spaced(word), frozenset(), True)))
+    return [term for _, _, term in sorted(spans, key=lambda s: s[0])]
 
 
 def key_terms(question: str) -> list[str]:
-    """Words the evidence must contain: names (capitalised, not sentence-initial),
-    numbers and codes (anything with a digit)."""
-    words = _WORD.findall(question)
-    keys = []
-    for i, word in enumerate(words):
-        if any(ch.isdigit() for ch in word) or (i > 0 and word[0].isupper() and len(word) > 2):
-            keys.append(fold(word))
-    return keys
+    """The question's key terms as text (folded)."""
+    return [term.text for term in question_key_terms(question)]
+
+
+class Haystack:
+    """Evidence text, searched for key terms literally and by value."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spaced = _spaced(text)
+        self._values: set[str] | None = None
+
+    def contains(self, term: KeyTerm) -> bool:
+        if term.text in self.spaced:
+            return True
+        if term.name and any(
+            re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in _ALIASES.get(term.text, ())
+        ):
+            return True
+        if not term.values:
+            return False
+        if self._values is None:
+            self._values = value_tokens(self.text)
+        return bool(term.values & self._values)
 
 
 def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
-    haystack = fold(" ".join(evidence_texts))
-    return [k for k in key_terms(question) if k not in haystack]
+    """The question's key terms (as text) that no evidence text contains."""
+    return [t.text for t in absent_key_terms(question, evidence_texts)]
 
 
 def question_language(question: str) -> str:
-    """'pt' or 'en', from function words and accents (enough to pick the refusal text)."""
+    """'en', 'pt', 'fr' or 'es', from function words and accents (enough to pick the
+    refusal text); a tie goes to English, then Portuguese."""
     words = [w.lower() for w in _WORD.findall(question)]
-    pt = sum(w in _PT_WORDS for w in words) + sum(ch in "ãõçâêô" for ch in question.lower())
-    en = sum(w in _EN_WORDS for w in words)
-    return "pt" if pt > en else "en"
-
-
-@dataclass
-class Grade:
-    """The gate's verdict, with the sentences it scored."""
-
-    language: str
-    relevance: float  # the best sentence's score
-    passed: bool
-    candidates: list[Candidate]
+    lowered = question.lower()
+    scores = {
+        lang: sum(w in vocab for w in words) + sum(ch in _LANGUAGE_ACCENTS.get(lang, "") for ch in lowered)
+        for lang, vocab in _LANGUAGE_WORDS.items()
+    }
+    return max(scores, key=lambda lang: scores[lang])  # dict order: en, pt, fr, es
 
 
 @dataclass
@@ -143,11 +198,83 @@ class Candidate:
     page: PageEvidence
     cosine: float = 0.0
     overlap: float = 0.0
-    keys: float = 0.0  # share of the question's key terms (names, numbers, codes) in the sentence
+    keys: float = 0.0  # share of the question's key terms (names, numbers, dates, codes) in the sentence
+    score: float = 0.0  # GateParams.score of the above
 
-    @property
-    def score(self) -> float:
-        return self.cosine + 0.25 * self.overlap + 0.3 * self.keys
+
+@dataclass(frozen=True)
+class GateParams:
+    """The gate's thresholds (calibrated: docs/evaluation.md, "The relevance gate")."""
+
+    min_relevance: float = 0.65  # the best sentence's score must reach this
+    overlap_weight: float = 0.0
+    keys_weight: float = 0.3
+    min_overlap: float = 0.0  # ...and the best sentence must hold this share of the question's stems
+    min_coverage: float = 0.0  # ...and the evidence pages together this share (every content word)
+    # "all": every key term occurs in the evidence pages; "names": names must, values may be
+    # written in ways values.py does not read (a chart's axis, a scanned table)
+    key_rule: Literal["all", "names"] = "all"
+
+    def score(self, cand: Candidate) -> float:
+        return cand.cosine + self.overlap_weight * cand.overlap + self.keys_weight * cand.keys
+
+
+@dataclass
+class Verdict:
+    """The decision on scored candidates."""
+
+    passed: bool  # strong enough to answer from (extractive path)
+    related: bool  # anything lexically related at all, every name present (the LLM path's bar)
+    best: Candidate | None
+    missing: list[str] = field(default_factory=list)  # key terms absent from the evidence pages
+
+
+def key_share(terms: list[KeyTerm], sentence: str) -> float:
+    """The share of `terms` a sentence contains."""
+    if not terms:
+        return 0.0
+    hay = Haystack(sentence)
+    return sum(hay.contains(t) for t in terms) / len(terms)
+
+
+def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
+    """The question's key terms that no evidence page contains."""
+    haystack = Haystack("\n".join(page_texts))
+    return [t for t in question_key_terms(question) if not haystack.contains(t)]
+
+
+def decide(
+    candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
+) -> Verdict:
+    """The gate's decision on scored candidates (cosine, overlap and keys set), the key
+    terms absent from the evidence pages and the share of the question's stems the pages
+    hold (`coverage`); pure, so scripts/calibrate_gate.py replays it on cached features."""
+    for cand in candidates:
+        cand.score = params.score(cand)
+    best = max(candidates, key=lambda c: c.score, default=None)
+    names_present = not any(t.name for t in missing)
+    keys_ok = not missing if params.key_rule == "all" else names_present
+    passed = (
+        best is not None
+        and best.score >= params.min_relevance
+        and best.overlap >= params.min_overlap
+        and coverage >= params.min_coverage
+        and keys_ok
+    )
+    related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
+    return Verdict(passed, related, best, [t.text for t in missing])
+
+
+@dataclass
+class Grade:
+    """The gate's verdict, with the sentences it scored."""
+
+    language: str
+    relevance: float  # the best sentence's score
+    passed: bool
+    candidates: list[Candidate]
+    related: bool = False  # the evidence is not clearly absent (what the LLM path asks)
+    missing: list[str] = field(default_factory=list)
 
 
 class RelevanceGate:
@@ -158,29 +285,46 @@ class RelevanceGate:
         self,
         text: TextEncoder,
         sparse: SparseEncoder,
-        min_relevance: float = 0.3,
+        min_relevance: float | None = None,
         evidence_pages: int = 3,
         max_embedded: int = 32,
+        params: GateParams | None = None,
     ) -> None:
         self.text = text
         self.sparse = sparse
-        self.min_relevance = min_relevance
+        params = params or GateParams()
+        if min_relevance is not None:
+            params = dataclasses.replace(params, min_relevance=min_relevance)
+        self.params = params
         self.evidence_pages = evidence_pages
         self.max_embedded = max_embedded
 
+    @property
+    def min_relevance(self) -> float:
+        return self.params.min_relevance
+
     def grade(self, question: str, result: SearchResult) -> Grade:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
-        candidates = self._score(question, self._candidates(result.pages[: self.evidence_pages]), result)
-        best = max(candidates, key=lambda c: c.score, default=None)
-        page_texts = [c.text for p in result.pages[: self.evidence_pages] for c in p.chunks]
-        passed = best is not None and self._relevant(best) and not missing_key_terms(question, page_texts)
-        return Grade(question_language(question), round(best.score, 4) if best else 0.0, passed, candidates)
+        pages = result.pages[: self.evidence_pages]
+        candidates = self._score(question, self._candidates(pages), result)
+        page_texts = [c.text for p in pages for c in p.chunks]
+        coverage = stem_coverage(self.sparse, question, page_texts)
+        verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)
+        relevance = round(verdict.best.score, 4) if verdict.best else 0.0
+        return Grade(
+            question_language(question),
+            relevance,
+            verdict.passed,
+            candidates,
+            related=verdict.related,
+            missing=verdict.missing,
+        )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
         """The honest "not found" answer, in the question's language."""
         return Answer(
             question,
-            NOT_FOUND[grade.language],
+            NOT_FOUND.get(grade.language, NOT_FOUND["en"]),
             grade.language,
             grounded=True,
             refused=True,
@@ -195,12 +339,10 @@ class RelevanceGate:
             return []
         query_terms = self.sparse.embed_query(question)
         doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
-        keys = key_terms(question)
-        for cand, terms in zip(candidates, doc_terms, strict=True):
-            cand.overlap = _overlap(query_terms, terms)
-            if keys:
-                folded = fold(cand.sentence)
-                cand.keys = sum(k in folded for k in keys) / len(keys)
+        terms = question_key_terms(question)
+        for cand, doc in zip(candidates, doc_terms, strict=True):
+            cand.overlap = _overlap(query_terms, doc)
+            cand.keys = key_share(terms, cand.sentence)
         # stable sort: ties keep retrieval order (best page, best chunk first)
         kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
         # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each
@@ -208,11 +350,6 @@ class RelevanceGate:
         for cand, cos in zip(kept, vectors @ np.asarray(result.query_vector, dtype=np.float32), strict=True):
             cand.cosine = float(cos)
         return kept
-
-    def _relevant(self, best: Candidate) -> bool:
-        return best.cosine >= self.min_relevance or (
-            best.overlap >= 0.5 and best.cosine >= self.min_relevance / 2
-        )
 
     @staticmethod
     def _candidates(pages: list[PageEvidence]) -> list[Candidate]:
@@ -224,6 +361,14 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:
+    """The share of the question's BM25 stems (stop words dropped) found anywhere in the
+    evidence pages: "capital" in "What is the capital of Australia?" is on no page."""
+    if not page_texts:
+        return 0.0
+    return _overlap(sparse.embed_query(question), sparse.embed_documents(["\n".join(page_texts)])[0])
 
 
 def _overlap(

@@ -1,7 +1,9 @@
 """Grounded answers by an LLM, as a stream of events the API and the CLI pass on.
 
-Flow (corrective RAG): the extractive relevance gate refuses before any LLM call when the
-evidence is weak; optionally the LLM grades the candidate pages (relevant / partial /
+Flow (corrective RAG): the relevance gate refuses before any LLM call only when the
+evidence is clearly absent (none, nothing lexically related, or a name of the question on no
+evidence page); weaker evidence goes to the model, whose own "not found" is a refusal;
+optionally the LLM grades the candidate pages (relevant / partial /
 irrelevant) and irrelevant ones are dropped; the prompt carries the best pages (images
 and/or text, within budget); the answer is streamed; its citations are checked by code
 against the pages actually sent (markers a document wrote were neutralised before, so only
@@ -54,10 +56,47 @@ def answer_events(answer: Answer, result: SearchResult) -> Iterator[Event]:
     yield Event("done", answer)
 
 
+# How models say they found nothing, when they do not write the refusal sentence verbatim
+# (folded: lower case, no accents); looked for in the reply's first sentence only, so an
+# answer that says later that some other value was "not found" is not taken for a refusal.
+DECLINES = (
+    "not found",
+    "no information",
+    "cannot find",
+    "can't find",
+    "could not find",
+    "couldn't find",
+    "unable to find",
+    "don't have information",
+    "do not have information",
+    "does not contain",
+    "do not contain",
+    "does not mention",
+    "do not mention",
+    "there is no information",
+    "nao encontrado",
+    "nao encontrei",
+    "nao foi possivel encontrar",
+    "nao ha informac",
+    "nao contem",
+    "nao menciona",
+    "introuvable",
+    "ne contient pas",
+    "no encontrado",
+    "no se encontro",
+    "no contiene",
+)
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
 def is_refusal(text: str) -> bool:
-    """Whether an LLM's reply opens with the refusal text the rules ask for."""
-    head = fold(text.strip())[:120]
-    return any(fold(phrase.rstrip(".")) in head for phrase in NOT_FOUND.values())
+    """Whether an LLM's reply declines: it opens with the refusal sentence the rules ask for,
+    or its first sentence says that the documents do not hold the answer."""
+    folded = " ".join(fold(text.strip()).replace("’", "'").split())
+    if any(folded.startswith(fold(phrase.rstrip("."))) for phrase in NOT_FOUND.values()):
+        return True
+    first = _FIRST_SENTENCE.split(folded, maxsplit=1)[0]
+    return any(phrase in first for phrase in DECLINES)
 
 
 class LLMAnswerer:
@@ -101,11 +140,13 @@ class LLMAnswerer:
         timings["gate"] = (time.perf_counter() - t) * 1e3
         pages = result.pages
         usage: dict[str, Any] = {"model": self.client.config.model, "llm_calls": 0}
-        if grade.passed and self.grade_evidence:
+        # the model reads pages the extractive bar would refuse (it can read a table or a chart
+        # the sentences miss) and declines itself; only clearly absent evidence stops it here
+        if grade.related and self.grade_evidence:
             t = time.perf_counter()
             pages = self._grade_pages(question, pages, tenant, usage)
             timings["llm_grading"] = (time.perf_counter() - t) * 1e3
-        if not grade.passed or not pages:
+        if not grade.related or not pages:
             yield from self._refuse(question, result, grade, timings, usage)
             return
 

@@ -263,6 +263,11 @@ class AskResponse(BaseModel):
     language: str
     grounded: bool
     refused: bool
+    status: Literal["answer", "passages", "refused"] = Field(
+        "answer",
+        description="What the user got: 'answer' (a sentence states the asked thing), 'passages' (the "
+        "evidence's best passages, quoted with citations, but no composed answer) or 'refused' (not found).",
+    )
     relevance: float
     citations: list[CitationOut]
     evidence: list[PageHit]
@@ -452,6 +457,7 @@ def ask_response(answer: Answer) -> AskResponse:
         language=answer.language,
         grounded=answer.grounded,
         refused=answer.refused,
+        status=answer.status,
         relevance=answer.relevance,
         citations=citations_out(answer.citations),
         evidence=_page_hits(answer.evidence, answer.question),

@@ -1,5 +1,6 @@
 """Server-sent events for a streamed answer (the contract in the README):
-`evidence`, `token`..., `citations`, `done` (the full AskResponse); `error` on failure."""
+`evidence`, `token`..., `citations`, `done` (the full AskResponse, with its `status`: answer,
+passages or refused); `error` on failure."""
 
 from __future__ import annotations
 

@@ -63,6 +63,10 @@ def is_point(text: str) -> bool:
         return False
 
 
+PASSAGES = "Passages (no composed answer):"
+PASSAGES_AFTER = "(Passages (no composed answer): the text above quotes the evidence.)"
+
+
 def print_streamed(client: CartaClient, question: str, top_k: int, geo: GeoBody | None, prior: bool) -> Json:
     """Print the answer's tokens as they come; return the final response (HTTP API shape)."""
     final: Json = {}
@@ -148,12 +152,17 @@ def ask(
         stream = sys.stdout.isatty() and not as_json and map_png is None
     with connect(server) as client:
         if stream and not as_json:
-            print_citations(print_streamed(client, question, top_k, geo, geo_prior))
+            final = print_streamed(client, question, top_k, geo, geo_prior)
+            if final.get("status") == "passages":
+                console.print(PASSAGES_AFTER, highlight=False)
+            print_citations(final)
             return
         body = client.ask(question, top_k=top_k, geo=geo, geo_prior=geo_prior)
     if as_json:
         print_json(body)
         return
+    if body.get("status") == "passages":
+        out.print(PASSAGES, markup=False, highlight=False)
     out.print(body["answer"], markup=False, highlight=False)
     print_citations(body)
     if body.get("graph") and map_png:

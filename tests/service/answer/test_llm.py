@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ingest.upload import IngestRequest
+from service.answer.llm import is_refusal
 from service.carta import Carta
 from service.query.types import SearchQuery
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts, part_texts
@@ -254,3 +255,47 @@ def test_a_citation_of_a_page_outside_the_evidence_is_invalid_whoever_wrote_it(
     answer = carta.ask(SearchQuery(FORGED_QUESTION, "default"))
     assert [(c.doc_id, c.page_no) for c in answer.invalid_citations] == [(real, 9)]
     assert not answer.grounded
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Not found in the indexed documents. Try the census office.",
+        "Não encontrado nos documentos indexados.",
+        "I cannot find the capital of Australia in the provided documents.",
+        "I couldn’t find this information in the context.",
+        "The provided context does not mention a capital.",
+        "Não encontrei essa informação nos documentos.",
+        "O contexto não contém o valor pedido.",
+        "Introuvable dans les documents indexés.",
+    ],
+)
+def test_the_models_own_not_found_is_a_refusal(reply: str) -> None:
+    assert is_refusal(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Foram identificados 23 pontos [abc p.1].",
+        "The capacity was 2 753 MW at 31 December 2020 [abc p.9]. Data for 2022 was not found in the table.",
+    ],
+)
+def test_an_answer_is_not_a_refusal(reply: str) -> None:
+    assert not is_refusal(reply)
+
+
+def test_related_evidence_reaches_the_model_and_its_decline_is_a_refusal(
+    sample_carta: Carta, attach_llm: Callable[..., Carta], llm_server: OpenAIProtocolServer
+) -> None:
+    """The extractive bar would refuse (words of the question occur, the fact does not); with
+    an LLM the gate lets the model read the pages and the model's "not found" is the refusal."""
+    question = "Qual foi o oxigênio dissolvido medido na estação EST-09?"  # no EST-09 in the samples
+    grade = sample_carta.gate.grade(question, sample_carta.search(SearchQuery(question, "default")))
+    assert grade.related and not grade.passed
+    attach_llm(sample_carta)
+    llm_server.script(Step(text="I could not find station EST-09 in the documents provided."))
+    answer = ask(sample_carta, question)
+    assert len(llm_server.requests) == 1  # the model was asked
+    assert answer.refused and answer.status == "refused" and answer.answerer == "llm"
+    assert not answer.citations and answer.grounded

@@ -1,0 +1,138 @@
+"""The relevance gate: key terms compared as values across languages and formats, the
+language of a question, and refusals on evidence that only shares words with the question."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.sparse_encoder import SparseEncoder
+from models.text_encoder import TextEncoder
+from service.answer.gate import (
+    GateParams,
+    RelevanceGate,
+    key_terms,
+    missing_key_terms,
+    question_language,
+)
+from service.query.types import ChunkEvidence, PageEvidence, SearchResult
+
+# Page texts as the corpus writes them (fr_pv_seranon p9, br_imea p1, the WHO guidelines).
+SERANON = (
+    "La région Nouvelle-Aquitaine reste la région dotée du plus grand parc installé, "
+    "avec 2 753 MW au 31 décembre 2020."
+)
+IMEA = "MILHO SAFRA 16/17 Mato Grosso Área 16/17 (ha) 4.738.950\n18-ago-17 100,00% 99,63% 98,34% 99,62%"
+WHO = (
+    "The guidelines were reviewed by experts from Australia along with national laboratories in Myanmar.\n"
+    "In 2019, WHO estimated that 58 million persons were chronically infected with hepatitis C virus."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence"),
+    [
+        ("What was Nouvelle-Aquitaine's connected solar capacity at 31 December 2020?", SERANON),
+        ("Qual era a potência instalada na Nouvelle Aquitaine em 31 de dezembro de 2020?", SERANON),
+        ("How much was installed in Nouvelle-Aquitaine in December 2020?", SERANON),
+        ("Was the capacity 2753 MW in Nouvelle-Aquitaine?", SERANON),
+        ("Quanto da colheita em Mato Grosso estava concluída em 18 de agosto de 2017?", IMEA),
+        ("How much of the Mato Grosso harvest was done on August 18, 2017?", IMEA),
+        ("Quanto estava colhido em Mato Grosso em 18/08/2017?", IMEA),
+        ("Qual a área de milho em Mato Grosso na safra 16/17, 4738950 ha?", IMEA),
+    ],
+)
+def test_key_terms_match_across_languages_and_formats(question: str, evidence: str) -> None:
+    assert missing_key_terms(question, [evidence]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "missing"),
+    [
+        ("What was the capacity at 31 December 2021?", SERANON, ["31 december 2021"]),
+        ("Quanto estava colhido em Mato Grosso em 19 de agosto de 2017?", IMEA, ["19 de agosto de 2017"]),
+        ("What was the capacity in Bretagne?", SERANON, ["bretagne"]),
+        ("Was it 2754 MW?", SERANON, ["2754"]),
+    ],
+)
+def test_a_different_value_or_name_is_missing(question: str, evidence: str, missing: list[str]) -> None:
+    assert missing_key_terms(question, [evidence]) == missing
+
+
+def test_a_date_is_one_key_term_and_codes_stay_whole() -> None:
+    assert key_terms("What was the capacity at 31 December 2020 in Nouvelle-Aquitaine?") == [
+        "31 december 2020",
+        "nouvelle aquitaine",
+    ]
+    assert key_terms("Qual a área de milho na safra 16/17 em 2001-2011?") == ["16/17", "2001 2011"]
+    assert key_terms("What did SKU NW-4471 sell in Q3 2024?") == ["sku", "nw 4471", "q3", "2024"]
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Qual bairro teve mais pontos de alagamento?", "pt"),
+        ("Which district had the most flooding points?", "en"),
+        ("Quanto da colheita de milho de Mato Grosso estava concluída em 18 de agosto de 2017?", "pt"),
+        ("What was Nouvelle-Aquitaine's connected solar capacity at 31 December 2020?", "en"),
+        ("Quelle puissance solaire était raccordée en Bretagne au 31 décembre 2022 ?", "fr"),
+        ("¿Cuál fue la población de Madrid en 2020?", "es"),
+        ("Qual é a capital da Austrália?", "pt"),
+        ("What is the capital of Australia?", "en"),
+    ],
+)
+def test_question_language(question: str, language: str) -> None:
+    assert question_language(question) == language
+
+
+def evidence(question_vector: object, *texts: str) -> SearchResult:
+    pages = [
+        PageEvidence(
+            f"doc{i}",
+            1,
+            f"Document {i}",
+            f"doc{i}.pdf",
+            "pdf",
+            1.0 / (i + 1),
+            chunks=[ChunkEvidence(f"doc{i}", 1, 0, text, [0, 0, 100, 100], [600, 800], 1, 1.0)],
+        )
+        for i, text in enumerate(texts)
+    ]
+    return SearchResult("q", pages, question_vector, {})  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def gate(text_encoder: TextEncoder) -> RelevanceGate:
+    return RelevanceGate(text_encoder, SparseEncoder())
+
+
+def grade(gate: RelevanceGate, question: str, *texts: str):  # noqa: ANN201 - a Grade
+    return gate.grade(question, evidence(gate.text.embed([question])[0], *texts))
+
+
+def test_a_question_sharing_only_a_name_with_the_evidence_is_refused(gate: RelevanceGate) -> None:
+    result = grade(gate, "What is the capital of Australia?", WHO, SERANON)
+    assert not result.passed
+    assert result.related  # the LLM path would still let the model read it (and decline)
+
+
+def test_the_issue_questions_pass_on_their_page(gate: RelevanceGate) -> None:
+    result = grade(
+        gate, "What was Nouvelle-Aquitaine's connected solar capacity at 31 December 2020?", SERANON
+    )
+    assert result.passed and result.missing == []
+    result = grade(
+        gate, "Quanto da colheita de milho de Mato Grosso estava concluída em 18 de agosto de 2017?", IMEA
+    )
+    assert result.passed and result.missing == []
+
+
+def test_a_name_on_no_page_is_clearly_absent(gate: RelevanceGate) -> None:
+    result = grade(gate, "Qual é a receita da Petrobras em 2023?", WHO, SERANON)
+    assert not result.passed and not result.related and "petrobras" in result.missing
+
+
+def test_key_rule_names_tolerates_a_value_written_unreadably() -> None:
+    question = "How much was installed in Nouvelle-Aquitaine at 31 December 2020?"
+    chart_page = "Nouvelle-Aquitaine installed capacity (chart, axis in MW)"
+    assert missing_key_terms(question, [chart_page]) == ["31 december 2020"]
+    assert GateParams(key_rule="names").key_rule == "names"

@@ -1,0 +1,78 @@
+"""The answer's status: "answer" when a sentence states the asked thing, "passages" when
+the extractive path can only quote the evidence, "refused" when the gate refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.sparse_encoder import SparseEncoder
+from models.text_encoder import TextEncoder
+from service.answer.extractive import ExtractiveAnswerer
+from service.answer.gate import Candidate, RelevanceGate
+from service.answer.status import answer_status, asked_value
+from tests.service.answer.test_gate import SERANON, WHO, evidence
+
+
+def cands(*sentences: str) -> list[Candidate]:
+    return [Candidate(s, None, None) for s in sentences]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("How many new HCV infections did WHO estimate occurred in 2019?", "number"),
+        ("Quantos pontos de alagamento foram registrados?", "number"),
+        ("What percentage of people had been diagnosed?", "number"),
+        ("Qual a área total de milho em Mato Grosso?", "number"),
+        ("When was the bulletin published?", "date"),
+        ("Quando foi publicado o boletim?", "date"),
+        ("Em que ano o relatório foi publicado?", "date"),
+        ("Which region has the largest installed park?", None),
+        ("Qual bairro teve mais pontos de alagamento?", None),
+    ],
+)
+def test_the_kind_of_value_a_question_asks_for(question: str, asked: str | None) -> None:
+    assert asked_value(question) == asked
+
+
+def test_a_sentence_with_the_key_terms_and_a_new_number_is_an_answer() -> None:
+    question = "What was Nouvelle-Aquitaine's connected solar capacity at 31 December 2020?"
+    assert answer_status(question, cands(SERANON)) == "answer"
+    assert answer_status("Quantas pessoas em 2019?", cands("Em 2019 eram 58 milhões de pessoas.")) == "answer"
+
+
+def test_no_value_of_the_asked_kind_gives_passages() -> None:
+    question = "How many solar parks does Nouvelle-Aquitaine have?"
+    assert answer_status(question, cands("Nouvelle-Aquitaine has the largest installed park.")) == "passages"
+    # the only number is the one the question gives
+    assert answer_status("How many cases in 2019?", cands("Cases were reported in 2019.")) == "passages"
+    assert answer_status("When was it built?", cands("It was built by the city.")) == "passages"
+
+
+def test_key_terms_split_over_sentences_give_passages() -> None:
+    question = "What was the capacity of Nouvelle-Aquitaine in Occitanie terms?"
+    split = cands("Nouvelle-Aquitaine has 2 753 MW.", "Occitanie follows with 2 000 MW.")
+    assert answer_status(question, split) == "passages"
+    assert answer_status(question, cands("Nouvelle-Aquitaine has 2 753 MW, Occitanie 2 000 MW.")) == "answer"
+
+
+@pytest.fixture(scope="module")
+def answerer(text_encoder: TextEncoder) -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(RelevanceGate(text_encoder, SparseEncoder()))
+
+
+def ask(answerer: ExtractiveAnswerer, question: str, *texts: str):  # noqa: ANN201 - an Answer
+    return answerer.answer(question, evidence(answerer.gate.text.embed([question])[0], *texts))
+
+
+def test_the_extractive_answerer_reports_its_status(answerer: ExtractiveAnswerer) -> None:
+    answer = ask(
+        answerer, "What was Nouvelle-Aquitaine's connected solar capacity at 31 December 2020?", SERANON
+    )
+    assert answer.status == "answer" and not answer.refused and "2 753 MW" in answer.answer
+    answer = ask(answerer, "How many persons were chronically infected with hepatitis C in 2019?", WHO)
+    assert answer.status == "answer" and "58 million" in answer.answer
+    answer = ask(answerer, "How many laboratories in Myanmar reviewed the hepatitis C guidelines?", WHO)
+    assert not answer.refused and answer.status == "passages" and answer.grounded
+    answer = ask(answerer, "What is the capital of Australia?", WHO, SERANON)
+    assert answer.refused and answer.status == "refused"
