@@ -352,6 +352,13 @@ def _what(facts: MapFacts, lang: str) -> str:
     return f"Raster map: {kind}{about}." if en else f"Mapa raster: {kind}{about}."
 
 
+def _subject(facts: MapFacts, lang: str) -> str:
+    """Who a fact line is about, so the line stands alone as an answer: the file and what
+    its name says it is ("olinda_L7_ETMs.tif (Landsat 7 satellite image, ETM+ sensor)")."""
+    words = [w[0 if lang == "en" else 1] for w in _name_words(facts.filename)]
+    return f"{facts.filename} ({', '.join(words)})" if words else facts.filename
+
+
 def english_card(facts: MapFacts, places: CoveredPlaces) -> str:
     """The English card: one line per fact, so each is a sentence an answer can quote."""
     lines = [f"Map card of {facts.filename}.", _what(facts, "en")]
@@ -363,7 +370,10 @@ def english_card(facts: MapFacts, places: CoveredPlaces) -> str:
         )
     if facts.footprint is not None:
         fp = facts.footprint
-        lines.append(f"Coordinate reference system (CRS): {_crs(fp)}; pixel size {_pixel(fp, 'en')}.")
+        lines.append(
+            f"{_subject(facts, 'en')}: coordinate reference system (CRS) {_crs(fp)}; "
+            f"pixel size {_pixel(fp, 'en')}."
+        )
     else:
         lines.append("Coordinate reference system (CRS): WGS 84 longitude/latitude (EPSG:4326).")
     lines.append(_extent(facts, "en"))
@@ -386,7 +396,8 @@ def portuguese_card(facts: MapFacts, places: CoveredPlaces) -> str:
     if facts.footprint is not None:
         fp = facts.footprint
         lines.append(
-            f"Sistema de referência de coordenadas (SRC): {_crs(fp)}; tamanho do pixel {_pixel(fp, 'pt')}."
+            f"{_subject(facts, 'pt')}: sistema de referência de coordenadas (SRC) {_crs(fp)}; "
+            f"tamanho do pixel {_pixel(fp, 'pt')}."
         )
     else:
         lines.append("Sistema de referência de coordenadas (SRC): WGS 84 longitude/latitude (EPSG:4326).")

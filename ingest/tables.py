@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from ingest.loaders import BBox
-
+BBox = tuple[float, float, float, float]  # as ingest.loaders.BBox (which imports Table from here)
 CELL_CHARS = 200  # a cell's text is cut here (payloads and chunk text stay bounded)
 MAX_HEADER_ROWS = 4
 TITLE_GAP = 40.0  # points between a table's top and a line above it that can be its title

@@ -252,7 +252,6 @@ class Carta:
             self.retriever.channels.append(
                 EntitiesChannel(self.store, self.collections.chunks.name, self.docgraph)
             )
-            self.ingestor.indexed_hooks.append(self._index_docgraph)
             self.erasure_hooks.append(self.docgraph.delete_document)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
         self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
@@ -314,6 +313,8 @@ class Carta:
             raise RuntimeError(f"index signature {ingestor.index_signature!r} != {self.index_signature!r}")
         if self.graph is not None:
             ingestor.indexed_hooks.append(self._index_graph_pages)
+        if self.docgraph is not None:  # the document graph: extracted once a document is ready
+            ingestor.indexed_hooks.append(self._index_docgraph)
         return ingestor
 
     @property

@@ -44,10 +44,15 @@ def echo_first_citation(body: dict[str, Any]) -> str:
     import re
 
     text = "\n".join(part_texts(body))
-    match = re.search(r'cite="(\[[^\]]+\])"[^\n]*\n(.+)', text)
+    match = re.search(r'cite="(\[[^\]]+\])"[^\n]*\n((?:.*\n?){1,12})', text)
     if not match:
         return "Not found in the indexed documents."
-    sentence = re.split(r"(?<=[.!?])\s", match.group(2).strip())[0]
+    # the first line that reads as a sentence (not a heading such as "5. Vistoria", not a table row)
+    lines = [line.strip() for line in match.group(2).splitlines()]
+    line = next(
+        (x for x in lines if len(x.split()) >= 5 and not x.startswith("|")), lines[0] if lines else ""
+    )
+    sentence = re.split(r"(?<=[.!?])\s", line)[0]
     return f"{sentence} {match.group(1)}"
 
 
@@ -119,8 +124,9 @@ class OpenAIProtocolServer:
             if step.delay_s:
                 await asyncio.sleep(step.delay_s)
             if step.raw is not None:
-                return Response(step.raw, status_code=step.status, headers=step.headers,
-                                media_type="application/json")
+                return Response(
+                    step.raw, status_code=step.status, headers=step.headers, media_type="application/json"
+                )
             if step.status >= 400:
                 return JSONResponse(
                     {"error": {"message": f"scripted failure {step.status}", "type": "server_error"}},
@@ -132,7 +138,8 @@ class OpenAIProtocolServer:
             if body.get("stream"):
                 pieces = step.chunks or _words(text)
                 return StreamingResponse(
-                    _sse(pieces, model, step.break_stream_after), media_type="text/event-stream",
+                    _sse(pieces, model, step.break_stream_after),
+                    media_type="text/event-stream",
                     headers=step.headers,
                 )
             return JSONResponse(

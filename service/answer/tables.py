@@ -620,11 +620,27 @@ def table_unit(table: EvidenceTable) -> str:
     return ""
 
 
+# A currency with a scale, as headers write it: "($M)", "(US$ mn)", "(R$ mil)", "(€ bn)".
+_MONEY_UNIT = re.compile(
+    r"(US\$|R\$|\$|€|£)\s*(m|mm|mn|million|millions|bn|b|billion|k|thousand|mil|mi|bi)?", re.I
+)
+_MONEY_SCALE = {
+    "m": "million", "mm": "million", "mn": "million", "million": "million", "millions": "million",
+    "bn": "billion", "b": "billion", "billion": "billion", "k": "thousand", "thousand": "thousand",
+    "mil": "mil", "mi": "milhões", "bi": "bilhões",
+}  # fmt: skip
+
+
 def with_unit(text: str, unit: str) -> str:
     if not unit or "%" in text or fold(unit) in fold(text):
         return text
     if unit == "%":
         return f"{text}%"
+    if money := _MONEY_UNIT.fullmatch(unit.strip()):  # "($M)" 9.8 -> "$9.8 million"
+        scale = _MONEY_SCALE.get((money[2] or "").lower(), "")
+        return (
+            f"{money[1]}{text} {scale}".rstrip() if money[1] == "$" else f"{money[1]} {text} {scale}".rstrip()
+        )
     return f"{text} ({unit})" if " " in unit or "." in unit else f"{text} {unit}"
 
 

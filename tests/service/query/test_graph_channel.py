@@ -22,6 +22,9 @@ class _Overview:
 class _FakeGraph:
     """Answers every question with a corpus-wide overview whose zones three pages mention."""
 
+    def analyze(self, question: str, tenant: str) -> None:
+        return None  # no analytical plan: the question goes to the corpus-wide overview
+
     def answer_global(self, question: str, tenant: str, language: str, visible: DocFilter | None) -> Any:
         return _Overview()
 
