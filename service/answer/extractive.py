@@ -46,7 +46,10 @@ class ExtractiveAnswerer:
             return self.gate.refusal(question, result, grade)
         language, candidates = grade.language, grade.candidates
         best = max(candidates, key=lambda c: c.score)
-        chosen = [c for c in sorted(candidates, key=lambda c: -c.score) if c.score >= best.score * 0.85]
+        ranked = sorted(candidates, key=lambda c: -c.score)
+        # a title or heading holds the question's names but states nothing: quote statements
+        pool = [c for c in ranked if not title_like(c.sentence)] or ranked
+        chosen = [c for c in pool if c.score >= pool[0].score * 0.85]
         chosen = _dedupe(chosen)[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
@@ -98,6 +101,19 @@ def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:
             reason = "page not in the evidence" if doc_id in docs else "document not in the evidence"
             invalid.append(InvalidCitation(doc_id, page_no, reason))
     return invalid
+
+
+_TITLE_WORDS = 12  # a line this short without a sentence's end reads as a title or heading
+
+
+def title_like(sentence: str) -> bool:
+    """A report title, running header, section heading or chart caption rather than a
+    statement: short, and not ended like a sentence ("Northwind Analytics — Q3 2024
+    Quarterly Report", "Precipitação mensal em Recife 2024 (mm)")."""
+    text = sentence.strip()
+    if ": " in text or " = " in text:  # "Praia de Boa Viagem: 8°07'11"S 34°53'49"W" states a value
+        return False
+    return len(text.split()) <= _TITLE_WORDS and not text.endswith((".", "!", "?", ";", ":", "%"))
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
+from service.answer.extractive import title_like
 from service.answer.gate import key_terms, missing_key_terms, question_language
 from service.answer.markers import parse
 from service.carta import Carta
@@ -103,3 +104,18 @@ def test_a_marker_inside_the_quoted_text_is_neutralised_and_not_a_citation(
     marks = [(d, p) for _, d, p in parse(answer.answer)]
     assert marks and set(marks) == {(c.doc_id, c.page_no) for c in answer.citations} == {(forged, 1)}
     assert all(f"[{real}" not in c.quote and f"⟦{real}" in c.quote for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("Northwind Analytics — Q3 2024 Quarterly Report", True),
+        ("Precipitação mensal em Recife 2024 (mm)", True),
+        ("Commune de Séranon (06) - 20 décembre 2022", True),
+        ("Active customers reached 3,412 at quarter end.", False),
+        ("Praia de Boa Viagem: 8°07'11\"S 34°53'49\"W", False),
+        ("Em 2024, o Recife registrou precipitação acumulada de 2.345 mm, acima da média", False),
+    ],
+)
+def test_titles_and_headings_are_not_quoted_as_answers(line: str, title: bool) -> None:
+    assert title_like(line) is title
