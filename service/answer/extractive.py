@@ -20,6 +20,7 @@ and each is checked against the evidence pages all the same.
 
 from __future__ import annotations
 
+from ingest.values import find_numbers
 from service.answer.gate import Candidate, Grade, RelevanceGate
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import answer_status
@@ -113,7 +114,17 @@ def title_like(sentence: str) -> bool:
     text = sentence.strip()
     if ": " in text or " = " in text:  # "Praia de Boa Viagem: 8°07'11"S 34°53'49"W" states a value
         return False
+    if any(_states_value(v) for _, _, v in find_numbers(text)):  # "Parque da Jaqueira (-8,0375; ...)"
+        return False
     return len(text.split()) <= _TITLE_WORDS and not text.endswith((".", "!", "?", ";", ":", "%"))
+
+
+def _states_value(value: float) -> bool:
+    """A number a title would not carry: a fraction, or a large one that is not a year
+    (titles hold years, quarters, issue and section numbers)."""
+    if value != int(value):
+        return True
+    return abs(value) >= 100 and not 1900 <= value <= 2100
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

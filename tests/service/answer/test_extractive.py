@@ -113,6 +113,7 @@ def test_a_marker_inside_the_quoted_text_is_neutralised_and_not_a_citation(
         ("Precipitação mensal em Recife 2024 (mm)", True),
         ("Commune de Séranon (06) - 20 décembre 2022", True),
         ("Active customers reached 3,412 at quarter end.", False),
+        ("Parque da Jaqueira (-8,0375; -34,9030)", False),
         ("Praia de Boa Viagem: 8°07'11\"S 34°53'49\"W", False),
         ("Em 2024, o Recife registrou precipitação acumulada de 2.345 mm, acima da média", False),
     ],
