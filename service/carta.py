@@ -40,6 +40,7 @@ from service.query.channels import ChannelContext, build_channels
 from service.query.channels.entities import EntitiesChannel
 from service.query.channels.graph import GraphEvidenceChannel
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
+from service.query.planner import PlannerLimits, QueryPlanner
 from service.query.retrieval import Retriever
 from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
@@ -187,6 +188,22 @@ def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncode
     )
 
 
+def query_planner(
+    settings: Settings, retriever: Retriever, docgraph: DocGraphStore | None
+) -> QueryPlanner | None:
+    """The query planner when CARTA_PLANNER=auto (routing by the LLM when one is configured)."""
+    if settings.planner != "auto":
+        return None
+    config = llm_config(settings)
+    return QueryPlanner(
+        retriever.search,
+        frozenset(c.selector for c in retriever.channels if c.selector),
+        PlannerLimits(settings.planner_max_steps, settings.planner_max_tokens),
+        recognise=docgraph.recognise if docgraph else None,
+        llm=LLMClient(config) if config else None,
+    )
+
+
 class Carta:
     """The service object: every collaborator is built here, from Settings, once."""
 
@@ -253,6 +270,7 @@ class Carta:
                 EntitiesChannel(self.store, self.collections.chunks.name, self.docgraph)
             )
             self.erasure_hooks.append(self.docgraph.delete_document)
+        self.planner = query_planner(settings, self.retriever, self.docgraph)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
         self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
         self._closed = False
@@ -487,7 +505,8 @@ class Carta:
         return sorted((h.payload for h in hits), key=lambda p: p["chunk_no"])
 
     def search(self, query: SearchQuery) -> SearchResult:
-        return self.retriever.search(query)
+        """The planned search when CARTA_PLANNER=auto, else the single-shot one."""
+        return self.planner.search(query) if self.planner else self.retriever.search(query)
 
     def page_text(self, tenant: str, doc_id: str, page_no: int) -> str:
         return "\n".join(c["text"] for c in self.page_chunks(tenant, doc_id, page_no))
@@ -498,7 +517,9 @@ class Carta:
     def ask_events(self, query: SearchQuery, stream: bool = True) -> Iterator[Event]:
         """evidence, token..., citations, done: by the graph for relational questions, else by the LLM
         when one is configured, else extractive."""
-        result = self.retriever.search(query)
+        result = self.search(query)
+        if result.plan is not None:
+            yield Event("plan", result.plan)
         evidence = None
         if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
             language = question_language(query.text)
@@ -512,6 +533,7 @@ class Carta:
         for event in events:
             if event.kind == "done":
                 event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior
+                event.data.plan = result.plan
             yield event
 
     def close(self) -> None:

@@ -289,3 +289,14 @@ class Settings(BaseSettings):
     @property
     def docgraph_path(self) -> Path:
         return self.data_dir / "docgraph.sqlite3"
+
+    # Query planning (service/query/planner.py): routes per question, multi-step retrieval
+    planner: Literal["auto", "off"] = Field(
+        "off",
+        description="auto: route each question and retrieve a multi-hop question part by part "
+        "(bounded); off: one single-shot search (the default path).",
+    )
+    planner_max_steps: int = Field(6, ge=1, le=20, description="Searches a planned question may run.")
+    planner_max_tokens: int = Field(
+        12000, ge=0, description="Evidence tokens the planner's checks may read (plus LLM routing tokens)."
+    )

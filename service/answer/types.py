@@ -68,18 +68,20 @@ class Answer:
     usage: dict | None = None  # LLM path: budgets, what was sent, tokens used
     # What the user got: a composed "answer", only "passages" the evidence offers, or "refused".
     status: AnswerStatus = "answer"
+    plan: dict | None = None  # the query planner's trace (service/query/planner.py), when it ran
 
     def __post_init__(self) -> None:
         if self.refused:
             self.status = "refused"
 
 
-EventKind = Literal["evidence", "token", "citations", "done"]
+EventKind = Literal["plan", "evidence", "token", "citations", "done"]
 
 
 @dataclass
 class Event:
-    """One step of an answer stream; in order: evidence, token..., citations, done."""
+    """One step of an answer stream; in order: plan (when the planner ran), evidence, token...,
+    citations, done."""
 
     kind: EventKind
-    data: list[PageEvidence] | str | CitationCheck | Answer
+    data: list[PageEvidence] | str | CitationCheck | Answer | dict

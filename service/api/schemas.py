@@ -240,6 +240,9 @@ class SearchResponse(BaseModel):
     geo_prior: dict[str, Any] | None = Field(
         None, description="The place the question named, if it boosted pages."
     )
+    plan: dict[str, Any] | None = Field(
+        None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
+    )
 
 
 class CitationOut(BaseModel):
@@ -283,6 +286,9 @@ class AskResponse(BaseModel):
     )
     usage: dict[str, Any] | None = Field(
         None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
+    )
+    plan: dict[str, Any] | None = Field(
+        None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
     )
 
 
@@ -429,6 +435,7 @@ def search_response(result: SearchResult) -> SearchResponse:
         timings_ms=result.timings_ms,
         geo_filter=result.geo_filter,
         geo_prior=result.geo_prior,
+        plan=result.plan,
     )
 
 
@@ -471,6 +478,7 @@ def ask_response(answer: Answer) -> AskResponse:
             for c in answer.invalid_citations
         ],
         usage=answer.usage,
+        plan=answer.plan,
     )
 
 

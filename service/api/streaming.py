@@ -1,6 +1,6 @@
-"""Server-sent events for a streamed answer (the contract in the README):
-`evidence`, `token`..., `citations`, `done` (the full AskResponse, with its `status`: answer,
-passages or refused); `error` on failure."""
+"""Server-sent events for a streamed answer (the contract in the README): `plan` (when the
+query planner ran: its steps), `evidence`, `token`..., `citations`, `done` (the full
+AskResponse, with its `status`: answer, passages or refused); `error` on failure."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ def sse(event: str, data: Any) -> str:
 
 def event_data(event: Event) -> dict[str, Any]:
     """The JSON body of one event."""
+    if event.kind == "plan":
+        return {"plan": event.data}
     if event.kind == "evidence":
         return {"evidence": [h.model_dump() for h in schemas.page_hits(event.data)]}
     if event.kind == "token":

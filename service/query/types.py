@@ -93,3 +93,4 @@ class SearchResult:
     timings_ms: dict[str, float]
     geo_filter: dict | None = None
     geo_prior: dict | None = None
+    plan: dict | None = None  # the query planner's trace (service/query/planner.py), when it ran

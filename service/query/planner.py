@@ -1,0 +1,171 @@
+"""Query planning: route the question (service/query/router.py), then, for a multi-hop
+question, a bounded loop: retrieve the whole question and each sub-question, check which of
+the question's key terms (names, codes, numbers, dates) no retrieved page contains yet, and
+retrieve again for those, until every term is covered or a step or token limit is reached.
+
+The pages of every step are merged by rank (each step's best page first, then each step's
+second, ...: the whole question's list, then those for missing terms, then the
+sub-questions'), so the page a part needs is not crowded out by the pages the whole
+question ranks first. Every step goes into the plan trace (SearchResult.plan), which the
+search and ask responses carry. CARTA_PLANNER=auto turns it on (service/carta.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from geo.folding import fold
+from models.llm_client import LLMClient
+from service.answer.gate import absent_key_terms
+from service.query.router import Route, llm_route, rules_route
+from service.query.types import PageEvidence, SearchQuery, SearchResult
+
+TRACE_PAGES = 5  # pages listed per step in the trace
+
+
+@dataclass(frozen=True)
+class PlannerLimits:
+    """How far one planned search may go."""
+
+    max_steps: int = 6  # searches, the whole question's included
+    max_tokens: int = 12000  # evidence tokens read by the coverage checks, plus LLM routing tokens
+
+
+def page_text(page: PageEvidence) -> str:
+    """What a page's evidence says: its excerpt and its retrieved chunks."""
+    return "\n".join([page.excerpt, *(c.text for c in page.chunks)])
+
+
+def tokens_of(text: str) -> int:
+    """A token estimate (4 characters a token), enough for a budget."""
+    return (len(text) + 3) // 4
+
+
+def merge_by_rank(lists: list[list[PageEvidence]], top_k: int) -> list[PageEvidence]:
+    """Round-robin over the steps' ranked pages, each page once (its first appearance)."""
+    seen: set[tuple[str, int]] = set()
+    merged: list[PageEvidence] = []
+    for rank in range(max((len(pages) for pages in lists), default=0)):
+        for pages in lists:
+            if rank < len(pages) and (key := (pages[rank].doc_id, pages[rank].page_no)) not in seen:
+                seen.add(key)
+                merged.append(pages[rank])
+    return merged[:top_k]
+
+
+def _key(page: PageEvidence) -> str:
+    return f"{page.doc_id}:{page.page_no}"
+
+
+class QueryPlanner:
+    """Routes a question and runs the bounded multi-step retrieval for multi-hop questions."""
+
+    def __init__(
+        self,
+        search: Callable[[SearchQuery], SearchResult],
+        available: frozenset[str],
+        limits: PlannerLimits = PlannerLimits(),
+        recognise: Callable[[str, str], list[int]] | None = None,
+        llm: LLMClient | None = None,
+    ) -> None:
+        self._search = search  # one single-shot retrieval (Retriever.search)
+        self.available = available  # the selectors of the built channels
+        self.limits = limits
+        self.recognise = recognise  # (tenant, question) -> docgraph entity ids
+        self.llm = llm
+
+    def route(self, q: SearchQuery) -> Route:
+        recognise = (lambda text: self.recognise(q.tenant, text)) if self.recognise else None
+        if self.llm is not None:
+            return llm_route(self.llm, q.text, self.available, recognise)
+        return rules_route(q.text, self.available, recognise)
+
+    def search(self, q: SearchQuery) -> SearchResult:
+        t0 = time.perf_counter()
+        route = self.route(q)
+        # the caller's channel choice (the API's `channels`, the evaluation's baselines) wins
+        channels = q.channels if q.channels is not None else route.channels
+        steps: list[dict] = []
+        lists: dict[str, list[list[PageEvidence]]] = {"question": [], "missing terms": [], "sub-question": []}
+        tokens = route.tokens
+        timings: dict[str, float] = {}
+
+        def ordered() -> list[list[PageEvidence]]:
+            return [pages for kind in lists for pages in lists[kind]]
+
+        def run(text: str, kind: str) -> SearchResult:
+            result = self._search(dataclasses.replace(q, text=text, channels=channels))
+            known = {_key(p) for pages in ordered() for p in pages}
+            lists[kind].append(result.pages)
+            for name, ms in result.timings_ms.items():
+                timings[name] = round(timings.get(name, 0.0) + ms, 2)
+            steps.append(
+                {
+                    "step": len(steps) + 1,
+                    "kind": kind,
+                    "query": text,
+                    "pages": [_key(p) for p in result.pages[:TRACE_PAGES]],
+                    "new_pages": sum(_key(p) not in known for p in result.pages),
+                }
+            )
+            return result
+
+        first = run(q.text, "question")
+        stopped = "single question"
+        missing: list[str] = []
+        if route.multi_hop:
+            for sub in route.sub_questions:
+                if len(steps) >= self.limits.max_steps:
+                    break
+                run(sub, "sub-question")
+            stopped = "covered"
+            while True:
+                merged = merge_by_rank(ordered(), q.top_k)
+                texts = [page_text(p) for p in merged]
+                tokens += sum(tokens_of(t) for t in texts)
+                absent = absent_key_terms(q.text, texts)
+                previous, missing = missing, [t.text for t in absent]
+                steps[-1]["missing"] = missing
+                if not missing:
+                    break
+                if missing == previous:
+                    stopped = "no progress"
+                    break
+                if len(steps) >= self.limits.max_steps:
+                    stopped = "step limit"
+                    break
+                if tokens >= self.limits.max_tokens:
+                    stopped = "token limit"
+                    break
+                run(self._refine(route, missing), "missing terms")
+        pages = merge_by_rank(ordered(), q.top_k) if len(steps) > 1 else first.pages
+        timings["plan"] = round((time.perf_counter() - t0) * 1e3, 2)
+        plan = {
+            "router": route.router,
+            "routes": list(route.routes),
+            "why": route.why,
+            "channels": sorted(channels) if channels is not None else None,
+            "multi_hop": route.multi_hop,
+            "sub_questions": list(route.sub_questions) if route.multi_hop else [],
+            "steps": steps,
+            "missing": missing,
+            "stopped": stopped,
+            "tokens": tokens,
+            "limits": {"max_steps": self.limits.max_steps, "max_tokens": self.limits.max_tokens},
+        }
+        return dataclasses.replace(first, query=q.text, pages=pages, timings_ms=timings, plan=plan)
+
+    @staticmethod
+    def _refine(route: Route, missing: list[str]) -> str:
+        """The next query for the missing terms: the sub-question naming most of them, with
+        them repeated at its end (so BM25 weighs them), else the terms alone."""
+
+        def named(sub: str) -> int:
+            folded = fold(sub)
+            return sum(term in folded for term in missing)
+
+        best = max(route.sub_questions, key=named)
+        return f"{best} {' '.join(missing)}" if named(best) else " ".join(missing)
