@@ -163,4 +163,5 @@ def ask_trace(request_id: str, answer: Any, started: float) -> dict[str, Any]:
         "citations": [{"doc_id": c.doc_id, "page_no": c.page_no} for c in answer.citations],
         "geo_filter": answer.geo_filter,
         "geo_prior": answer.geo_prior,
+        "plan": getattr(answer, "plan", None),  # CARTA_PLANNER=auto: routes and retrieval steps
     }

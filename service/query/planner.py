@@ -56,8 +56,8 @@ def merge_by_rank(lists: list[list[PageEvidence]], top_k: int) -> list[PageEvide
     return merged[:top_k]
 
 
-def _key(page: PageEvidence) -> str:
-    return f"{page.doc_id}:{page.page_no}"
+def _key(page: PageEvidence) -> tuple[str, int]:
+    return page.doc_id, page.page_no
 
 
 class QueryPlanner:
@@ -107,7 +107,8 @@ class QueryPlanner:
                     "step": len(steps) + 1,
                     "kind": kind,
                     "query": text,
-                    "pages": [_key(p) for p in result.pages[:TRACE_PAGES]],
+                    # ids as their own strings: erasure drops the traces naming a document
+                    "pages": [{"doc_id": p.doc_id, "page_no": p.page_no} for p in result.pages[:TRACE_PAGES]],
                     "new_pages": sum(_key(p) not in known for p in result.pages),
                 }
             )

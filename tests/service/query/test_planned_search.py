@@ -39,7 +39,10 @@ def test_planned_search_and_ask_carry_the_plan(make_carta: Callable[..., Carta])
     assert plan is not None and plan["multi_hop"] and plan["router"] == "rules"
     assert [s["kind"] for s in plan["steps"]][:3] == ["question", "sub-question", "sub-question"]
     assert len(plan["steps"]) <= 4
-    assert plan["steps"][2]["pages"][0] == f"{ids['nota.pdf']}:1"  # the EMLURB part finds its document
+    assert plan["steps"][2]["pages"][0] == {
+        "doc_id": ids["nota.pdf"],
+        "page_no": 1,
+    }  # the EMLURB part finds its document
     assert {ids["nota.pdf"], ids["relatorio.pdf"]} <= {p.doc_id for p in result.pages}
     assert schemas.search_response(result).plan == plan
 

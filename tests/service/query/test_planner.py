@@ -69,10 +69,9 @@ def test_single_shot_misses_the_second_document_the_plan_finds_it() -> None:
     plan = planned.plan
     assert plan is not None and plan["multi_hop"] and plan["router"] == "rules"
     assert [s["kind"] for s in plan["steps"]] == ["question", "sub-question", "sub-question"]
-    assert (
-        plan["steps"][2]["query"].startswith("quantos metros cúbicos")
-        and plan["steps"][2]["pages"][0] == "nota:1"
-    )
+    assert plan["steps"][2]["query"].startswith("quantos metros cúbicos") and plan["steps"][2]["pages"][
+        0
+    ] == {"doc_id": "nota", "page_no": 1}
     assert plan["stopped"] == "covered" and plan["missing"] == []
     assert planned.query == QUESTION and "plan" in planned.timings_ms
 
@@ -90,7 +89,10 @@ def test_a_term_no_page_covers_is_searched_again() -> None:
     assert plan["steps"][2]["missing"] == [
         "olinda"
     ]  # after the sub-questions, Olinda's page is not in the top 2
-    assert "Olinda" in plan["steps"][3]["query"] and plan["steps"][3]["pages"][0] == "b_olinda:1"
+    assert "Olinda" in plan["steps"][3]["query"] and plan["steps"][3]["pages"][0] == {
+        "doc_id": "b_olinda",
+        "page_no": 1,
+    }
     assert ("b_olinda", 1) in _keys(planned) and plan["stopped"] == "covered"
 
 
