@@ -72,19 +72,19 @@ def evaluate(
         if any(e.doc not in ids for e in q.evidence):
             rows.append({"id": q.id, "language": q.language, "skipped": "not indexed"})
             continue
-        query = carta.query(q.question, tenant, top_k=max(KS))
-        t0 = time.perf_counter()
-        single = carta.retriever.search(query)
-        t1 = time.perf_counter()
-        planned = planner.search(query)
-        t2 = time.perf_counter()
         row: dict[str, Any] = {"id": q.id, "language": q.language, "units": len(q.evidence)}
-        for name, result in (("single", single), ("planned", planned)):
-            for k in KS:
+        for k in KS:  # a search per k: the planner weaves its steps into the top k it is asked for
+            query = carta.query(q.question, tenant, top_k=k)
+            t0 = time.perf_counter()
+            single = carta.retriever.search(query)
+            t1 = time.perf_counter()
+            planned = planner.search(query)
+            t2 = time.perf_counter()
+            for name, result in (("single", single), ("planned", planned)):
                 found = units_found(q, result, ids, k)
                 row[f"{name}_all@{k}"] = all(found)
                 row[f"{name}_units@{k}"] = sum(found) / len(found)
-        plan = planned.plan or {}
+        plan = planned.plan or {}  # the last k's plan and timings
         row.update(
             single_ms=round((t1 - t0) * 1e3, 1),
             planned_ms=round((t2 - t1) * 1e3, 1),

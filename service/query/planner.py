@@ -3,24 +3,28 @@ question, a bounded loop: retrieve the whole question and each sub-question, che
 the question's key terms (names, codes, numbers, dates) no retrieved page contains yet, and
 retrieve again for those, until every term is covered or a step or token limit is reached.
 
-The pages of every step are merged by rank (each step's best page first, then each step's
-second, ...: the whole question's list, then those for missing terms, then the
-sub-questions'), so the page a part needs is not crowded out by the pages the whole
-question ranks first. Every step goes into the plan trace (SearchResult.plan), which the
-search and ask responses carry. CARTA_PLANNER=auto turns it on (service/carta.py).
+The whole question's ranking is kept, with the best pages of the other steps (the searches
+for missing terms first, then the sub-questions', then their translations) woven in near
+the top, taking at most half of the top k (merge_steps): the page a part needs is not
+crowded out by the pages the whole question ranks first, and what the single-shot search
+ranks high stays. Every step goes
+into the plan trace (SearchResult.plan), which the search and ask responses carry.
+CARTA_PLANNER=auto turns it on (service/carta.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from geo.folding import fold
 from models.llm_client import LLMClient
-from service.answer.gate import absent_key_terms
+from service.answer.gate import absent_key_terms, question_language
 from service.query.router import Route, llm_route, rules_route
+from service.query.translate import translate
 from service.query.types import PageEvidence, SearchQuery, SearchResult
 
 TRACE_PAGES = 5  # pages listed per step in the trace
@@ -44,16 +48,33 @@ def tokens_of(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def merge_by_rank(lists: list[list[PageEvidence]], top_k: int) -> list[PageEvidence]:
-    """Round-robin over the steps' ranked pages, each page once (its first appearance)."""
+def merge_steps(
+    question: list[PageEvidence], steps: list[list[PageEvidence]], top_k: int
+) -> list[PageEvidence]:
+    """The whole question's ranking, with the best pages of the other steps woven in: each
+    step's top pages (rank by rank, round-robin with the question's) take at most half of
+    the top k, so what the single-shot search ranks high stays, and a page a part needs
+    comes in near the top. Each page once."""
     seen: set[tuple[str, int]] = set()
     merged: list[PageEvidence] = []
-    for rank in range(max((len(pages) for pages in lists), default=0)):
-        for pages in lists:
-            if rank < len(pages) and (key := (pages[rank].doc_id, pages[rank].page_no)) not in seen:
-                seen.add(key)
-                merged.append(pages[rank])
-    return merged[:top_k]
+
+    def add(page: PageEvidence) -> None:
+        if _key(page) not in seen and len(merged) < top_k:
+            seen.add(_key(page))
+            merged.append(page)
+
+    per_step = max(1, (top_k // 2) // len(steps)) if steps else 0
+    for rank in range(per_step):
+        for pages in [question, *steps]:
+            if rank < len(pages):
+                add(pages[rank])
+    for page in question:
+        add(page)
+    for rank in range(max((len(pages) for pages in steps), default=0)):
+        for pages in steps:
+            if rank < len(pages):
+                add(pages[rank])
+    return merged
 
 
 def _key(page: PageEvidence) -> tuple[str, int]:
@@ -89,12 +110,22 @@ class QueryPlanner:
         # the caller's channel choice (the API's `channels`, the evaluation's baselines) wins
         channels = q.channels if q.channels is not None else route.channels
         steps: list[dict] = []
-        lists: dict[str, list[list[PageEvidence]]] = {"question": [], "missing terms": [], "sub-question": []}
+        lists: dict[str, list[list[PageEvidence]]] = {
+            "question": [],
+            "missing terms": [],
+            "sub-question": [],
+            "translation": [],
+        }
         tokens = route.tokens
         timings: dict[str, float] = {}
 
         def ordered() -> list[list[PageEvidence]]:
             return [pages for kind in lists for pages in lists[kind]]
+
+        def merged() -> list[PageEvidence]:
+            kinds = ("missing terms", "sub-question", "translation")
+            steps_pages = [pages for kind in kinds for pages in lists[kind]]
+            return merge_steps(lists["question"][0], steps_pages, q.top_k)
 
         def run(text: str, kind: str) -> SearchResult:
             result = self._search(dataclasses.replace(q, text=text, channels=channels))
@@ -122,10 +153,15 @@ class QueryPlanner:
                 if len(steps) >= self.limits.max_steps:
                     break
                 run(sub, "sub-question")
+            # the lite encoder is English-only: a pt part over an English report (or the
+            # reverse) is searched in the other language too (offline glossary, translate.py)
+            language = question_language(q.text)
+            for sub in route.sub_questions if route.router == "rules" else ():
+                if len(steps) < self.limits.max_steps and (other := translate(sub, language)):
+                    run(other, "translation")
             stopped = "covered"
             while True:
-                merged = merge_by_rank(ordered(), q.top_k)
-                texts = [page_text(p) for p in merged]
+                texts = [page_text(p) for p in merged()]
                 tokens += sum(tokens_of(t) for t in texts)
                 absent = absent_key_terms(q.text, texts)
                 previous, missing = missing, [t.text for t in absent]
@@ -142,7 +178,7 @@ class QueryPlanner:
                     stopped = "token limit"
                     break
                 run(self._refine(route, missing), "missing terms")
-        pages = merge_by_rank(ordered(), q.top_k) if len(steps) > 1 else first.pages
+        pages = merged() if len(steps) > 1 else first.pages
         timings["plan"] = round((time.perf_counter() - t0) * 1e3, 2)
         plan = {
             "router": route.router,
@@ -165,7 +201,7 @@ class QueryPlanner:
         them repeated at its end (so BM25 weighs them), else the terms alone."""
 
         def named(sub: str) -> int:
-            folded = fold(sub)
+            folded = " ".join(re.sub(r"[-‐‑‒–—_]+", " ", fold(sub)).split())  # as key terms are
             return sum(term in folded for term in missing)
 
         best = max(route.sub_questions, key=named)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from geo.folding import fold
-from service.query.planner import PlannerLimits, QueryPlanner, merge_by_rank
+from service.query.planner import PlannerLimits, QueryPlanner, merge_steps
 from service.query.types import PageEvidence, SearchQuery, SearchResult
 
 PAGES = {
@@ -19,6 +19,8 @@ PAGES = {
     ("a_seedlings", 1): "How many seedlings were planted: seedlings planted in many parks.",
     ("b_olinda", 1): "Many seedlings were planted in Olinda.",
     ("flood", 1): "How many flooding points did Recife have in 2024? It had 214.",
+    ("q3_report", 1): "Total revenue in Q3 2024 was 48.6 million dollars.",
+    ("q3_report", 2): "Cash and equivalents totalled 71.3 million at September 30.",
 }
 ALL_CHANNELS = frozenset({"dense", "bm25", "pages", "entities"})
 
@@ -68,49 +70,61 @@ def test_single_shot_misses_the_second_document_the_plan_finds_it() -> None:
     assert _keys(planned) == [("recife_a", 1), ("nota", 1)]
     plan = planned.plan
     assert plan is not None and plan["multi_hop"] and plan["router"] == "rules"
-    assert [s["kind"] for s in plan["steps"]] == ["question", "sub-question", "sub-question"]
-    assert plan["steps"][2]["query"].startswith("quantos metros cúbicos") and plan["steps"][2]["pages"][
-        0
-    ] == {"doc_id": "nota", "page_no": 1}
+    steps = {s["kind"]: s for s in plan["steps"]}
+    assert [s["kind"] for s in plan["steps"]] == ["question", "sub-question", "sub-question", "translation"]
+    assert steps["translation"]["query"] == "points flooding Recife registrou 2024"  # glossary words
+    nota = plan["steps"][2]
+    assert nota["query"].startswith("quantos metros cúbicos")
+    assert nota["pages"][0] == {"doc_id": "nota", "page_no": 1}
     assert plan["stopped"] == "covered" and plan["missing"] == []
     assert planned.query == QUESTION and "plan" in planned.timings_ms
 
 
+OLINDA = "How many flooding points did Recife have in 2024 and how many seedlings were planted in Olinda?"
+
+
 def test_a_term_no_page_covers_is_searched_again() -> None:
-    question = (
-        "How many flooding points did Recife have in 2024 and how many seedlings were planted in Olinda?"
-    )
     index = WordIndex()
-    planned = QueryPlanner(index.search, ALL_CHANNELS).search(SearchQuery(question, "t", top_k=2))
+    planned = QueryPlanner(index.search, ALL_CHANNELS).search(SearchQuery(OLINDA, "t", top_k=2))
     plan = planned.plan
     assert plan is not None
     kinds = [s["kind"] for s in plan["steps"]]
-    assert kinds == ["question", "sub-question", "sub-question", "missing terms"]
-    assert plan["steps"][2]["missing"] == [
-        "olinda"
-    ]  # after the sub-questions, Olinda's page is not in the top 2
-    assert "Olinda" in plan["steps"][3]["query"] and plan["steps"][3]["pages"][0] == {
-        "doc_id": "b_olinda",
-        "page_no": 1,
-    }
+    assert kinds == ["question", "sub-question", "sub-question", "translation", "missing terms"]
+    assert plan["steps"][3]["missing"] == ["olinda"]  # after the parts, Olinda's page is not in the top 2
+    refine = plan["steps"][4]
+    assert "Olinda" in refine["query"] and refine["pages"][0] == {"doc_id": "b_olinda", "page_no": 1}
     assert ("b_olinda", 1) in _keys(planned) and plan["stopped"] == "covered"
 
 
+def test_a_portuguese_question_over_an_english_report_is_searched_in_english_too() -> None:
+    question = "Qual era o caixa da Northwind em setembro e qual a receita total do 3º trimestre de 2024?"
+    index = WordIndex()
+    single = index.search(SearchQuery(question, "t", top_k=2))
+    assert ("q3_report", 2) not in _keys(single)  # "caixa", "setembro": no English page has them
+    planned = QueryPlanner(index.search, ALL_CHANNELS).search(SearchQuery(question, "t", top_k=2))
+    assert planned.plan is not None
+    translations = [s["query"] for s in planned.plan["steps"] if s["kind"] == "translation"]
+    assert translations == ["cash Northwind september", "revenue total Q3 2024"]
+    assert set(_keys(planned)) == {("q3_report", 1), ("q3_report", 2)}
+
+
 def test_step_and_token_limits_stop_the_loop() -> None:
-    question = (
-        "How many flooding points did Recife have in 2024 and how many seedlings were planted in Olinda?"
-    )
     index = WordIndex()
     one = QueryPlanner(index.search, ALL_CHANNELS, PlannerLimits(max_steps=1)).search(
-        SearchQuery(question, "t", top_k=2)
+        SearchQuery(OLINDA, "t", top_k=2)
     )
     assert one.plan is not None and len(one.plan["steps"]) == 1 and one.plan["stopped"] == "step limit"
     assert len(index.queries) == 1
     broke = QueryPlanner(index.search, ALL_CHANNELS, PlannerLimits(max_tokens=0)).search(
-        SearchQuery(question, "t", top_k=2)
+        SearchQuery(OLINDA, "t", top_k=2)
     )
     assert broke.plan is not None and broke.plan["stopped"] == "token limit"
-    assert [s["kind"] for s in broke.plan["steps"]] == ["question", "sub-question", "sub-question"]
+    assert [s["kind"] for s in broke.plan["steps"]] == [
+        "question",
+        "sub-question",
+        "sub-question",
+        "translation",
+    ]
 
 
 def test_a_single_question_is_one_search_with_routed_channels() -> None:
@@ -131,9 +145,14 @@ def test_a_single_question_is_one_search_with_routed_channels() -> None:
     )  # the caller's choice wins
 
 
-def test_merge_by_rank_takes_each_lists_best_first() -> None:
-    def page(doc: str) -> PageEvidence:
-        return PageEvidence(doc, 1, doc, doc, "pdf", 0.0)
+def test_merge_steps_keeps_the_questions_ranking_and_weaves_in_each_steps_best() -> None:
+    def pages(*docs: str) -> list[PageEvidence]:
+        return [PageEvidence(doc, 1, doc, doc, "pdf", 0.0) for doc in docs]
 
-    merged = merge_by_rank([[page("a"), page("b"), page("c")], [page("b"), page("d")], [page("e")]], 4)
-    assert [p.doc_id for p in merged] == ["a", "b", "e", "d"]
+    question = pages("q1", "q2", "q3", "q4", "q5", "q6")
+    merged = merge_steps(question, [pages("q2", "s1", "s2"), pages("t1", "t2")], 6)
+    # 6 // 2 = 3 slots for the two steps: one page each, rank by rank with the question's
+    assert [p.doc_id for p in merged] == ["q1", "q2", "t1", "q3", "q4", "q5"]
+    merged = merge_steps(question, [pages("s1", "s2", "s3")], 6)
+    assert [p.doc_id for p in merged] == ["q1", "s1", "q2", "s2", "q3", "s3"]
+    assert [p.doc_id for p in merge_steps(pages("a"), [pages("b", "c")], 4)] == ["a", "b", "c"]

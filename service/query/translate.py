@@ -1,0 +1,180 @@
+"""A word-for-word query translation between Portuguese and English, offline, from a small
+glossary of the words reports ask about (money, time, quantities, environment, health,
+administration). The lite text encoder is English-only and BM25 matches words, so a
+Portuguese question over an English report (or the reverse) finds little; the planner
+(service/query/planner.py) searches the translated question as one more step. Names, codes
+and numbers pass through unchanged; words the glossary lacks are dropped when they are
+function words and kept otherwise. With an LLM configured, the router's sub-questions can
+be in any wording; this is the offline fallback, not a translator.
+"""
+
+from __future__ import annotations
+
+import re
+
+from geo.folding import fold
+
+# folded Portuguese word -> English words
+PT_EN: dict[str, str] = {
+    "receita": "revenue",
+    "receitas": "revenue",
+    "faturamento": "revenue",
+    "lucro": "profit",
+    "margem": "margin",
+    "operacional": "operating",
+    "caixa": "cash",
+    "divida": "debt",
+    "custo": "cost",
+    "custos": "costs",
+    "gasto": "expenditure outlay",
+    "gastos": "expenditure outlay",
+    "orcamento": "budget",
+    "investimento": "investment",
+    "total": "total",
+    "trimestre": "quarter",
+    "trimestral": "quarterly",
+    "anual": "annual",
+    "ano": "year",
+    "anos": "years",
+    "mes": "month",
+    "meses": "months",
+    "dia": "day",
+    "periodo": "period",
+    "janeiro": "january",
+    "fevereiro": "february",
+    "marco": "march",
+    "abril": "april",
+    "maio": "may",
+    "junho": "june",
+    "julho": "july",
+    "agosto": "august",
+    "setembro": "september",
+    "outubro": "october",
+    "novembro": "november",
+    "dezembro": "december",
+    "clientes": "customers",
+    "cliente": "customer",
+    "contas": "accounts",
+    "ativas": "active",
+    "ativos": "active",
+    "produto": "product",
+    "produtos": "products",
+    "linha": "line",
+    "regiao": "region",
+    "regioes": "regions",
+    "crescimento": "growth",
+    "cresceu": "grew",
+    "pico": "peak",
+    "churn": "churn",
+    "mensal": "monthly",
+    "prevista": "expected guidance",
+    "previsto": "expected guidance",
+    "faixa": "range",
+    "empresa": "company",
+    "funcionarios": "employees",
+    "populacao": "population",
+    "populacional": "population",
+    "decenal": "decadal",
+    "taxa": "rate",
+    "chuva": "rainfall",
+    "chuvas": "rainfall",
+    "precipitacao": "rainfall precipitation",
+    "real": "actual",
+    "normal": "normal",
+    "desvio": "departure",
+    "percentual": "percentage",
+    "estado": "state",
+    "estados": "states",
+    "saude": "health",
+    "publica": "public",
+    "publico": "public",
+    "mortes": "deaths",
+    "infeccao": "infection",
+    "infeccoes": "infections",
+    "novas": "new",
+    "criancas": "children",
+    "adolescentes": "adolescents",
+    "cronica": "chronic",
+    "diretrizes": "guidelines",
+    "tratamento": "treatment",
+    "potencia": "power capacity",
+    "capacidade": "capacity",
+    "instalada": "installed",
+    "solar": "solar",
+    "fotovoltaica": "photovoltaic solar",
+    "conectou": "connected",
+    "registro": "record",
+    "perdido": "lost",
+    "padrao": "default",
+    "variavel": "variable",
+    "global": "global",
+    "tipo": "type",
+    "dados": "data",
+    "numero": "number",
+    "formulario": "form",
+    "agua": "water",
+    "qualidade": "quality",
+    "estacao": "station",
+    "estacoes": "stations",
+    "rio": "river",
+    "praia": "beach",
+    "bairro": "neighbourhood",
+    "alagamento": "flooding",
+    "alagamentos": "flooding",
+    "pontos": "points",
+    "canais": "canals",
+    "canal": "canal",
+    "contrato": "contract",
+    "relatorio": "report",
+    "nota": "note",
+    "tecnica": "technical",
+    "mudas": "seedlings",
+    "trabalhadores": "workers",
+    "volume": "volume",
+    "removido": "removed",
+    "maior": "largest highest",
+    "menor": "lowest smallest",
+    "primeiro": "first",
+    "segundo": "second",
+    "terceiro": "third",
+    "quarto": "fourth",
+}
+EN_PT: dict[str, str] = {}
+for _pt, _en in PT_EN.items():
+    for _word in _en.split():
+        EN_PT.setdefault(_word, _pt)
+
+_ORDINAL_QUARTER = re.compile(r"\b([1-4])\s*[ºo°]?\s*trimestre\b", re.IGNORECASE)
+_QUARTER_EN = re.compile(r"\bQ([1-4])\b")
+_FUNCTION = frozenset(
+    (
+        "o a os as um uma de do da dos das em no na nos nas por para com e ou que qual quais quanto quanta "
+        "quantos quantas como onde quando foi foram era eram seu sua seus suas ao aos se mesmo mesma "
+        "the an of in on at to for with and or what which how many much was were is are its their did "
+        "does do by from that this these those who when where"
+    ).split()
+)
+MIN_TRANSLATED = 2  # fewer glossary words: the translation would only repeat the names
+
+
+def translate(text: str, language: str) -> str | None:
+    """`text` (Portuguese or English) in the other language, word for word; None when fewer
+    than MIN_TRANSLATED words are in the glossary or the language is neither."""
+    if language == "pt":
+        text = _ORDINAL_QUARTER.sub(lambda m: f"Q{m[1]}", text)
+        glossary = PT_EN
+    elif language == "en":
+        text = _QUARTER_EN.sub(lambda m: f"{m[1]}º trimestre", text)
+        glossary = EN_PT
+    else:
+        return None
+    out: list[str] = []
+    translated = 0
+    for word in re.findall(r"[\w][\w./-]*", text):
+        folded = fold(word)
+        if folded in glossary:
+            out.append(glossary[folded])
+            translated += 1
+        elif folded not in _FUNCTION:
+            out.append(word)  # names, codes, numbers and words the glossary lacks
+    return " ".join(out) if translated >= MIN_TRANSLATED else None

@@ -1,0 +1,25 @@
+"""The offline pt <-> en query glossary (service/query/translate.py)."""
+
+from __future__ import annotations
+
+from service.query.translate import translate
+
+
+def test_portuguese_to_english_keeps_names_codes_and_numbers() -> None:
+    assert (
+        translate("Qual era o caixa da Northwind em 30 de setembro de 2024?", "pt")
+        == "cash Northwind 30 september 2024"
+    )
+    assert translate("qual foi a receita total no 3º trimestre de 2024", "pt") == "revenue total Q3 2024"
+
+
+def test_english_to_portuguese() -> None:
+    assert (
+        translate("How many flooding points did Recife have in Q2?", "en")
+        == "alagamento pontos Recife have 2º trimestre"
+    )
+
+
+def test_too_few_glossary_words_or_another_language_give_nothing() -> None:
+    assert translate("Quem é Marina Albuquerque Lins?", "pt") is None
+    assert translate("Quelle puissance solaire était installée ?", "fr") is None
