@@ -25,7 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.carta import Carta  # noqa: E402
-from service.evaluation.questions import Question, load_questions  # noqa: E402
+from service.evaluation.metrics import fact_accuracy  # noqa: E402
+from service.evaluation.questions import NumberFact, Question, load_questions  # noqa: E402
 from service.query.planner import PlannerLimits, QueryPlanner  # noqa: E402
 from service.query.types import SearchResult  # noqa: E402
 from service.settings import Settings  # noqa: E402
@@ -63,8 +64,20 @@ def units_found(q: Question, result: SearchResult, ids: dict[str, str], k: int) 
     return [any((ids[e.doc], page) in top for page in e.pages) for e in q.evidence]
 
 
+def answer_facts(carta: Carta, planner: QueryPlanner | None, q: Question) -> float | None:
+    """The share of the question's facts the answer states (the configured answerer,
+    extractive offline), top 5 evidence pages, by one path."""
+    carta.planner = planner
+    try:
+        answer = carta.ask(carta.query(q.question, carta.settings.default_tenant, top_k=5))
+    finally:
+        carta.planner = None
+    facts = [(f.number, f.tolerance) if isinstance(f, NumberFact) else f for f in q.facts]
+    return fact_accuracy(answer.answer, facts)
+
+
 def evaluate(
-    carta: Carta, planner: QueryPlanner, questions: list[Question], ids: dict[str, str]
+    carta: Carta, planner: QueryPlanner, questions: list[Question], ids: dict[str, str], answers: bool
 ) -> list[dict]:
     rows = []
     tenant = carta.settings.default_tenant
@@ -84,6 +97,9 @@ def evaluate(
                 found = units_found(q, result, ids, k)
                 row[f"{name}_all@{k}"] = all(found)
                 row[f"{name}_units@{k}"] = sum(found) / len(found)
+        if answers:
+            row["single_facts"] = answer_facts(carta, None, q)
+            row["planned_facts"] = answer_facts(carta, planner, q)
         plan = planned.plan or {}  # the last k's plan and timings
         row.update(
             single_ms=round((t1 - t0) * 1e3, 1),
@@ -124,6 +140,10 @@ def table(rows: list[dict]) -> str:
                 f"{mean([r[f'{name}_units@10'] for r in subset]):.3f} | {searches:.1f} | "
                 f"{mean([r[f'{name}_ms'] for r in subset]):.0f} |"
             )
+    if done and "single_facts" in done[0]:
+        lines += ["", "| path | fact accuracy (answer, top 5) |", "|---|---|"]
+        for name in ("single", "planned"):
+            lines.append(f"| {name} | {mean([r[f'{name}_facts'] or 0.0 for r in done]):.3f} |")
     lines += ["", "| question | single @10 | planned @10 | searches | stopped |", "|---|---|---|---|---|"]
     for r in done:
         mark = {True: "yes", False: "no"}
@@ -144,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-ingest", action="store_true", help="Score only the documents already indexed.")
     ap.add_argument("--out", type=Path, default=None, help="Write the per-question JSON here.")
+    ap.add_argument("--answers", action="store_true", help="Also answer each question by both paths (facts).")
     args = ap.parse_args(argv)
     questions = load_questions(args.questions)
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                 PlannerLimits(settings.planner_max_steps, settings.planner_max_tokens),
                 recognise=carta.docgraph.recognise if carta.docgraph else None,
             )
-            rows = evaluate(carta, planner, questions, ids)
+            rows = evaluate(carta, planner, questions, ids, args.answers)
         finally:
             carta.close()
     print(table(rows))
