@@ -18,6 +18,7 @@ import h3
 from geo.distance import haversine_m
 from geo.folding import fold
 from graph.attributes import as_number
+from graph.categories import KIND_KEYS as OSM_KIND_KEYS
 from graph.categories import SYNONYMS
 from graph.plan import AGGREGATES, AttributeFilter, GeoPlan, Reference
 from graph.store import Feature, GraphStore
@@ -169,12 +170,16 @@ class PlanExecutor:
             info = self.store.dataset(tenant, target.dataset)
             result.target_label = info.name if info else target.dataset
             result.dataset_ids = [target.dataset]
+            if target.category:  # "restaurantes em Helsinque": that category of that file
+                result.target_label = target.category
+                feats = self.store.features(tenant, datasets=[target.dataset], categories=[target.category])
+                return self._of_kind(feats, target.tag, result)
             return self.store.features(tenant, datasets=[target.dataset])
         if target.category and target.category in held and not target.name_contains:
             result.target_label = target.category
             feats = self.store.features(tenant, categories=[target.category])
             result.dataset_ids = sorted({f.source[3:] for f in feats if f.source.startswith("ds:")})
-            return feats
+            return self._of_kind(feats, target.tag, result)
         if target.category or target.name_contains:
             words = _name_words(target.name_contains or target.category or "")
             feats = [
@@ -197,6 +202,23 @@ class PlanExecutor:
             return []
         result.unknown = {"kind": "category", "name": None, "available": sorted(held)[:20]}
         return []
+
+    def _of_kind(self, feats: list[Feature], tag: str | None, result: AnalyticResult) -> list[Feature]:
+        """The OSM features tagged with the asked kind when their category groups several
+        (amenity=restaurant, not the fast_food grouped with it); the others are noted."""
+        if not tag:
+            return feats
+        kept = [
+            f
+            for f in feats
+            if not f.id.startswith("osm:") or tag in {str(f.attrs.get(k)) for k in OSM_KIND_KEYS}
+        ]
+        if left := len(feats) - len(kept):
+            others = sorted({str(f.attrs.get("amenity")) for f in feats if f not in kept} - {"None"})
+            result.notes.append(
+                f"{left} features of other kinds ({', '.join(others)}) left out: only {tag} counted"
+            )
+        return kept
 
     def _numeric(self, tenant: str, result: AnalyticResult) -> list[str]:
         names: list[tuple[int, str]] = []
@@ -233,6 +255,16 @@ class PlanExecutor:
             from shapely import points
             from shapely.geometry import mapping
 
+            if (
+                area.dataset
+                and area.name
+                and not area.radius_m
+                and all(f.source == f"ds:{area.dataset}" for f in feats)
+            ):
+                # "a população do bairro Peixinhos" of the tracts themselves: those named so
+                named = [f for f in feats if fold(f.name) == fold(area.name)]
+                if named:
+                    return named
             poly = self._polygon(tenant, area.dataset, area.name, None)
             if poly is None:
                 result.notes.append(f"no polygon {area.name!r}: the whole dataset counted")
@@ -274,6 +306,12 @@ class PlanExecutor:
         winners = sorted((f for f, v in pairs if v == best), key=lambda f: (f.name, f.id))
         result.value = best
         self._rows(result, winners, plan.attribute)
+        names = [f.name for f in feats]
+        for row, f in zip(result.rows, winners, strict=False):
+            if names.count(f.name) > 1 and (code := _code_of(f)):
+                row["name"] = (
+                    f"{f.name} ({code[0]} {code[1]})"  # a tract of a bairro: its code tells it apart
+                )
         if len(pairs) < len(feats):
             result.notes.append(
                 f"{len(feats) - len(pairs)} of {len(feats)} features have no {plan.attribute}"
@@ -317,7 +355,12 @@ class PlanExecutor:
                 if v is not None:
                     groups.setdefault(str(v), []).append(f)
             for g, members in groups.items():
-                details[g] = {"name": g, "lat": members[0].lat, "lon": members[0].lon}
+                shown = (
+                    f"{key} {_plain(members[0].attrs.get(key))}"
+                    if as_number(members[0].attrs.get(key)) is not None
+                    else g
+                )
+                details[g] = {"name": shown, "lat": members[0].lat, "lon": members[0].lon}
             if missing := sum(1 for f in feats if f.attrs.get(key) is None):
                 result.notes.append(f"{missing} features have no {key}")
         rows = []
@@ -434,6 +477,22 @@ class PlanExecutor:
         kept = list(feats[:MAX_ROWS])
         result.features = kept
         result.rows = [_row(f, f.attrs.get(attribute) if attribute else None) for f in kept]
+
+
+def _code_of(f: Feature) -> tuple[str, str] | None:
+    """The feature's own code property (CD_GEOCODI, id, codigo) and value, if it has one."""
+    for prefixes in (("cd_geocod", "geocod", "codigo", "cod"), ("id", "fid", "code")):
+        for key, value in f.attrs.items():
+            if value is not None and fold(key).startswith(prefixes):
+                return key, _plain(value)
+    return None
+
+
+def _plain(value: Any) -> str:
+    """A property value as written: 6 for 6.0, digits of a code without separators."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _top(categories: dict[str, int], n: int = 20) -> list[str]:

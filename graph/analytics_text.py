@@ -94,13 +94,17 @@ def _listed(rows: list[dict[str, Any]], language: str, with_value: bool) -> str:
 def answer_sentence(result: AnalyticResult, language: str) -> str:
     pt = language == "pt"
     plan = result.plan
-    what = DATASET_LABEL if plan.target.dataset else result.target_label or "feature"
+    what = (
+        DATASET_LABEL
+        if plan.target.dataset and not plan.target.category
+        else result.target_label or "feature"
+    )
     if result.unknown is not None:
         return _unknown(result, language)
     where = _where(result, language)
     op = plan.operation
     attr = plan.attribute or ""
-    if plan.target.dataset and result.target_label:
+    if plan.target.dataset and not plan.target.category and result.target_label:
         where = f" ({result.target_label}){where}"
     if op in ("count", "list", "filter"):
         n = int(result.value or 0)
