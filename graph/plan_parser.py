@@ -332,9 +332,7 @@ class PlanRuleParser:
             d for d in datasets if any(m.dataset == d and m.type in ("number", "mixed") for m in mentions)
         ]:
             target.dataset = named_measured[0]  # "a população da grade de hexágonos": the file it names
-        elif defining := [
-            m for m in mentions if m.how in ("name", "alias", "measure") and m.dataset in tabular
-        ]:
+        elif defining := [m for m in mentions if m.how in ("name", "alias") and m.dataset in tabular]:
             # a dataset the question names and whose property it names first; a property
             # alone counts only by its own name or an upload alias, and not for OSM files
             # (their tag keys, "name", "level", "capacity", are everyday words)
