@@ -238,17 +238,17 @@ def may_be_analytical(question: str) -> bool:
     )
 
 
-def _token_named(token: str, folded: str) -> bool:
+def _token_named(token: str, folded: str, prefix: bool = False) -> bool:
     """Whether the question names a file-name word: itself, its singular or plural, its
-    Portuguese or English words, or a word sharing its first PREFIX_MATCH letters
-    ("interesse" for "interest", "helsinque" for "helsinki")."""
+    Portuguese or English words ("interesse" for "interest"), or, with `prefix` (a city's
+    name: "Helsinque" for "helsinki"), a word sharing its first PREFIX_MATCH letters."""
     if re.search(rf" {re.escape(token)}s? ", folded) or re.search(
         rf" {re.escape(token.rstrip('s'))} ", folded
     ):
         return True
     if any(_find_word(folded, w) >= 0 for w in _TOKEN_WORDS.get(token, ())):
         return True
-    if len(token) < PREFIX_MATCH:
+    if not prefix or len(token) < PREFIX_MATCH:
         return False
     return any(len(w) >= PREFIX_MATCH and w[:PREFIX_MATCH] == token[:PREFIX_MATCH] for w in folded.split())
 
@@ -293,7 +293,11 @@ class PlanRuleParser:
             and (len(cats_found) >= 2 or (cats_found and _SELF_RE.search(folded)))
         ):
             return GeoPlan(operation="pairs", pair_categories=list(dict.fromkeys(cats_found))[:2])
-        mentions = self._mentions(folded, catalog)
+        mentions = [
+            m
+            for m in self._mentions(folded, catalog)
+            if m.how != "measure" or self._about(folded, catalog, m.dataset)
+        ]
         datasets = self._datasets_named(folded, catalog)
         tabular = {d.id for d in catalog.datasets if d.kind not in OSM_KINDS}
         which_cat = self._which_layer_category(folded, catalog, held_cats)
@@ -512,6 +516,23 @@ class PlanRuleParser:
                 best = (score, ds.id)
         return best[1] if best else None
 
+    def _about(self, folded: str, catalog: Catalog, dataset: str) -> bool:
+        """Whether the question is plainly about this dataset, as a coded measure (V014) needs:
+        it names two words of its file, the city in its file name, or one of its polygons."""
+        ds = next((d for d in catalog.datasets if d.id == dataset), None)
+        if ds is None:
+            return False
+        tokens = [t for t in re.split(r"[^a-z]+", fold(ds.name)) if len(t) >= 4 and t not in _GENERIC_TOKENS]
+        named = [t for t in tokens if _token_named(t, folded)]
+        if len(named) >= 2 or any(self.is_city(t) for t in named):
+            return True
+        return any(
+            d == dataset
+            and len(key := fold(name).strip()) >= MIN_POLYGON_NAME
+            and _find_word(folded, key) >= 0
+            for d, _fid, name in catalog.polygons
+        )
+
     def _polygon_owner(self, folded: str, catalog: Catalog, mentions: list[_Mention]) -> str | None:
         """The polygon layer one of whose features the question names and whose numeric
         property it names: "the resident population of Ouro Preto" -> the census tracts."""
@@ -575,7 +596,7 @@ class PlanRuleParser:
                 d
                 for d in owners
                 if any(
-                    _token_named(t, folded) or t in words
+                    _token_named(t, folded, prefix=True) or t in words
                     for t in re.split(r"[^a-z]+", fold(d.name))
                     if len(t) >= PREFIX_MATCH and self.is_city(t)
                 )
