@@ -145,14 +145,13 @@ class PlanExecutor:
         feats, missing = _filtered(feats, plan.filters)
         if missing:
             result.notes.append(f"{missing} features lack a filtered attribute and were left out")
-        if plan.operation in AGGREGATES and plan.attribute is None:
-            result.unknown = {"kind": "attribute", "name": None, "available": self._numeric(tenant, result)}
-            return result
-        if plan.attribute is not None and not any(plan.attribute in f.attrs for f in feats) and feats:
+        lacking = plan.attribute is not None and feats and not any(plan.attribute in f.attrs for f in feats)
+        if (plan.operation in AGGREGATES and plan.attribute is None) or lacking:
             result.unknown = {
                 "kind": "attribute",
                 "name": plan.attribute,
                 "available": self._numeric(tenant, result),
+                "by_dataset": self._numeric_by_dataset(tenant, result),
             }
             return result
         getattr(self, f"_op_{plan.operation}", self._op_list)(tenant, plan, feats, result)
@@ -231,6 +230,20 @@ class PlanExecutor:
             ]
         best = sorted(names, key=lambda cn: (-cn[0], cn[1]))[:MAX_LISTED_ATTRIBUTES]
         return sorted(dict.fromkeys(n for _, n in best))
+
+    def _numeric_by_dataset(self, tenant: str, result: AnalyticResult) -> dict[str, list[str]]:
+        """Each target dataset's file name -> its most common numeric properties; files with
+        a schema of their own (GeoJSON, CSV) before OSM files, whose tag keys are many."""
+        out: dict[str, list[str]] = {}
+        infos = [info for ds in result.dataset_ids if (info := self.store.dataset(tenant, ds)) is not None]
+        for info in sorted(infos, key=lambda i: (i.kind in ("pbf", "osm-xml", "overpass"), i.name)):
+            props = (self.store.dataset_schema(tenant, info.id) or {}).get("properties", [])
+            numeric = sorted(
+                (p for p in props if p["type"] in ("number", "mixed")), key=lambda p: (-p["count"], p["name"])
+            )
+            if numeric:
+                out[info.name] = sorted(p["name"] for p in numeric[:MAX_LISTED_ATTRIBUTES])
+        return out
 
     def _polygon(self, tenant: str, dataset: str | None, name: str | None, feature: str | None) -> Any:
         """The union of a layer's polygons with this name (or this feature id)."""

@@ -201,16 +201,21 @@ def _unknown(result: AnalyticResult, language: str) -> str:
     available = ", ".join(unknown.get("available") or []) or ("nenhum" if pt else "none")
     name = unknown.get("name")
     if unknown.get("kind") == "attribute":
+        if by := unknown.get("by_dataset"):  # "of recife_escolas_municipais.geojson: ID, IDEB, RPA"
+            of = "de" if pt else "of"
+            available = "; ".join(f"{of} {ds}: {', '.join(attrs)}" for ds, attrs in by.items())
+        else:
+            available = f"{'disponíveis' if pt else 'available'}: {available}"
         if name:
             return (
-                f"Os dados não têm o atributo {name}; atributos numéricos disponíveis: {available}."
+                f"Os dados não têm o atributo {name}; atributos numéricos {available}."
                 if pt
-                else f"The data has no attribute {name}; numeric attributes available: {available}."
+                else f"The data has no attribute {name}; numeric attributes {available}."
             )
         return (
-            f"A pergunta não nomeia um atributo dos dados; atributos numéricos disponíveis: {available}."
+            f"A pergunta não nomeia um atributo dos dados; atributos numéricos {available}."
             if pt
-            else f"The question names no attribute of the data; numeric attributes available: {available}."
+            else f"The question names no attribute of the data; numeric attributes {available}."
         )
     if name:
         return (

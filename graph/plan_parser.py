@@ -65,6 +65,27 @@ _TOKEN_WORDS: dict[str, tuple[str, ...]] = {
     "interest": ("interesse",),
 }
 CONCEPTS_LABEL = "population"
+_ASK_SKIP = {
+    "the",
+    "que",
+    "qual",
+    "quais",
+    "which",
+    "what",
+    "value",
+    "valor",
+    "one",
+    "uma",
+    "per",
+    "por",
+    "and",
+}
+_ASKED_AFTER_RE = re.compile(
+    r" (?:most|highest|largest|lowest|smallest|least|average|mean|total|sum of|maior|menor|media|medio|"
+    r"soma|maximo|minimo|maxima|minima)(?: (?:the|a|o|as|os|de|do|da|dos|das|of|number|numero|quantidade))* "
+    r"([a-z]+) "
+)
+_ASKED_BEFORE_RE = re.compile(r" ([a-z]+) (?:media|medio|maxima|maximo|minima|minimo|total) ")
 PREFIX_MATCH = 6  # a file-name word and a question word sharing this many first letters match
 _GENERIC_TOKENS = {
     "osm",
@@ -423,7 +444,9 @@ class PlanRuleParser:
             if m.how == "measure"
         ][:1]
         if op in AGGREGATES and attribute is None:
-            notes.append("no attribute of the data named")
+            asked = self._asked_word(folded, catalog)
+            notes.append(f"no attribute {asked!r} in the data" if asked else "no attribute of the data named")
+            attribute = asked  # named back to the user with the attributes that exist
         references: list[Reference] = []
         k = 1
         if op in ("nearest", "distance"):
@@ -515,6 +538,28 @@ class PlanRuleParser:
             if best is None or score > best[0]:
                 best = (score, ds.id)
         return best[1] if best else None
+
+    def _asked_word(self, folded: str, catalog: Catalog) -> str | None:
+        """The word an aggregate asks of when no property is named so: "o maior número de
+        alunos" -> alunos, "the average income" -> income, "a renda média" -> renda."""
+        cat_words = {w for words in SYNONYMS.values() for w in words} | set(SYNONYMS)
+        file_words = {
+            w for ds in catalog.datasets for t in self._name_tokens(ds.name) for w in (t, t.rstrip("s"))
+        }
+        file_words |= {w for words in _TOKEN_WORDS.values() for w in words}
+
+        def ok(word: str) -> bool:
+            return (
+                len(word) >= 3 and word not in cat_words and word not in file_words and word not in _ASK_SKIP
+            )
+
+        for m in _ASKED_AFTER_RE.finditer(folded):
+            if ok(m.group(1)):
+                return m.group(1)
+        for m in _ASKED_BEFORE_RE.finditer(folded):
+            if ok(m.group(1)):
+                return m.group(1)
+        return None
 
     def _about(self, folded: str, catalog: Catalog, dataset: str) -> bool:
         """Whether the question is plainly about this dataset, as a coded measure (V014) needs:
