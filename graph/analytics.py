@@ -290,10 +290,16 @@ class PlanExecutor:
         if area.kind == "bbox" and area.bbox and len(area.bbox) == 4:
             w, s, e, n = area.bbox
             return [f for f in feats if w <= f.lon <= e and s <= f.lat <= n]
-        if area.lat is None or area.lon is None:
+        lat, lon, own = area.lat, area.lon, None
+        if (lat is None or lon is None) and area.name:  # a circle around a named POI
+            if (hit := self._point_of(tenant, Reference(name=area.name))) is None:
+                result.notes.append(f"no place {area.name!r} found: the whole dataset counted")
+                return feats
+            lat, lon, own = hit
+        if lat is None or lon is None:
             return feats
         radius = area.radius_m or 10_000.0
-        return [f for f in feats if haversine_m(area.lat, area.lon, f.lat, f.lon) <= radius]
+        return [f for f in feats if f.id != own and haversine_m(lat, lon, f.lat, f.lon) <= radius]
 
     # ----------------------------------------------------------------- operations
 
@@ -421,6 +427,11 @@ class PlanExecutor:
             name = poly.name or poly.id
             groups.setdefault(name, []).append(f)
             details.setdefault(name, {"name": name, "id": poly.id, "lat": poly.lat, "lon": poly.lon})
+        for poly in polys:  # polygons holding none: "the bairro with the fewest schools" may have 0
+            name = poly.name or poly.id
+            if name not in groups:
+                groups[name] = []
+                details[name] = {"name": name, "id": poly.id, "lat": poly.lat, "lon": poly.lon}
         if outside:
             result.notes.append(f"{outside} features fall in no polygon of the layer")
         info = self.store.dataset(tenant, layer)

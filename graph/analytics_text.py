@@ -72,7 +72,10 @@ def _where(result: AnalyticResult, language: str) -> str:
     )
     text = f" {'com' if pt else 'with'} {filters}" if filters else ""
     area = result.plan.area
-    if area.name and area.kind == "polygon" and area.radius_m:
+    if area.name and area.kind == "circle" and area.radius_m:
+        metres = number(round(area.radius_m), language)
+        text += f" {'a até' if pt else 'within'} {metres} m {'de' if pt else 'of'} {area.name}"
+    elif area.name and area.kind == "polygon" and area.radius_m:
         text += f" {'perto de' if pt else 'near'} {area.name}"
     elif area.name:
         text += f" {'em' if pt else 'in'} {area.name}"

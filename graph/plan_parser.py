@@ -308,6 +308,23 @@ class PlanRuleParser:
         if not ops:
             return None
         op = ops[0]
+        around = (
+            self._around_poi(question, folded, catalog)
+            if relation and op not in ("nearest", "distance")
+            else None
+        )
+        if around is not None:
+            # "escolas a até 1 km da Escola Municipal Asa Branca": a circle around a named POI
+            name, radius = around
+            rest = folded.replace(f" {_norm(name).strip()} ", " ")
+            cats = [c for _, c in find_categories(rest, held) if c in held]
+            if cats:
+                return GeoPlan(
+                    operation="count" if counting else "list",
+                    target=Target(category=cats[0], tag=self._tag(rest, cats[0])),
+                    area=PlanArea(kind="circle", name=name, radius_m=radius),
+                    notes=[f"within {radius:.0f} m of {name}"],
+                )
         if (
             op not in ("nearest", "distance")
             and relation
@@ -326,11 +343,14 @@ class PlanRuleParser:
             # "which bairro has the most schools": the other category counted per polygon of the layer
             layer, counted = which_cat
             counted_target = Target(category=counted, tag=self._tag(folded, counted))
+            area = self._area(question, folded, catalog, counted_target, notes)
+            if area.kind == "polygon" and area.dataset == layer:
+                area = PlanArea()  # "qual bairro do Recife": the city, not its bairro RECIFE
             return GeoPlan(
                 operation="group_by",
                 target=counted_target,
                 filters=self._filters(folded, [m for m in mentions if m.dataset != layer])[0],
-                area=self._area(question, folded, catalog, counted_target, notes),
+                area=area,
                 group_by=f"layer:{layer}",
                 order="asc" if op == "argmin" else "desc",
                 notes=notes,
@@ -435,6 +455,10 @@ class PlanRuleParser:
             )
         if op == "sum" and not free_numeric and target.category:
             op = "count"  # "the total number of schools"
+        count_of = re.search(r" (?:how many|quantos|quantas) ([a-z]+) ", folded)
+        if op == "count" and count_of and any(m.start == count_of.start(1) - 1 for m in free_numeric):
+            op = "sum"  # "quantos empregos há na grade": the jobs column summed, not the rows counted
+            free_numeric = [m for m in free_numeric if m.start == count_of.start(1) - 1]
         if op in ("list",) and filters:
             op = "filter"
         attribute = free_numeric[0].prop if free_numeric and op in AGGREGATES else None
@@ -538,6 +562,26 @@ class PlanRuleParser:
             if best is None or score > best[0]:
                 best = (score, ds.id)
         return best[1] if best else None
+
+    def _around_poi(self, question: str, folded: str, catalog: Catalog) -> tuple[str, float] | None:
+        """(POI name, radius in metres) of "within 500 m of Kluuvin Apteekki": a distance and
+        the longest POI name the question holds; None without both."""
+        m = _RADIUS_RE.search(fold(question))
+        if m is None or _SELF_RE.search(folded):
+            return None  # "a menos de 300 m uma da outra": pairs
+        radius = float(m.group(1).replace(",", ".")) * _UNITS[m.group(2).lower()]
+        cat_words = {w for words in SYNONYMS.values() for w in words}
+        polygons = {fold(name) for _ds, _fid, name in catalog.polygons}  # places, not points
+        best: str | None = None
+        for _, name in catalog.poi_names():
+            key = re.sub(r"[^a-z0-9]+", " ", fold(name)).strip()
+            if len(key) < MIN_REFERENCE_NAME or key in cat_words or _find_word(folded, key) < 0:
+                continue
+            if fold(name) in polygons or self.is_city(name):
+                continue
+            if best is None or len(key) > len(fold(best)):
+                best = name
+        return (best, radius) if best else None
 
     def _asked_word(self, folded: str, catalog: Catalog) -> str | None:
         """The word an aggregate asks of when no property is named so: "o maior número de

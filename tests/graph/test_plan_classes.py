@@ -171,3 +171,36 @@ def test_an_unknown_attribute_is_named_back_with_what_exists(channel: GraphChann
 )
 def test_document_questions_are_not_plans(channel: GraphChannel, question: str) -> None:
     assert channel.analyze(question, TENANT) is None
+
+
+def test_features_within_a_distance_of_a_named_poi(channel: GraphChannel) -> None:
+    """ "within 500 m of Kluuvin Apteekki" is a circle around that POI (itself left out);
+    "uma da outra" stays a pairs question."""
+    result = ask(channel, "How many pharmacies are within 500 m of Kluuvin Apteekki?")
+    assert result.plan.area.kind == "circle" and result.plan.area.radius_m == 500
+    assert result.value is not None and result.value >= 1
+    assert "Kluuvin Apteekki" not in [r["name"] for r in result.rows]
+    assert all(r["category"] == "pharmacy" for r in result.rows)
+    assert "within 500 m of Kluuvin Apteekki" in answer_sentence(result, "en")
+    assert (
+        channel.plan("Quais escolas ficam a menos de 300 metros uma da outra no Recife?", TENANT) is not None
+    )
+    assert (
+        channel.analyze("Quais escolas ficam a menos de 300 metros uma da outra no Recife?", TENANT) is None
+    )
+
+
+def test_how_many_of_a_measure_sums_it(channel: GraphChannel, paths: dict[str, Path]) -> None:
+    with paths["r5r_poa_hexgrid.csv"].open() as fh:
+        jobs = sum(int(r["jobs"]) for r in csv.DictReader(fh) if r["jobs"] not in ("", "NA"))
+    result = ask(channel, "Quantos empregos há na grade de hexágonos?")
+    assert result.plan.operation == "sum" and result.plan.attribute == "jobs" and result.value == jobs
+
+
+def test_fewest_per_polygon_counts_the_empty_ones(channel: GraphChannel) -> None:
+    """ "bairro do Recife" is the city's bairros (not the bairro RECIFE), and a bairro with no
+    school is the fewest."""
+    result = ask(channel, "Qual bairro do Recife tem menos escolas?")
+    assert result.plan.area.kind != "polygon" and result.plan.order == "asc"
+    bairros = channel.store.features(TENANT, datasets=[_dataset_id(channel, "recife_bairros")])
+    assert len(result.rows) == len({b.name for b in bairros}) and result.rows[0]["value"] == 0
