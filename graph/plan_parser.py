@@ -462,6 +462,8 @@ class PlanRuleParser:
         if op in ("list",) and filters:
             op = "filter"
         attribute = free_numeric[0].prop if free_numeric and op in AGGREGATES else None
+        if op in ("list", "filter") and (shown := free_numeric or [m for m in numeric if m.prop in used]):
+            attribute = shown[0].prop  # "as escolas com IDEB > 5": listed with their IDEB
         notes += [
             f"{m.prop}: read as the {CONCEPTS_LABEL} the question asks (the dataset's only coded count)"
             for m in free_numeric[:1] + [mm for mm in local if any(f.attribute == mm.prop for f in filters)]

@@ -204,3 +204,10 @@ def test_fewest_per_polygon_counts_the_empty_ones(channel: GraphChannel) -> None
     assert result.plan.area.kind != "polygon" and result.plan.order == "asc"
     bairros = channel.store.features(TENANT, datasets=[_dataset_id(channel, "recife_bairros")])
     assert len(result.rows) == len({b.name for b in bairros}) and result.rows[0]["value"] == 0
+
+
+def test_listed_rows_carry_the_filtered_attribute(channel: GraphChannel) -> None:
+    result = ask(channel, "Quais escolas têm IDEB acima de 5?")
+    assert result.plan.operation == "filter" and result.plan.attribute == "IDEB"
+    assert result.rows and all(r["value"] > 5 for r in result.rows)
+    assert "Escola Municipal Asa Branca (6,1)" in answer_sentence(result, "pt")
