@@ -396,7 +396,9 @@ class PlanExecutor:
                 value = len(members)
             rows.append({**details[g], "value": value, "id": details[g].get("id", g), "count": len(members)})
         sign = 1 if plan.order == "asc" else -1
-        rows.sort(key=lambda r: (sign * (r["value"] or 0), str(r["name"])))
+        rows.sort(
+            key=lambda r: (r["value"] is None, sign * (r["value"] or 0), str(r["name"]))
+        )  # no value: last
         result.value = float(len(rows))
         result.total = len(rows)
         result.rows = rows[:MAX_ROWS]

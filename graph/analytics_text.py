@@ -162,7 +162,9 @@ def answer_sentence(result: AnalyticResult, language: str) -> str:
         more = len(result.rows) - len(parts)
         tail = (f"; e mais {more}" if pt else f"; and {more} more") if more > 0 else ""
         head = (
-            f"{counted.capitalize()} por {by}{where}: " if pt else f"{counted.capitalize()} by {by}{where}: "
+            f"{counted[:1].upper()}{counted[1:]} por {by}{where}: "
+            if pt
+            else f"{counted[:1].upper()}{counted[1:]} by {by}{where}: "
         )
         return head + "; ".join(parts) + tail + "."
     if op == "nearest":

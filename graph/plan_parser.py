@@ -308,6 +308,7 @@ class PlanRuleParser:
         if not ops:
             return None
         op = ops[0]
+        rank = next((o for o in ops if o in ("argmax", "argmin")), None)  # "o maior IDEB médio"
         around = (
             self._around_poi(question, folded, catalog)
             if relation and op not in ("nearest", "distance")
@@ -355,6 +356,25 @@ class PlanRuleParser:
                 order="asc" if op == "argmin" else "desc",
                 notes=notes,
             )
+        per_layer = self._measure_per_layer(folded, catalog, held_cats, mentions, op, rank)
+        if per_layer is not None:
+            # "a média de IDEB por bairro": the schools' IDEB averaged in each bairro polygon
+            layer, counted, attr = per_layer
+            layer_target = (
+                Target(category=counted[1], dataset=None) if counted[1] else Target(dataset=counted[0])
+            )
+            area = self._area(question, folded, catalog, layer_target, notes)
+            if area.kind == "polygon" and area.dataset == layer:
+                area = PlanArea()
+            return GeoPlan(
+                operation="group_by",
+                target=layer_target,
+                attribute=attr,
+                area=area,
+                group_by=f"layer:{layer}",
+                order="asc" if rank == "argmin" else "desc",
+                notes=[*notes, f"aggregate: {'avg' if op == 'avg' or 'avg' in ops else 'sum'}"],
+            )
         # the target
         target = Target()
         elsewhere = self._dataset_over_category(catalog, held_cats, mentions, datasets)
@@ -395,7 +415,7 @@ class PlanRuleParser:
         # group by
         group_by, group_attr = self._group(folded, local, catalog, target)
         which = re.search(r" (?:which|what|qual|que) ([a-z]+) ", folded)
-        if group_by is None and op in ("argmax", "argmin") and which is not None:
+        if group_by is None and (op in ("argmax", "argmin") or (op in ("avg", "sum") and rank)) and which:
             # "qual bairro tem a maior população", "which RPA has the most schools": the groups
             # of a property ranked by a measure, or by how many features they hold
             word_cats = [c for _, c in find_categories(which.group(1), held)]
@@ -404,7 +424,7 @@ class PlanRuleParser:
                 or any(c in self._categories_of(catalog, target.dataset) for c in word_cats)
             )
             at_which = [m for m in local if m.start == which.start(1) - 1 and not word_is_target]
-            texts = [m for m in at_which if m.type == "string" or not [n for n in free_numeric if n is not m]]
+            texts = at_which  # a text property, or a coded one (RPA) whose values are groups
             if texts and (free_numeric or target.category):
                 group_by, group_attr = texts[0].prop, texts[0].prop
                 free_numeric = [n for n in free_numeric if n.prop != group_by]
@@ -421,7 +441,7 @@ class PlanRuleParser:
                 folded, self._area(question, folded, catalog, target, notes), target, catalog, datasets, notes
             )
             return GeoPlan(
-                order="asc" if op == "argmin" else "desc",
+                order="asc" if (rank or op) == "argmin" else "desc",
                 operation="group_by",
                 target=target,
                 attribute=attribute,
@@ -485,6 +505,14 @@ class PlanRuleParser:
             else self._area(question, folded, catalog, target, notes)
         )
         area, target = self._dataset_area(folded, area, target, catalog, datasets, notes)
+        if (
+            op == "list"
+            and not filters
+            and area.kind == "all"
+            and target.dataset
+            and target.dataset not in datasets
+        ):
+            return None  # "which state had a negative population growth": a property word alone lists no file
         if relation and held_cats and op in ("list", "count") and area.kind not in ("polygon", "circle"):
             # "escolas a menos de 300 m uma da outra": a relation with no place after it
             return GeoPlan(operation="pairs", pair_categories=held_cats[:1] * 2)
@@ -518,6 +546,46 @@ class PlanRuleParser:
 
     def _name_of(self, catalog: Catalog, dataset: str) -> str:
         return next((d.name for d in catalog.datasets if d.id == dataset), dataset)
+
+    def _measure_per_layer(
+        self,
+        folded: str,
+        catalog: Catalog,
+        held_cats: list[str],
+        mentions: list[_Mention],
+        op: str,
+        rank: str | None,
+    ) -> tuple[str, tuple[str, str | None], str] | None:
+        """(layer, (dataset, category) measured, attribute) of "a média de IDEB por bairro" /
+        "qual bairro tem o maior IDEB médio": a polygon layer's category after which/per and
+        a property of another dataset aggregated in each of its polygons."""
+        if not held_cats or not (op in ("avg", "sum") or rank):
+            return None
+        first = held_cats[0]
+        layers = [
+            d.id
+            for d in catalog.datasets
+            if d.schema.get("polygons") and first in d.schema.get("categories", {})
+        ]
+        words = [*SYNONYMS.get(first, ()), first]
+        grouped = any(
+            re.search(
+                rf" (?:which|what|qual|que|quais|per|by|each|por|cada)(?: [a-z]+)? {re.escape(fold(w))}s? ",
+                folded,
+            )
+            for w in words
+        )
+        measured = [
+            m
+            for m in mentions
+            if m.type in ("number", "mixed") and m.how in ("name", "alias") and m.dataset not in layers
+        ]
+        if not layers or not grouped or not measured:
+            return None
+        ds = next(d for d in catalog.datasets if d.id == measured[0].dataset)
+        cats = ds.schema.get("categories", {})
+        category = max(cats, key=lambda c: cats[c]) if len(cats) == 1 else None
+        return layers[0], (ds.id, category), measured[0].prop
 
     def _which_layer_category(
         self, folded: str, catalog: Catalog, held_cats: list[str]

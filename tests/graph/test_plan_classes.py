@@ -211,3 +211,28 @@ def test_listed_rows_carry_the_filtered_attribute(channel: GraphChannel) -> None
     assert result.plan.operation == "filter" and result.plan.attribute == "IDEB"
     assert result.rows and all(r["value"] > 5 for r in result.rows)
     assert "Escola Municipal Asa Branca (6,1)" in answer_sentence(result, "pt")
+
+
+def test_a_measure_averaged_per_group(channel: GraphChannel, paths: dict[str, Path]) -> None:
+    """ "o maior IDEB médio" per bairro polygon or per RPA: the average in each group, ranked."""
+    data = json.loads(paths["recife_escolas_municipais.geojson"].read_text())
+    per_rpa: dict[int, list[float]] = {}
+    for f in data["features"]:
+        if f["properties"].get("IDEB") is not None:
+            per_rpa.setdefault(int(f["properties"]["RPA"]), []).append(float(f["properties"]["IDEB"]))
+    best = max(per_rpa, key=lambda k: sum(per_rpa[k]) / len(per_rpa[k]))
+    rpa = ask(channel, "Which RPA has the highest average IDEB?")
+    assert (
+        rpa.plan.group_by == "RPA" and rpa.plan.attribute == "IDEB" and rpa.rows[0]["name"] == f"RPA {best}"
+    )
+    assert rpa.rows[0]["value"] == pytest.approx(sum(per_rpa[best]) / len(per_rpa[best]))
+    low = ask(channel, "Qual bairro do Recife tem o menor IDEB médio?")
+    assert low.plan.target.category == "school" and low.plan.order == "asc"
+    assert low.plan.group_by == f"layer:{_dataset_id(channel, 'recife_bairros')}"
+    values = [r["value"] for r in low.rows if r["value"] is not None]
+    assert values == sorted(values) and low.rows[-1]["value"] is None  # bairros without a school last
+
+
+def test_a_property_word_alone_lists_no_dataset(channel: GraphChannel) -> None:
+    question = "Which Indian state had a negative decadal population growth rate in 2001-2011?"
+    assert channel.analyze(question, TENANT) is None
