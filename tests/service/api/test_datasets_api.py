@@ -44,6 +44,9 @@ def test_schema_endpoint_and_analytical_answers(client: httpx.Client) -> None:
 
     unknown = client.post("/v1/ask", json={"question": "Which school has the most students?"}).json()
     assert unknown["graph"]["unknown"]["kind"] == "attribute" and "IDEB" in unknown["answer"]
+    # the word asked and the dataset whose attributes are listed are both named
+    assert unknown["graph"]["unknown"]["name"] == "students" and "students" in unknown["answer"]
+    assert "of recife_escolas_municipais.geojson: ID, IDEB, RPA" in unknown["answer"]
 
 
 def test_aliases_name_a_property_for_questions(client: httpx.Client) -> None:
