@@ -252,6 +252,20 @@ ROUTE_EXAMPLES: dict[tuple[str, str], dict[str, Any]] = {
             "aliases": {},
         }
     },
+    ("get", "/v1/datasets/{dataset_id}/roads"): {
+        "response": {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {"id": "road:w4512", "name": "Mannerheimintie", "kind": "primary"},
+                    "geometry": {"type": "LineString", "coordinates": [[24.938, 60.170], [24.934, 60.174]]},
+                }
+            ],
+            "total": 1,
+            "truncated": False,
+        }
+    },
     ("delete", "/v1/datasets/{dataset_id}"): {"response": {"deleted": "3f2a9c1e5b7d4a60"}},
     ("get", "/v1/jobs/{job_id}"): {"response": JOB},
     ("get", "/v1/jobs/{job_id}/events"): {

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from graph.plan import GeoPlan
 
+Number = int | float  # an int stays an int on the wire (3, not 3.0)
+
 
 class Wire(BaseModel):
     """A documented dict: its known keys typed, other keys kept, absent keys left out."""
@@ -29,8 +31,8 @@ class Wire(BaseModel):
 
 
 class GeoJSONPolygon(Wire):
-    type: str = Field(description='"Polygon".')
-    coordinates: list[list[list[float]]] = Field(description="Rings of [lon, lat] positions.")
+    type: str = Field(description='"Polygon" (or "MultiPolygon").')
+    coordinates: list[Any] = Field(description="Rings of [lon, lat] positions, as GeoJSON nests them.")
 
 
 class ResolvedGeoOut(Wire):
@@ -54,12 +56,12 @@ class ResolvedGeoOut(Wire):
     place_id: str | None = Field(None, description="Its gazetteer id.")
     country: str | None = Field(None, description="ISO country code, when the place is a country.")
     source: str | None = Field(None, description="The gazetteer it came from.")
-    confidence: float | None = Field(None, description="How sure the match is, 0..1.")
-    lat: float | None = Field(None, description="Centre latitude (radius filter or place).")
-    lon: float | None = Field(None, description="Centre longitude (radius filter or place).")
-    radius_m: float | None = Field(None, description="Radius in metres, when matched by distance.")
+    confidence: Number | None = Field(None, description="How sure the match is, 0..1.")
+    lat: Number | None = Field(None, description="Centre latitude (radius filter or place).")
+    lon: Number | None = Field(None, description="Centre longitude (radius filter or place).")
+    radius_m: Number | None = Field(None, description="Radius in metres, when matched by distance.")
     area: bool | None = Field(None, description="True when matched inside the place's polygon.")
-    bbox: list[float] | None = Field(None, description="[min_lon, min_lat, max_lon, max_lat].")
+    bbox: list[Number] | None = Field(None, description="[min_lon, min_lat, max_lon, max_lat].")
     polygon: GeoJSONPolygon | None = Field(None, description="The GeoJSON polygon filtered by.")
     h3: list[str] | None = Field(None, description="The H3 cells filtered by.")
     mode: str | None = Field(None, description="Geo prior only: filter, decay or h3vector.")
@@ -78,7 +80,7 @@ class FeatureProperties(Wire):
     name: str | None = Field(None, description="Its name, when known.")
     category: str | None = Field(None, description="POI category.")
     h3: str | None = Field(None, description="H3 cell (zones and POIs).")
-    score: float | None = Field(None, description="Zone score.")
+    score: Number | None = Field(None, description="Zone score.")
     total: int | None = Field(None, description="POIs in the zone.")
 
 
@@ -97,7 +99,7 @@ class ZoneOut(Wire):
     """An H3 zone the graph scored for the question."""
 
     h3: str = Field(description="The zone's H3 cell.")
-    score: float = Field(description="How well the zone matches the asked categories.")
+    score: Number = Field(description="How well the zone matches the asked categories.")
     total: int | None = Field(None, description="POIs in the zone.")
     categories: dict[str, int] | None = Field(None, description="POIs per category in the zone.")
     documents: list[str] | None = Field(None, description="Documents that mention places in the zone.")
@@ -109,7 +111,7 @@ class CommunityOut(Wire):
     """A group of zones with an extractive summary (corpus-wide answers)."""
 
     h3: str = Field(description="The community's H3 cell.")
-    score: float = Field(description="Its score for the asked categories.")
+    score: Number = Field(description="Its score for the asked categories.")
     zones: int | None = Field(None, description="Zones in it.")
     total: int | None = Field(None, description="POIs in it.")
     categories: dict[str, int] | None = Field(None, description="POIs per category.")
@@ -120,8 +122,8 @@ class PoiOut(Wire):
     id: str = Field(description="POI id (e.g. osm:n123).")
     name: str | None = Field(None, description="Its name, when the data has one.")
     category: str = Field(description="Its category.")
-    lat: float = Field(description="Latitude.")
-    lon: float = Field(description="Longitude.")
+    lat: Number = Field(description="Latitude.")
+    lon: Number = Field(description="Longitude.")
     h3: str | None = Field(None, description="Its H3 cell.")
 
 
@@ -132,7 +134,7 @@ class PairOut(Wire):
     b: str = Field(description="Second POI's id.")
     a_category: str = Field(description="First POI's category.")
     b_category: str = Field(description="Second POI's category.")
-    dist_m: float = Field(description="Distance in metres.")
+    dist_m: Number = Field(description="Distance in metres.")
 
 
 class ConstraintsOut(Wire):
@@ -140,7 +142,7 @@ class ConstraintsOut(Wire):
 
     categories: list[str] | None = Field(None, description="The categories named.")
     pairs: list[list[str]] | None = Field(None, description="Category pairs to relate.")
-    radius_m: float | None = Field(None, description="The distance asked (clamped to the limits).")
+    radius_m: Number | None = Field(None, description="The distance asked (clamped to the limits).")
     place: str | None = Field(None, description="The place named, if any.")
     zones: int | None = Field(None, description="How many zones to rank, if asked.")
     notes: list[str] | None = Field(None, description="Defaults applied while parsing.")
@@ -149,9 +151,9 @@ class ConstraintsOut(Wire):
 class AreaOut(Wire):
     kind: str = Field(description="all, circle or polygon.")
     place: str | None = Field(None, description="The place the area comes from.")
-    lat: float | None = Field(None, description="Circle centre latitude.")
-    lon: float | None = Field(None, description="Circle centre longitude.")
-    radius_m: float | None = Field(None, description="Circle radius in metres.")
+    lat: Number | None = Field(None, description="Circle centre latitude.")
+    lon: Number | None = Field(None, description="Circle centre longitude.")
+    radius_m: Number | None = Field(None, description="Circle radius in metres.")
 
 
 class AnalyticRowOut(Wire):
@@ -160,8 +162,8 @@ class AnalyticRowOut(Wire):
     name: str | None = Field(None, description="The feature's (or group's) name.")
     value: Any = Field(None, description="The computed value: the attribute, a count, a distance.")
     id: str | None = Field(None, description="The feature's id.")
-    lat: float | None = Field(None, description="Latitude.")
-    lon: float | None = Field(None, description="Longitude.")
+    lat: Number | None = Field(None, description="Latitude.")
+    lon: Number | None = Field(None, description="Longitude.")
     category: str | None = Field(None, description="Its category.")
 
 

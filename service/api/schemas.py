@@ -652,3 +652,29 @@ class ExamplesResponse(BaseModel):
     """Example questions made from the caller's own documents and POI datasets."""
 
     questions: list[ExampleOut] = Field(description="At most 6, datasets first, then newest documents.")
+
+
+class RoadProperties(BaseModel):
+    id: str = Field(description="The road's graph node id (road:<source id>).")
+    name: str = Field(description="Its name ('' when the data has none).")
+    kind: str | None = Field(None, description="highway=* value (residential, primary, ...).")
+
+
+class RoadGeometry(BaseModel):
+    type: Literal["LineString"] = Field(description='"LineString".')
+    coordinates: list[list[float]] = Field(description="[lon, lat] positions.")
+
+
+class RoadFeature(BaseModel):
+    type: Literal["Feature"] = Field("Feature", description='"Feature".')
+    properties: RoadProperties = Field(description="What the road is.")
+    geometry: RoadGeometry = Field(description="Where it runs.")
+
+
+class RoadsOut(BaseModel):
+    """A POI dataset's road lines, as a GeoJSON FeatureCollection."""
+
+    type: Literal["FeatureCollection"] = Field("FeatureCollection", description='"FeatureCollection".')
+    features: list[RoadFeature] = Field(description="The roads, by id.")
+    total: int = Field(description="Roads the dataset holds.")
+    truncated: bool = Field(description="True when more roads exist than were returned.")
