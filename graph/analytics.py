@@ -18,6 +18,7 @@ import h3
 from geo.distance import haversine_m
 from geo.folding import fold
 from graph.attributes import as_number
+from graph.categories import KIND_KEYS as OSM_KIND_KEYS
 from graph.categories import SYNONYMS
 from graph.plan import AGGREGATES, AttributeFilter, GeoPlan, Reference
 from graph.store import Feature, GraphStore
@@ -144,14 +145,13 @@ class PlanExecutor:
         feats, missing = _filtered(feats, plan.filters)
         if missing:
             result.notes.append(f"{missing} features lack a filtered attribute and were left out")
-        if plan.operation in AGGREGATES and plan.attribute is None:
-            result.unknown = {"kind": "attribute", "name": None, "available": self._numeric(tenant, result)}
-            return result
-        if plan.attribute is not None and not any(plan.attribute in f.attrs for f in feats) and feats:
+        lacking = plan.attribute is not None and feats and not any(plan.attribute in f.attrs for f in feats)
+        if (plan.operation in AGGREGATES and plan.attribute is None) or lacking:
             result.unknown = {
                 "kind": "attribute",
                 "name": plan.attribute,
                 "available": self._numeric(tenant, result),
+                "by_dataset": self._numeric_by_dataset(tenant, result),
             }
             return result
         getattr(self, f"_op_{plan.operation}", self._op_list)(tenant, plan, feats, result)
@@ -169,12 +169,16 @@ class PlanExecutor:
             info = self.store.dataset(tenant, target.dataset)
             result.target_label = info.name if info else target.dataset
             result.dataset_ids = [target.dataset]
+            if target.category:  # "restaurantes em Helsinque": that category of that file
+                result.target_label = target.category
+                feats = self.store.features(tenant, datasets=[target.dataset], categories=[target.category])
+                return self._of_kind(feats, target.tag, result)
             return self.store.features(tenant, datasets=[target.dataset])
         if target.category and target.category in held and not target.name_contains:
             result.target_label = target.category
             feats = self.store.features(tenant, categories=[target.category])
             result.dataset_ids = sorted({f.source[3:] for f in feats if f.source.startswith("ds:")})
-            return feats
+            return self._of_kind(feats, target.tag, result)
         if target.category or target.name_contains:
             words = _name_words(target.name_contains or target.category or "")
             feats = [
@@ -198,6 +202,23 @@ class PlanExecutor:
         result.unknown = {"kind": "category", "name": None, "available": sorted(held)[:20]}
         return []
 
+    def _of_kind(self, feats: list[Feature], tag: str | None, result: AnalyticResult) -> list[Feature]:
+        """The OSM features tagged with the asked kind when their category groups several
+        (amenity=restaurant, not the fast_food grouped with it); the others are noted."""
+        if not tag:
+            return feats
+        kept = [
+            f
+            for f in feats
+            if not f.id.startswith("osm:") or tag in {str(f.attrs.get(k)) for k in OSM_KIND_KEYS}
+        ]
+        if left := len(feats) - len(kept):
+            others = sorted({str(f.attrs.get("amenity")) for f in feats if f not in kept} - {"None"})
+            result.notes.append(
+                f"{left} features of other kinds ({', '.join(others)}) left out: only {tag} counted"
+            )
+        return kept
+
     def _numeric(self, tenant: str, result: AnalyticResult) -> list[str]:
         names: list[tuple[int, str]] = []
         for ds in result.dataset_ids:
@@ -209,6 +230,20 @@ class PlanExecutor:
             ]
         best = sorted(names, key=lambda cn: (-cn[0], cn[1]))[:MAX_LISTED_ATTRIBUTES]
         return sorted(dict.fromkeys(n for _, n in best))
+
+    def _numeric_by_dataset(self, tenant: str, result: AnalyticResult) -> dict[str, list[str]]:
+        """Each target dataset's file name -> its most common numeric properties; files with
+        a schema of their own (GeoJSON, CSV) before OSM files, whose tag keys are many."""
+        out: dict[str, list[str]] = {}
+        infos = [info for ds in result.dataset_ids if (info := self.store.dataset(tenant, ds)) is not None]
+        for info in sorted(infos, key=lambda i: (i.kind in ("pbf", "osm-xml", "overpass"), i.name)):
+            props = (self.store.dataset_schema(tenant, info.id) or {}).get("properties", [])
+            numeric = sorted(
+                (p for p in props if p["type"] in ("number", "mixed")), key=lambda p: (-p["count"], p["name"])
+            )
+            if numeric:
+                out[info.name] = sorted(p["name"] for p in numeric[:MAX_LISTED_ATTRIBUTES])
+        return out
 
     def _polygon(self, tenant: str, dataset: str | None, name: str | None, feature: str | None) -> Any:
         """The union of a layer's polygons with this name (or this feature id)."""
@@ -233,6 +268,16 @@ class PlanExecutor:
             from shapely import points
             from shapely.geometry import mapping
 
+            if (
+                area.dataset
+                and area.name
+                and not area.radius_m
+                and all(f.source == f"ds:{area.dataset}" for f in feats)
+            ):
+                # "a população do bairro Peixinhos" of the tracts themselves: those named so
+                named = [f for f in feats if fold(f.name) == fold(area.name)]
+                if named:
+                    return named
             poly = self._polygon(tenant, area.dataset, area.name, None)
             if poly is None:
                 result.notes.append(f"no polygon {area.name!r}: the whole dataset counted")
@@ -245,10 +290,16 @@ class PlanExecutor:
         if area.kind == "bbox" and area.bbox and len(area.bbox) == 4:
             w, s, e, n = area.bbox
             return [f for f in feats if w <= f.lon <= e and s <= f.lat <= n]
-        if area.lat is None or area.lon is None:
+        lat, lon, own = area.lat, area.lon, None
+        if (lat is None or lon is None) and area.name:  # a circle around a named POI
+            if (hit := self._point_of(tenant, Reference(name=area.name))) is None:
+                result.notes.append(f"no place {area.name!r} found: the whole dataset counted")
+                return feats
+            lat, lon, own = hit
+        if lat is None or lon is None:
             return feats
         radius = area.radius_m or 10_000.0
-        return [f for f in feats if haversine_m(area.lat, area.lon, f.lat, f.lon) <= radius]
+        return [f for f in feats if f.id != own and haversine_m(lat, lon, f.lat, f.lon) <= radius]
 
     # ----------------------------------------------------------------- operations
 
@@ -274,6 +325,12 @@ class PlanExecutor:
         winners = sorted((f for f, v in pairs if v == best), key=lambda f: (f.name, f.id))
         result.value = best
         self._rows(result, winners, plan.attribute)
+        names = [f.name for f in feats]
+        for row, f in zip(result.rows, winners, strict=False):
+            if names.count(f.name) > 1 and (code := _code_of(f)):
+                row["name"] = (
+                    f"{f.name} ({code[0]} {code[1]})"  # a tract of a bairro: its code tells it apart
+                )
         if len(pairs) < len(feats):
             result.notes.append(
                 f"{len(feats) - len(pairs)} of {len(feats)} features have no {plan.attribute}"
@@ -317,7 +374,12 @@ class PlanExecutor:
                 if v is not None:
                     groups.setdefault(str(v), []).append(f)
             for g, members in groups.items():
-                details[g] = {"name": g, "lat": members[0].lat, "lon": members[0].lon}
+                shown = (
+                    f"{key} {_plain(members[0].attrs.get(key))}"
+                    if as_number(members[0].attrs.get(key)) is not None
+                    else g
+                )
+                details[g] = {"name": shown, "lat": members[0].lat, "lon": members[0].lon}
             if missing := sum(1 for f in feats if f.attrs.get(key) is None):
                 result.notes.append(f"{missing} features have no {key}")
         rows = []
@@ -334,7 +396,9 @@ class PlanExecutor:
                 value = len(members)
             rows.append({**details[g], "value": value, "id": details[g].get("id", g), "count": len(members)})
         sign = 1 if plan.order == "asc" else -1
-        rows.sort(key=lambda r: (sign * (r["value"] or 0), str(r["name"])))
+        rows.sort(
+            key=lambda r: (r["value"] is None, sign * (r["value"] or 0), str(r["name"]))
+        )  # no value: last
         result.value = float(len(rows))
         result.total = len(rows)
         result.rows = rows[:MAX_ROWS]
@@ -365,6 +429,11 @@ class PlanExecutor:
             name = poly.name or poly.id
             groups.setdefault(name, []).append(f)
             details.setdefault(name, {"name": name, "id": poly.id, "lat": poly.lat, "lon": poly.lon})
+        for poly in polys:  # polygons holding none: "the bairro with the fewest schools" may have 0
+            name = poly.name or poly.id
+            if name not in groups:
+                groups[name] = []
+                details[name] = {"name": name, "id": poly.id, "lat": poly.lat, "lon": poly.lon}
         if outside:
             result.notes.append(f"{outside} features fall in no polygon of the layer")
         info = self.store.dataset(tenant, layer)
@@ -434,6 +503,22 @@ class PlanExecutor:
         kept = list(feats[:MAX_ROWS])
         result.features = kept
         result.rows = [_row(f, f.attrs.get(attribute) if attribute else None) for f in kept]
+
+
+def _code_of(f: Feature) -> tuple[str, str] | None:
+    """The feature's own code property (CD_GEOCODI, id, codigo) and value, if it has one."""
+    for prefixes in (("cd_geocod", "geocod", "codigo", "cod"), ("id", "fid", "code")):
+        for key, value in f.attrs.items():
+            if value is not None and fold(key).startswith(prefixes):
+                return key, _plain(value)
+    return None
+
+
+def _plain(value: Any) -> str:
+    """A property value as written: 6 for 6.0, digits of a code without separators."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _top(categories: dict[str, int], n: int = 20) -> list[str]:

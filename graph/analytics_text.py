@@ -72,7 +72,10 @@ def _where(result: AnalyticResult, language: str) -> str:
     )
     text = f" {'com' if pt else 'with'} {filters}" if filters else ""
     area = result.plan.area
-    if area.name and area.kind == "polygon" and area.radius_m:
+    if area.name and area.kind == "circle" and area.radius_m:
+        metres = number(round(area.radius_m), language)
+        text += f" {'a até' if pt else 'within'} {metres} m {'de' if pt else 'of'} {area.name}"
+    elif area.name and area.kind == "polygon" and area.radius_m:
         text += f" {'perto de' if pt else 'near'} {area.name}"
     elif area.name:
         text += f" {'em' if pt else 'in'} {area.name}"
@@ -94,13 +97,17 @@ def _listed(rows: list[dict[str, Any]], language: str, with_value: bool) -> str:
 def answer_sentence(result: AnalyticResult, language: str) -> str:
     pt = language == "pt"
     plan = result.plan
-    what = DATASET_LABEL if plan.target.dataset else result.target_label or "feature"
+    what = (
+        DATASET_LABEL
+        if plan.target.dataset and not plan.target.category
+        else result.target_label or "feature"
+    )
     if result.unknown is not None:
         return _unknown(result, language)
     where = _where(result, language)
     op = plan.operation
     attr = plan.attribute or ""
-    if plan.target.dataset and result.target_label:
+    if plan.target.dataset and not plan.target.category and result.target_label:
         where = f" ({result.target_label}){where}"
     if op in ("count", "list", "filter"):
         n = int(result.value or 0)
@@ -155,7 +162,9 @@ def answer_sentence(result: AnalyticResult, language: str) -> str:
         more = len(result.rows) - len(parts)
         tail = (f"; e mais {more}" if pt else f"; and {more} more") if more > 0 else ""
         head = (
-            f"{counted.capitalize()} por {by}{where}: " if pt else f"{counted.capitalize()} by {by}{where}: "
+            f"{counted[:1].upper()}{counted[1:]} por {by}{where}: "
+            if pt
+            else f"{counted[:1].upper()}{counted[1:]} by {by}{where}: "
         )
         return head + "; ".join(parts) + tail + "."
     if op == "nearest":
@@ -197,16 +206,21 @@ def _unknown(result: AnalyticResult, language: str) -> str:
     available = ", ".join(unknown.get("available") or []) or ("nenhum" if pt else "none")
     name = unknown.get("name")
     if unknown.get("kind") == "attribute":
+        if by := unknown.get("by_dataset"):  # "of recife_escolas_municipais.geojson: ID, IDEB, RPA"
+            of = "de" if pt else "of"
+            available = "; ".join(f"{of} {ds}: {', '.join(attrs)}" for ds, attrs in by.items())
+        else:
+            available = f"{'disponíveis' if pt else 'available'}: {available}"
         if name:
             return (
-                f"Os dados não têm o atributo {name}; atributos numéricos disponíveis: {available}."
+                f"Os dados não têm o atributo {name}; atributos numéricos {available}."
                 if pt
-                else f"The data has no attribute {name}; numeric attributes available: {available}."
+                else f"The data has no attribute {name}; numeric attributes {available}."
             )
         return (
-            f"A pergunta não nomeia um atributo dos dados; atributos numéricos disponíveis: {available}."
+            f"A pergunta não nomeia um atributo dos dados; atributos numéricos {available}."
             if pt
-            else f"The question names no attribute of the data; numeric attributes available: {available}."
+            else f"The question names no attribute of the data; numeric attributes {available}."
         )
     if name:
         return (

@@ -50,6 +50,16 @@ _TAG_TABLE: dict[tuple[str, str], str] = {
     ("tourism", "hotel"): "hotel",
     ("amenity", "*"): "*",
 }
+# categories that group distinct kinds of place under one name: a question that counts
+# "restaurants" counts amenity=restaurant, not the fast-food places grouped with them
+KIND_GROUPS: dict[str, tuple[str, ...]] = {
+    "restaurant": ("restaurant", "fast_food", "food_court"),
+    "bar": ("bar", "pub", "biergarten"),
+    "clinic": ("clinic", "doctors"),
+    "university": ("university", "college"),
+    "kindergarten": ("kindergarten", "childcare"),
+    "park": ("park", "garden"),
+}
 # keys tried in this order: the first one that yields a category wins
 _KEY_ORDER = (
     "amenity",
@@ -61,6 +71,7 @@ _KEY_ORDER = (
     "shop",
     "tourism",
 )
+KIND_KEYS = _KEY_ORDER  # the tags whose value is a feature's kind
 
 # question words (accent- and case-folded, singular and plural) -> category
 SYNONYMS: dict[str, tuple[str, ...]] = {

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from geo.distance import haversine_m
 from geo.gazetteer import Gazetteer
 from graph.analytics import AnalyticResult, PlanExecutor
 from graph.communities import GlobalResult, GlobalSearch, global_query
@@ -25,6 +26,7 @@ from graph.zone_names import ZoneNamer
 from models.llm_client import LLMClient
 
 MAX_CITED_PAGES = 5
+FAR_PLACE_M = 300_000.0  # a named place this far from every row of a whole-dataset answer is not its
 CITY_POPULATION = 100_000  # a polygon named like a city this large is read as the city
 
 
@@ -187,7 +189,24 @@ class GraphChannel:
         plan = self.plan(question, tenant)
         if plan is None or plan.operation == "pairs":
             return None
-        return PlanExecutor(self.store, self._zone_namer(tenant), self._locate).run(tenant, plan)
+        result = PlanExecutor(self.store, self._zone_namer(tenant), self._locate).run(tenant, plan)
+        if plan.area.kind == "all" and not plan.area.name and self._far_from_place(question, result):
+            return None  # "Nagaland's population in the 2011 census": not the Olinda tracts' question
+        return result
+
+    def _far_from_place(self, question: str, result: AnalyticResult) -> bool:
+        """Whether the question names a city or state that none of the result's rows is
+        within FAR_PLACE_M of: the data is not about that place."""
+        match = self.rule_parser.place_hint(question)
+        if match is None or match.place.kind in ("country", "continent"):
+            return False
+        points = [
+            (r["lat"], r["lon"]) for r in result.rows if r.get("lat") is not None and r.get("lon") is not None
+        ]
+        if not points:
+            return False
+        place = match.place
+        return min(haversine_m(place.lat, place.lon, lat, lon) for lat, lon in points) > FAR_PLACE_M
 
     def _is_city(self, name: str) -> bool:
         if self.gazetteer is None:

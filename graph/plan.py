@@ -42,6 +42,7 @@ class Target(BaseModel):
     category: str | None = None
     dataset: str | None = None
     name_contains: str | None = None
+    tag: str | None = None  # the OSM tag value asked for when the category groups several (pub in bar)
 
 
 class AttributeFilter(BaseModel):
@@ -113,7 +114,9 @@ def plan_json_schema(categories: list[str], attributes: list[str]) -> dict[str, 
     return obj(
         {
             "operation": {"type": "string", "enum": list(OPERATIONS)},
-            "target": obj({"category": cat, "dataset": nullable_str, "name_contains": nullable_str}),
+            "target": obj(
+                {"category": cat, "dataset": nullable_str, "name_contains": nullable_str, "tag": nullable_str}
+            ),
             "attribute": attr,
             "filters": {
                 "type": "array",

@@ -354,6 +354,32 @@ class GraphStore:
         ).fetchall()
         return [DatasetInfo(*r) for r in rows]
 
+    def roads(self, tenant: str, dataset_id: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """The dataset's road lines as GeoJSON LineString features ([lon, lat]), at most
+        `limit` of them, and how many it holds (for the map's roads layer)."""
+        source = f"ds:{dataset_id}"
+        total = self._db.execute(
+            "SELECT COUNT(*) FROM nodes WHERE tenant=? AND type='road' AND source=?", (tenant, source)
+        ).fetchone()[0]
+        rows = self._db.execute(
+            "SELECT id,name,category,data FROM nodes WHERE tenant=? AND type='road' AND source=? "
+            "ORDER BY id LIMIT ?",
+            (tenant, source, limit),
+        ).fetchall()
+        features = []
+        for node_id, name, kind, data in rows:
+            coords = json.loads(data).get("coords") or []
+            if len(coords) < 2:
+                continue
+            features.append(
+                {
+                    "type": "Feature",
+                    "properties": {"id": node_id, "name": name, "kind": kind},
+                    "geometry": {"type": "LineString", "coordinates": [[lon, lat] for lat, lon in coords]},
+                }
+            )
+        return features, int(total)
+
     # ----------------------------------------------------------------- documents
 
     def index_document(self, tenant: str, doc_id: str, title: str, pages: Sequence[dict[str, Any]]) -> int:

@@ -116,7 +116,7 @@ def map_card(request: IngestRequest, upload: OpenedUpload, gazetteer: Gazetteer 
     if facts is None:
         return None
     places = covered_places(gazetteer, facts.ring) if gazetteer is not None else CoveredPlaces()
-    return MapCard(english_card(facts, places), portuguese_card(facts, places), region_tags(places))
+    return MapCard(card_text(facts, places, "en"), card_text(facts, places, "pt"), region_tags(places))
 
 
 def map_facts(request: IngestRequest, upload: OpenedUpload) -> MapFacts | None:
@@ -359,51 +359,52 @@ def _subject(facts: MapFacts, lang: str) -> str:
     return f"{facts.filename} ({', '.join(words)})" if words else facts.filename
 
 
-def english_card(facts: MapFacts, places: CoveredPlaces) -> str:
-    """The English card: one line per fact, so each is a sentence an answer can quote."""
-    lines = [f"Map card of {facts.filename}.", _what(facts, "en")]
+# The card's fixed phrases per language; the facts and their formatting are shared.
+CARD_PHRASES: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "Map card of {name}.",
+        "format": "Format: {fmt}; size {w} x {h} pixels; {bands} band{s}; data type {dtype}.",
+        "crs": "{subject}: coordinate reference system (CRS) {crs}; pixel size {pixel}.",
+        "crs_default": "Coordinate reference system (CRS): WGS 84 longitude/latitude (EPSG:4326).",
+        "values": "Values: minimum {low}, maximum {high}, mean {mean}{nodata}.",
+        "nodata": " (nodata {value})",
+        "decimal": ".",
+    },
+    "pt": {
+        "title": "Ficha do mapa {name}.",
+        "format": "Formato: {fmt}; tamanho {w} x {h} pixels; {bands} banda{s}; tipo de dado {dtype}.",
+        "crs": "{subject}: sistema de referência de coordenadas (SRC) {crs}; tamanho do pixel {pixel}.",
+        "crs_default": "Sistema de referência de coordenadas (SRC): WGS 84 longitude/latitude (EPSG:4326).",
+        "values": "Valores: mínimo {low}, máximo {high}, média {mean}{nodata}.",
+        "nodata": " (sem dado {value})",
+        "decimal": ",",
+    },
+}
+
+
+def card_text(facts: MapFacts, places: CoveredPlaces, lang: str) -> str:
+    """The card in one language: one line per fact, so each is a sentence an answer can quote."""
+    words = CARD_PHRASES[lang]
+    lines = [words["title"].format(name=facts.filename), _what(facts, lang)]
     if facts.width is not None:
+        fmt = facts.format[0 if lang == "en" else 1]
+        plural = "s" if facts.bands != 1 else ""
         lines.append(
-            f"Format: {facts.format[0]}; size {facts.width} x {facts.height} pixels; "
-            f"{facts.bands} band{'s' if facts.bands != 1 else ''}; "
-            f"data type {facts.dtype}."
+            words["format"].format(
+                fmt=fmt, w=facts.width, h=facts.height, bands=facts.bands, s=plural, dtype=facts.dtype
+            )
         )
     if facts.footprint is not None:
         fp = facts.footprint
-        lines.append(
-            f"{_subject(facts, 'en')}: coordinate reference system (CRS) {_crs(fp)}; "
-            f"pixel size {_pixel(fp, 'en')}."
-        )
+        lines.append(words["crs"].format(subject=_subject(facts, lang), crs=_crs(fp), pixel=_pixel(fp, lang)))
     else:
-        lines.append("Coordinate reference system (CRS): WGS 84 longitude/latitude (EPSG:4326).")
-    lines.append(_extent(facts, "en"))
+        lines.append(words["crs_default"])
+    lines.append(_extent(facts, lang))
     if facts.values is not None:
-        low, high, mean = (_number(v, ".") for v in facts.values)
-        nodata = f" (nodata {_number(facts.nodata, '.')})" if facts.nodata is not None else ""
-        lines.append(f"Values: minimum {low}, maximum {high}, mean {mean}{nodata}.")
-    return "\n".join(lines + _places(places, "en"))
-
-
-def portuguese_card(facts: MapFacts, places: CoveredPlaces) -> str:
-    """The Portuguese card, the same facts with decimal commas."""
-    lines = [f"Ficha do mapa {facts.filename}.", _what(facts, "pt")]
-    if facts.width is not None:
-        lines.append(
-            f"Formato: {facts.format[1]}; tamanho {facts.width} x {facts.height} pixels; "
-            f"{facts.bands} banda{'s' if facts.bands != 1 else ''}; "
-            f"tipo de dado {facts.dtype}."
+        point = words["decimal"]
+        low, high, mean = (_number(v, point) for v in facts.values)
+        nodata = (
+            words["nodata"].format(value=_number(facts.nodata, point)) if facts.nodata is not None else ""
         )
-    if facts.footprint is not None:
-        fp = facts.footprint
-        lines.append(
-            f"{_subject(facts, 'pt')}: sistema de referência de coordenadas (SRC) {_crs(fp)}; "
-            f"tamanho do pixel {_pixel(fp, 'pt')}."
-        )
-    else:
-        lines.append("Sistema de referência de coordenadas (SRC): WGS 84 longitude/latitude (EPSG:4326).")
-    lines.append(_extent(facts, "pt"))
-    if facts.values is not None:
-        low, high, mean = (_number(v, ",") for v in facts.values)
-        nodata = f" (sem dado {_number(facts.nodata, ',')})" if facts.nodata is not None else ""
-        lines.append(f"Valores: mínimo {low}, máximo {high}, média {mean}{nodata}.")
-    return "\n".join(lines + _places(places, "pt"))
+        lines.append(words["values"].format(low=low, high=high, mean=mean, nodata=nodata))
+    return "\n".join(lines + _places(places, lang))

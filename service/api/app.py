@@ -22,7 +22,8 @@ from fastapi.concurrency import run_in_threadpool
 from service.api.errors import add_error_handlers
 from service.api.middleware.body_limit import BodyLimitMiddleware
 from service.api.middleware.request_context import request_context
-from service.api.routes import ask, datasets, documents, jobs, keys, ops, search, ui, visual
+from service.api.openapi import install_openapi
+from service.api.routes import ask, datasets, documents, examples, jobs, keys, ops, search, ui, visual
 from service.api.routes import entities as entity_routes
 from service.api.state import AppState, Services, app_state_of, attach
 from service.audit import AuditLog
@@ -80,10 +81,11 @@ def create_app(settings: Settings | None = None, carta: Carta | None = None) -> 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_upload_bytes)
     app.middleware("http")(request_context)
     add_error_handlers(app)
-    for module in (ops, documents, search, ask, visual, datasets, jobs, keys):
+    for module in (ops, documents, search, ask, examples, visual, datasets, jobs, keys):
         app.include_router(module.router)
     app.include_router(entity_routes.router)
     ui.mount_ui(app)  # last: the /ui mount answers every /ui/* path
+    install_openapi(app)
     return app
 
 

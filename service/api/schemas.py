@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
 from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
+from service.api.examples import ASK_EXAMPLE, SEARCH_EXAMPLE
+from service.api.graph_schemas import GeoJSONPolygon, GraphEvidenceOut, ResolvedGeoOut, UsageOut
 from service.auth import Role
 from service.query.geo_filter import GeoSpec
 from service.query.types import PriorMode, SearchResult
@@ -22,19 +24,31 @@ PRIOR_MODE_HELP = (
 )
 
 
+class GeoJSONPolygonIn(GeoJSONPolygon):
+    """A request's polygon; its shape is checked by the geo filter (400 bad_geo_filter)."""
+
+    type: str | None = Field(None, description='"Polygon".')
+    coordinates: list[Any] | None = Field(None, description="Rings of [lon, lat] positions, closed.")
+
+
 class GeoFilterIn(BaseModel):
     """Exactly one of: lat + lon + radius_m (metres, exact on points); bbox; a GeoJSON
     polygon; H3 cells (any resolution); a place name from the gazetteers (optionally
     with radius_m). Coordinates: lat/lon in degrees; bbox and polygon in GeoJSON order."""
 
-    model_config = ConfigDict(extra="forbid")
-    lat: float | None = Field(None, ge=-90, le=90)
-    lon: float | None = Field(None, ge=-180, le=180)
-    radius_m: float | None = Field(None, gt=0, le=2_000_000)
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"example": {"lat": -8.0476, "lon": -34.877, "radius_m": 5000}},
+    )
+    lat: float | None = Field(None, ge=-90, le=90, description="Centre latitude (with lon and radius_m).")
+    lon: float | None = Field(None, ge=-180, le=180, description="Centre longitude (with lat and radius_m).")
+    radius_m: float | None = Field(
+        None, gt=0, le=2_000_000, description="Radius in metres, around lat/lon or around the place."
+    )
     bbox: list[float] | None = Field(
         None, min_length=4, max_length=4, description="[min_lon, min_lat, max_lon, max_lat]"
     )
-    polygon: dict[str, Any] | None = Field(
+    polygon: GeoJSONPolygonIn | None = Field(
         None, description='GeoJSON Polygon: {"type": "Polygon", "coordinates": [[[lon, lat], ...]]}'
     )
     # the cell cap (MAX_QUERY_CELLS) and the validity check answer 400 in the geo filter;
@@ -45,16 +59,21 @@ class GeoFilterIn(BaseModel):
         description=f"H3 cell ids, at most {MAX_QUERY_CELLS}; coarse cells may expand to at most "
         f"{MAX_QUERY_TOKENS:,} resolution-7 cells.",
     )
-    place: str | None = Field(None, max_length=200)
+    place: str | None = Field(
+        None, max_length=200, description="A place name from the gazetteers (pt or en), e.g. Recife."
+    )
 
     def spec(self) -> GeoSpec:
         return GeoSpec(**self.model_dump())
 
 
 class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"example": {"query": "enchentes em Recife", "top_k": 5, "kinds": ["pdf_page"]}},
+    )
     query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
-    top_k: int = Field(5, ge=1, le=50)
+    top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
     channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities"]] | None = Field(
@@ -66,13 +85,18 @@ class SearchRequest(BaseModel):
 
 
 class AskRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(..., min_length=1, max_length=2000)
-    top_k: int = Field(5, ge=1, le=50)
-    doc_ids: list[str] | None = None
-    kinds: list[str] | None = None
-    geo: GeoFilterIn | None = None
-    geo_prior: bool = True
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "example": {"question": "Quais são as coordenadas do Parque da Jaqueira?", "top_k": 5}
+        },
+    )
+    question: str = Field(..., min_length=1, max_length=2000, description="The question, pt or en.")
+    top_k: int = Field(5, ge=1, le=50, description="How many evidence pages to answer from.")
+    doc_ids: list[str] | None = Field(None, description="Only these documents.")
+    kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+    geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
+    geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
     geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)
     stream: bool = Field(
         False, description="Server-sent events: evidence, token..., citations, done (the full response)."
@@ -80,12 +104,20 @@ class AskRequest(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    code: str
-    message: str
+    code: str = Field(description="Stable machine-readable code, e.g. invalid_request, not_found.")
+    message: str = Field(description="A sentence saying what is wrong and how to fix it.")
 
 
 class ErrorResponse(BaseModel):
-    error: ErrorBody
+    """Every error the API answers (4xx and 5xx), and the SSE `error` event."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {"error": {"code": "invalid_request", "message": "body.question: Field required"}}
+        }
+    )
+
+    error: ErrorBody = Field(description="What went wrong.")
 
 
 class PageOut(BaseModel):
@@ -199,94 +231,158 @@ class KeyCreated(KeyOut):
 
 
 class ChannelOut(BaseModel):
-    rank: int
-    score: float
+    rank: int = Field(description="The page's 1-based rank in this channel's list.")
+    score: float = Field(description="The channel's own score (not comparable across channels).")
 
 
 class ChunkOut(BaseModel):
-    chunk_no: int
-    text: str
-    bbox: list[float]
-    page_size: list[float]
-    rank: int
-    score: float
+    chunk_no: int = Field(description="The chunk's number on its page.")
+    text: str = Field(description="The chunk's text.")
+    bbox: list[float] = Field(description="Where it sits on the page: [x0, y0, x1, y1] in page units.")
+    page_size: list[float] = Field(description="[width, height] of the page in the units of bbox.")
+    rank: int = Field(description="1-based rank among the page's chunks.")
+    score: float = Field(description="The chunk's fused score.")
 
 
 class PageHit(BaseModel):
-    doc_id: str
-    page_no: int
-    title: str
-    filename: str
-    kind: str
-    score: float
-    channels: dict[str, ChannelOut]
-    chunks: list[ChunkOut]
-    excerpt: str
+    """One evidence page, with where each retrieval channel ranked it."""
+
+    doc_id: str = Field(description="The document's id.")
+    page_no: int = Field(description="1-based page number.")
+    title: str = Field(description="The document's title.")
+    filename: str = Field(description="The uploaded file's name.")
+    kind: str = Field(description="pdf_page or image.")
+    score: float = Field(description="Fused (reciprocal rank) score; higher ranks first.")
+    channels: dict[str, ChannelOut] = Field(description="Rank and score per channel that found the page.")
+    chunks: list[ChunkOut] = Field(description="The page's best chunks (at most 3).")
+    excerpt: str = Field(description="A short passage of the page for display.")
     locations: list[dict[str, float]] = Field(
-        default_factory=list, description="Points the page is tagged with."
+        default_factory=list, description="Points the page is tagged with: {lat, lon}."
     )
-    image_url: str
-    thumbnail_url: str
+    image_url: str = Field(description="The rendered page image.")
+    thumbnail_url: str = Field(description="A small page image.")
     heatmap_url: str | None = Field(
         None, description="Visual profile: PNG of the page patches that matched the query (late interaction)."
     )
 
 
+class PlaceOut(BaseModel):
+    id: str | None = Field(None, description="Gazetteer place id.")
+    name: str | None = Field(None, description="The place's name.")
+    country: str | None = Field(None, description="ISO country code, when known.")
+    lat: float | None = Field(None, description="Latitude.")
+    lon: float | None = Field(None, description="Longitude.")
+    confidence: float | None = Field(None, description="How sure the match is, 0..1.")
+
+
+class AlternativePlaceOut(BaseModel):
+    id: str = Field(description="Gazetteer place id.")
+    name: str = Field(description="The place's name.")
+    country: str | None = Field(None, description="ISO country code.")
+    admin1: str | None = Field(None, description="State or province code, when known.")
+    kind: str = Field(description="city, state, country, ...")
+    confidence: float = Field(description="How likely the name meant this place, 0..1.")
+
+
+class AppliedFilter(BaseModel):
+    kind: str = Field(description="documents, page_kinds, channels, geo_<kind> or geo_prior.")
+    value: list[str] | str = Field(description="What it restricted to.")
+
+
+class GeodataReading(BaseModel):
+    """What the geodata path read from the question."""
+
+    kind: str = Field(description="analytic (a plan), relational (pairs) or overview (zones).")
+    operation: str | None = Field(None, description="count, argmax, group_by, pairs, zones, ...")
+    target: str | None = Field(None, description="The category, dataset or name counted or ranked.")
+    attribute: str | None = Field(None, description="The property aggregated or ranked by.")
+    area: str | None = Field(None, description="Where: the place or layer named.")
+    radius_m: float | None = Field(None, description="Pairs: the distance asked.")
+    group_by: str | None = Field(None, description="Grouped by: a property, h3 or a layer.")
+    notes: list[str] = Field(default_factory=list, description="Defaults and clamps applied while reading.")
+
+
+class UnderstoodOut(BaseModel):
+    """How the question was understood: shown to the user before the evidence."""
+
+    place: PlaceOut | None = Field(None, description="The place the question (or the geo filter) named.")
+    alternatives: list[AlternativePlaceOut] = Field(
+        default_factory=list, description='"Did you mean": other places with that name.'
+    )
+    place_use: Literal["filter", "prior"] | None = Field(
+        None, description="filter: only pages there; prior: pages there ranked higher."
+    )
+    filters: list[AppliedFilter] = Field(
+        default_factory=list, description="Restrictions the request applied."
+    )
+    geodata: GeodataReading | None = Field(None, description="The geodata path's reading, when it answered.")
+
+
 class SearchResponse(BaseModel):
-    query: str
-    results: list[PageHit]
-    timings_ms: dict[str, float]
-    geo_filter: dict[str, Any] | None = None
-    geo_prior: dict[str, Any] | None = Field(
+    model_config = ConfigDict(json_schema_extra={"example": SEARCH_EXAMPLE})
+
+    query: str = Field(description="The query as searched.")
+    results: list[PageHit] = Field(description="Evidence pages, best first.")
+    timings_ms: dict[str, float] = Field(description="Milliseconds per stage (encode, each channel, fuse).")
+    geo_filter: ResolvedGeoOut | None = Field(None, description="What the request's geo filter resolved to.")
+    geo_prior: ResolvedGeoOut | None = Field(
         None, description="The place the question named, if it boosted pages."
     )
+    understood: UnderstoodOut | None = Field(None, description="How the query was understood.")
     plan: dict[str, Any] | None = Field(
         None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
     )
 
 
 class CitationOut(BaseModel):
-    doc_id: str
-    page_no: int
-    title: str
-    bbox: list[float]
-    quote: str
-    image_url: str
+    doc_id: str = Field(description="The cited document.")
+    page_no: int = Field(description="The cited page.")
+    title: str = Field(description="The document's title.")
+    bbox: list[float] = Field(description="The cited passage's box on the page, in page units.")
+    quote: str = Field(description="The cited passage.")
+    image_url: str = Field(description="The page image.")
 
 
 class InvalidCitationOut(BaseModel):
-    doc_id: str
-    page_no: int
-    reason: str
+    doc_id: str = Field(description="The document the citation named.")
+    page_no: int = Field(description="The page it named.")
+    reason: str = Field(description="Why it does not count (not in the evidence sent).")
 
 
 class AskResponse(BaseModel):
-    question: str
-    answer: str
-    language: str
-    grounded: bool
-    refused: bool
+    model_config = ConfigDict(json_schema_extra={"example": ASK_EXAMPLE})
+
+    question: str = Field(description="The question as asked.")
+    answer: str = Field(description="The answer text, with citation markers like [doc:page].")
+    language: str = Field(description="The question's language (pt or en); the answer's too.")
+    grounded: bool = Field(description="True when every claim is backed by a citation or computed data.")
+    refused: bool = Field(description="True when the evidence does not answer the question.")
     status: Literal["answer", "passages", "refused"] = Field(
         "answer",
         description="What the user got: 'answer' (a sentence states the asked thing), 'passages' (the "
         "evidence's best passages, quoted with citations, but no composed answer) or 'refused' (not found).",
     )
-    relevance: float
-    citations: list[CitationOut]
-    evidence: list[PageHit]
-    timings_ms: dict[str, float]
-    geo_filter: dict[str, Any] | None = None
-    geo_prior: dict[str, Any] | None = None
-    graph: dict[str, Any] | None = Field(
+    relevance: float = Field(description="How relevant the best evidence is, 0..1.")
+    citations: list[CitationOut] = Field(description="The passages the answer cites.")
+    evidence: list[PageHit] = Field(description="The evidence pages the answer was made from.")
+    timings_ms: dict[str, float] = Field(description="Milliseconds per stage.")
+    geo_filter: ResolvedGeoOut | None = Field(None, description="What the request's geo filter resolved to.")
+    geo_prior: ResolvedGeoOut | None = Field(
+        None, description="The place the question named, if it boosted pages."
+    )
+    graph: GraphEvidenceOut | None = Field(
         None, description="Relational evidence: zones, pois, pairs (a, b, categories, dist_m), geojson."
     )
-    answerer: Literal["extractive", "llm"] = "extractive"
+    answerer: Literal["extractive", "llm"] = Field(
+        "extractive", description="Who wrote the answer: quoted passages (extractive) or the LLM."
+    )
     invalid_citations: list[InvalidCitationOut] = Field(
         default_factory=list, description="Citations pointing outside the evidence sent (not grounded)."
     )
-    usage: dict[str, Any] | None = Field(
+    usage: UsageOut | None = Field(
         None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
     )
+    understood: UnderstoodOut | None = Field(None, description="How the question was understood.")
     plan: dict[str, Any] | None = Field(
         None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
     )
@@ -428,13 +524,14 @@ def _page_hits(pages: list, query: str = "") -> list[PageHit]:
     ]
 
 
-def search_response(result: SearchResult) -> SearchResponse:
+def search_response(result: SearchResult, understood: dict[str, Any] | None = None) -> SearchResponse:
     return SearchResponse(
         query=result.query,
         results=_page_hits(result.pages, result.query),
         timings_ms=result.timings_ms,
         geo_filter=result.geo_filter,
         geo_prior=result.geo_prior,
+        understood=understood,
         plan=result.plan,
     )
 
@@ -457,7 +554,7 @@ def page_hits(pages: list) -> list[PageHit]:
     return _page_hits(pages)
 
 
-def ask_response(answer: Answer) -> AskResponse:
+def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> AskResponse:
     return AskResponse(
         question=answer.question,
         answer=answer.answer,
@@ -478,6 +575,7 @@ def ask_response(answer: Answer) -> AskResponse:
             for c in answer.invalid_citations
         ],
         usage=answer.usage,
+        understood=understood,
         plan=answer.plan,
     )
 
@@ -548,3 +646,43 @@ class EntityDetailOut(BaseModel):
     mentions: list[EntityMentionOut]
     relations: list[EntityRelationOut]
     community: EntityCommunityOut | None = None
+
+
+class ExampleOut(BaseModel):
+    text: str = Field(description="The question.")
+    language: Literal["en", "pt"] = Field(description="Its language.")
+    source: Literal["document", "dataset"] = Field(description="What it was made from.")
+    source_id: str = Field(description="The document or dataset id.")
+    source_name: str = Field(description="The document's title or the dataset's name.")
+
+
+class ExamplesResponse(BaseModel):
+    """Example questions made from the caller's own documents and POI datasets."""
+
+    questions: list[ExampleOut] = Field(description="At most 6, datasets first, then newest documents.")
+
+
+class RoadProperties(BaseModel):
+    id: str = Field(description="The road's graph node id (road:<source id>).")
+    name: str = Field(description="Its name ('' when the data has none).")
+    kind: str | None = Field(None, description="highway=* value (residential, primary, ...).")
+
+
+class RoadGeometry(BaseModel):
+    type: Literal["LineString"] = Field(description='"LineString".')
+    coordinates: list[list[float]] = Field(description="[lon, lat] positions.")
+
+
+class RoadFeature(BaseModel):
+    type: Literal["Feature"] = Field("Feature", description='"Feature".')
+    properties: RoadProperties = Field(description="What the road is.")
+    geometry: RoadGeometry = Field(description="Where it runs.")
+
+
+class RoadsOut(BaseModel):
+    """A POI dataset's road lines, as a GeoJSON FeatureCollection."""
+
+    type: Literal["FeatureCollection"] = Field("FeatureCollection", description='"FeatureCollection".')
+    features: list[RoadFeature] = Field(description="The roads, by id.")
+    total: int = Field(description="Roads the dataset holds.")
+    truncated: bool = Field(description="True when more roads exist than were returned.")

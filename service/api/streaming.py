@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from service.answer.llm import Event
@@ -20,8 +20,11 @@ def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def event_data(event: Event) -> dict[str, Any]:
-    """The JSON body of one event."""
+Understand = Callable[[dict[str, Any] | None], dict[str, Any]]  # the answer's graph -> `understood`
+
+
+def event_data(event: Event, understand: Understand | None = None) -> dict[str, Any]:
+    """The JSON body of one event; `understand` adds how the question was understood to `done`."""
     if event.kind == "plan":
         return {"plan": event.data}
     if event.kind == "evidence":
@@ -34,7 +37,8 @@ def event_data(event: Event) -> dict[str, Any]:
             "grounded": event.data.grounded,
             "invalid_citations": [c.__dict__ for c in event.data.invalid],
         }
-    return schemas.ask_response(event.data).model_dump()
+    understood = understand(event.data.graph) if understand is not None else None
+    return schemas.ask_response(event.data, understood).model_dump()
 
 
 def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
@@ -47,11 +51,11 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
     return INTERNAL.status, error_json(INTERNAL.code, f"the answer failed ({exc.__class__.__name__})")
 
 
-def sse_stream(events: Iterator[Event]) -> Iterator[str]:
+def sse_stream(events: Iterator[Event], understand: Understand | None = None) -> Iterator[str]:
     """The events as SSE text; a failure ends the stream with an `error` event."""
     try:
         for event in events:
-            yield sse(event.kind, event_data(event))
+            yield sse(event.kind, event_data(event, understand))
     except Exception as exc:  # noqa: BLE001 - every failure must reach the client as an event
         yield sse("error", error_body(exc)[1])
 

@@ -703,17 +703,13 @@ def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) 
     assert "Deleted dataset" in css(browser, status).text
 
 
-def test_image_query_on_a_lite_server_is_a_notice(browser: Any, server: LiveServer, tmp_path: Path) -> None:
-    """A lite server answers 409 visual_profile_off to an image query: the UI shows that as a
-    notice saying how to turn the visual profile on, not as an error."""
-    picture = tmp_path / "photo.png"
-    Image.new("RGB", (64, 48), "teal").save(picture)
+def test_no_image_search_on_a_lite_server(browser: Any, server: LiveServer) -> None:
+    """A lite server says it is lite (/ui/config): the Ask screen offers no search by image,
+    only a sentence saying how to turn the visual profile on (the API still answers an image
+    query there with 409 visual_profile_off)."""
     open_ui(browser, server.url, "#/ask")
-    image_query(browser, picture)
-    notice = "#image-notice"
-    wait(browser, lambda d: css(d, notice).is_displayed(), 30, "the notice")
-    text = css(browser, notice).text
-    assert "Query by image is off on this server" in text and "CARTA_PROFILE=visual" in text
-    assert css(browser, "#ask-status").get_attribute("data-state") != "error"
-    assert css(browser, "#image-button").is_enabled()
+    assert httpx.get(f"{server.url}/ui/config").json()["profile"] == "lite"
+    assert not css(browser, "#image-form").is_displayed()
+    text = css(browser, "#image-off").text
+    assert "Search by image is off on this server" in text and "CARTA_PROFILE=visual" in text
     shoot(browser, "10-image-query-lite")

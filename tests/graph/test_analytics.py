@@ -110,14 +110,14 @@ def test_schools_per_rpa(channel: GraphChannel) -> None:
     result = ask(channel, "Quantas escolas há por RPA?")
     assert result.plan.operation == "group_by" and result.plan.group_by == "RPA"
     assert {r["name"]: r["value"] for r in result.rows} == {
-        "6": 66,
-        "3": 50,
-        "2": 35,
-        "5": 33,
-        "4": 24,
-        "1": 15,
+        "RPA 6": 66,
+        "RPA 3": 50,
+        "RPA 2": 35,
+        "RPA 5": 33,
+        "RPA 4": 24,
+        "RPA 1": 15,
     }
-    assert answer_sentence(result, "pt").startswith("Escolas por RPA: 6: 66 escolas; 3: 50 escolas")
+    assert answer_sentence(result, "pt").startswith("Escolas por RPA: RPA 6: 66 escolas; RPA 3: 50 escolas")
 
 
 def test_nearest_hospital_to_a_point_in_porto_alegre(channel: GraphChannel) -> None:

@@ -13,6 +13,7 @@ from service.api.deps import Audit, Caller, CartaDep, StateDep
 from service.api.errors import ERROR_RESPONSES as _ERRORS
 from service.api.streaming import sse_stream
 from service.observability import ask_trace
+from service.query.understood import understood
 
 router = APIRouter(tags=["query"])
 
@@ -41,11 +42,11 @@ def ask(
     if body.stream:
         audit.record("ask", [])  # streamed: the evidence goes to the client as it is found
         return StreamingResponse(
-            sse_stream(carta.ask_events(q)),
+            sse_stream(carta.ask_events(q), lambda graph: understood(q, carta.gazetteer, graph)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
     answer = carta.ask(q)
     audit.record("ask", [p.doc_id for p in answer.evidence])
     state.traces.put(request_id, who.tenant, ask_trace(request_id, answer, started))
-    return schemas.ask_response(answer)
+    return schemas.ask_response(answer, understood(q, carta.gazetteer, answer.graph))

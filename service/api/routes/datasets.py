@@ -17,6 +17,7 @@ from service.api.deps import Caller, CartaDep, GraphDep, Writer, graph_channel
 from service.api.errors import ERROR_RESPONSES as _ERRORS
 
 router = APIRouter(tags=["datasets"])
+MAX_MAP_ROADS = 5000  # lines a browser draws without stalling
 
 
 @router.post(
@@ -63,6 +64,14 @@ def get_dataset(who: Caller, graph: GraphDep, dataset_id: str) -> Any:
     info = graph.dataset(who.tenant, dataset_id)
     schema = graph.store.dataset_schema(who.tenant, dataset_id) or {}
     return schemas.DatasetDetail(**info.to_dict(), **schema)
+
+
+@router.get("/v1/datasets/{dataset_id}/roads", response_model=schemas.RoadsOut, responses={404: _ERRORS})
+def get_dataset_roads(who: Caller, graph: GraphDep, dataset_id: str) -> Any:
+    """The dataset's road lines as GeoJSON (for the map's roads layer), at most MAX_MAP_ROADS."""
+    graph.dataset(who.tenant, dataset_id)  # 404 when unknown
+    features, total = graph.store.roads(who.tenant, dataset_id, MAX_MAP_ROADS)
+    return schemas.RoadsOut(features=features, total=total, truncated=total > len(features))
 
 
 @router.delete("/v1/datasets/{dataset_id}", responses={403: _ERRORS, 404: _ERRORS})

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from service.api import schemas
 from service.api.deps import Audit, Caller, CartaDep
+from service.query.understood import understood
 
 router = APIRouter(tags=["query"])
 
@@ -28,4 +29,4 @@ def search(carta: CartaDep, who: Caller, audit: Audit, body: schemas.SearchReque
     )
     result = carta.search(q)
     audit.record("search", [p.doc_id for p in result.pages])
-    return schemas.search_response(result)
+    return schemas.search_response(result, understood(q, carta.gazetteer))

@@ -11,11 +11,9 @@ from service.query.channels.base import BaseChannel, ChannelContext, EncodedQuer
 from service.query.visual import VisualProfile
 
 
-class VisualChannel(BaseChannel):
-    """Late interaction over the page images (ColPali family)."""
-
-    selector = "visual"
-    name = "visual"
+class VisualProfileChannel(BaseChannel):
+    """A channel of the visual profile: present only when the profile's models are loaded,
+    run when the query selects it."""
 
     def __init__(self, store: VectorStore, visual: VisualProfile) -> None:
         self.store = store
@@ -27,6 +25,13 @@ class VisualChannel(BaseChannel):
 
     def applies(self, q: EncodedQuery) -> bool:
         return q.query.selects(self.selector)
+
+
+class VisualChannel(VisualProfileChannel):
+    """Late interaction over the page images (ColPali family)."""
+
+    selector = "visual"
+    name = "visual"
 
     def run(self, q: EncodedQuery, flt: Filter) -> list[Hit]:
         tokens = self.visual.page.embed_queries([q.query.text])[0].tolist()

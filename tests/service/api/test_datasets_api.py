@@ -44,6 +44,9 @@ def test_schema_endpoint_and_analytical_answers(client: httpx.Client) -> None:
 
     unknown = client.post("/v1/ask", json={"question": "Which school has the most students?"}).json()
     assert unknown["graph"]["unknown"]["kind"] == "attribute" and "IDEB" in unknown["answer"]
+    # the word asked and the dataset whose attributes are listed are both named
+    assert unknown["graph"]["unknown"]["name"] == "students" and "students" in unknown["answer"]
+    assert "of recife_escolas_municipais.geojson: ID, IDEB, RPA" in unknown["answer"]
 
 
 def test_aliases_name_a_property_for_questions(client: httpx.Client) -> None:
@@ -104,3 +107,22 @@ def test_awkward_geojson_answers_2xx_or_a_clear_4xx(client: httpx.Client) -> Non
     )
     assert empty.status_code == 422 and empty.json()["error"]["code"] == "empty_dataset"
     assert len(client.get("/v1/datasets").json()) == 1
+
+
+def test_roads_of_a_dataset_as_geojson_lines(client: httpx.Client) -> None:
+    """An OSM extract's highways come back as LineStrings in [lon, lat] inside its bbox, for
+    the map's roads layer; an unknown dataset is a 404."""
+    osm = corpus_path("poi", "osmnx_planet_10.068,48.135_10.071,48.137.osm").read_bytes()
+    up = upload(client, "planet.osm", osm)
+    assert up.status_code == 201, up.text
+    dataset = up.json()["dataset"]
+    assert dataset["roads"] > 0
+    body = client.get(f"/v1/datasets/{dataset['id']}/roads").json()
+    assert body["type"] == "FeatureCollection" and body["total"] == dataset["roads"]
+    assert len(body["features"]) == dataset["roads"] and body["truncated"] is False
+    for feature in body["features"]:
+        assert feature["geometry"]["type"] == "LineString" and feature["properties"]["id"].startswith("road:")
+        for lon, lat in feature["geometry"]["coordinates"]:  # the file's bbox, with the ways' overhang
+            assert 10.0 < lon < 10.2 and 48.1 < lat < 48.2
+    missing = client.get("/v1/datasets/nope/roads")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"

@@ -26,6 +26,7 @@ const state = {
   lastAsk: null, // {question, top_k}
   askSeq: 0,
   evidenceTags: [], // map points of the last answer's evidence pages
+  pickedDocs: new Set(), // documents the next question is about (none: all)
 };
 
 function toast(message) {
@@ -105,12 +106,14 @@ function initMap() {
 function fitMap() {
   const geoms = [];
   // what the answer is about first (its POIs and pairs, then its zones), then the evidence
-  // pages' places, else every document's footprint
+  // pages' places, else every document's footprint, else the datasets' roads
   for (const name of ["graph", "h3", "tags", "footprints"]) {
     const layer = map.layers.get(name);
     if (layer && layer.visible) geoms.push(...layer.features.map((f) => f.geometry));
     if (geoms.length && name !== "footprints") break;
   }
+  const roads = map.layers.get("roads"); // a loaded street network, when nothing else is on the map
+  if (!geoms.length && roads && roads.visible) geoms.push(...roads.features.map((f) => f.geometry));
   if (state.filter) geoms.push(filterGeometry(map.filter));
   map.fit(boundsOf(geoms));
 }
@@ -178,10 +181,12 @@ async function loadDocs() {
     return;
   }
   renderDocs();
+  renderDocPicker();
   map.setLayer("footprints", footprintFeatures());
   await loadRasters();
   clearTimeout(loadDocs.timer);
   if (state.docs.some((d) => d.status !== "ready" && d.status !== "failed")) loadDocs.timer = setTimeout(loadDocs, 2000);
+  else await loadExamples();
 }
 
 /** Georeferenced map images (a raster tag on page 1: world file or GeoTIFF) drawn on their
@@ -399,6 +404,7 @@ async function loadDatasets() {
         h("td", { "data-label": "Kind" }, d.kind),
         h("td", { "data-label": "POIs", class: "num" }, String(d.pois)),
         h("td", { "data-label": "Duplicates", class: "num" }, String(d.duplicates)),
+        h("td", { "data-label": "Roads", class: "num" }, String(d.roads)),
         h(
           "td",
           { "data-label": "Actions" },
@@ -409,6 +415,25 @@ async function loadDatasets() {
   );
   $("#dataset-empty").hidden = rows.length > 0;
   $("#dataset-table").hidden = rows.length === 0;
+  await Promise.all([loadRoads(rows), loadExamples()]);
+}
+
+/** The road lines of the POI datasets that hold roads, as the map's "roads" layer. */
+async function loadRoads(datasets) {
+  const seq = (loadRoads.seq = (loadRoads.seq || 0) + 1);
+  const withRoads = datasets.filter((d) => d.roads > 0);
+  const bodies = await Promise.all(
+    withRoads.map((d) => api.getJSON(`/v1/datasets/${encodeURIComponent(d.id)}/roads`).catch(() => null)),
+  );
+  if (seq !== loadRoads.seq) return; // a newer list is being drawn
+  const features = bodies.flatMap((b, i) =>
+    (b ? b.features : []).map((f) => ({
+      ...f,
+      properties: { ...f.properties, cls: "roads", dataset: withRoads[i].id, label: f.properties.name || f.properties.kind || "road" },
+    })),
+  );
+  map.setLayer("roads", features);
+  $("#map").dataset.roads = String(features.length);
 }
 
 function confirmDeleteDataset(d) {
@@ -787,6 +812,9 @@ async function runAsk(question, topK) {
   $("#citations").replaceChildren();
   const body = { question, top_k: topK };
   if (state.filter) body.geo = state.filter;
+  const picked = [...state.pickedDocs].filter((id) => state.docs.some((d) => d.id === id));
+  if (picked.length) body.doc_ids = picked;
+  $("#understood-box").hidden = true;
   let streamed = "";
   try {
     const result = await api.ask(body, {
@@ -807,6 +835,7 @@ async function runAsk(question, topK) {
     answerBox.dataset.status = outcome;
     text.replaceChildren(...answerNodes(withoutIds(result.answer), result.citations));
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
+    renderUnderstood(result.understood);
     renderEvidence(result.evidence, question);
     await renderGraph(result.graph);
     const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
@@ -864,7 +893,121 @@ async function runImageSearch(file, topK) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Ask: the documents to ask about, example questions, how the question was understood
+
+/** The ready documents as checkboxes; ticked ones go with the question as doc_ids. */
+function renderDocPicker() {
+  const ready = state.docs.filter((d) => d.status === "ready").sort((a, b) => a.title.localeCompare(b.title));
+  for (const id of [...state.pickedDocs]) if (!ready.some((d) => d.id === id)) state.pickedDocs.delete(id);
+  $("#doc-picker-list").replaceChildren(
+    ...ready.map((d) =>
+      h("li", {}, h("label", {},
+        h("input", {
+          type: "checkbox", value: d.id, checked: state.pickedDocs.has(d.id), dataset: { docId: d.id },
+          onchange: (e) => {
+            if (e.target.checked) state.pickedDocs.add(d.id);
+            else state.pickedDocs.delete(d.id);
+            pickerSummary();
+          },
+        }),
+        h("span", {}, d.title || d.filename))),
+    ),
+  );
+  if (!ready.length) $("#doc-picker-list").append(h("li", { class: "muted" }, "No ready document yet."));
+  pickerSummary();
+}
+
+function pickerSummary() {
+  const n = state.pickedDocs.size;
+  const names = state.docs.filter((d) => state.pickedDocs.has(d.id)).map((d) => d.title || d.filename);
+  $("#doc-picker-summary").textContent = n
+    ? `Ask about: ${n === 1 ? names[0] : `${n} documents`}`
+    : "Ask about: all documents";
+  $("#doc-picker").dataset.picked = String(n);
+}
+
+/** Example questions the server made from this tenant's documents and POI datasets. */
+async function loadExamples() {
+  const language = (navigator.language || "en").toLowerCase().startsWith("pt") ? "pt" : "en";
+  const seq = (loadExamples.seq = (loadExamples.seq || 0) + 1);
+  let questions = [];
+  try {
+    questions = (await api.getJSON(`/v1/examples?language=${language}`)).questions || [];
+  } catch {
+    questions = []; // an older server, or no key yet: no examples, nothing broken
+  }
+  if (seq !== loadExamples.seq) return; // a newer load is under way
+  const box = $("#examples-box");
+  $("#examples").replaceChildren(
+    ...questions.map((q) =>
+      h("li", {}, h("button", {
+        type: "button",
+        class: "chip example",
+        title: `From ${q.source === "dataset" ? "the dataset" : "the document"} ${q.source_name}`,
+        dataset: { source: q.source, sourceId: q.source_id },
+        onclick: () => {
+          $("#question").value = q.text;
+          $("#ask-form").requestSubmit();
+        },
+      }, q.text)),
+    ),
+  );
+  box.hidden = !questions.length;
+  box.dataset.count = String(questions.length);
+}
+
+const PLACE_USE = {
+  filter: "only pages located there",
+  prior: "pages located there ranked higher",
+};
+const FILTER_NAMES = {
+  documents: "Documents",
+  page_kinds: "Page kinds",
+  channels: "Channels",
+};
+
+/** The `understood` block: the place (and "did you mean"), filters, the geodata reading. */
+function renderUnderstood(u) {
+  const box = $("#understood-box");
+  const rows = [];
+  const row = (term, ...desc) => rows.push(h("dt", {}, term), h("dd", {}, ...desc));
+  if (!u) {
+    box.hidden = true;
+    return;
+  }
+  if (u.place) {
+    const where = [u.place.name, u.place.country].filter(Boolean).join(", ");
+    row("Place", `${where}${u.place_use ? ` (${PLACE_USE[u.place_use] || u.place_use})` : ""}`);
+  } else row("Place", "none recognised");
+  if (u.alternatives && u.alternatives.length) {
+    const options = u.alternatives.map((a) =>
+      [a.name, a.admin1 && a.country ? `${a.admin1}` : null, a.country].filter(Boolean).join(", "));
+    row(u.place ? "Did you mean" : "Possible places", options.join(" · "));
+  }
+  for (const f of u.filters || []) {
+    if (f.kind === "geo_prior") continue; // the Place row already says the place ranks pages higher
+    let value = Array.isArray(f.value) ? f.value : [f.value];
+    if (f.kind === "documents") value = value.map((id) => (state.docs.find((d) => d.id === id) || {}).title || id);
+    const name = FILTER_NAMES[f.kind] || (f.kind.startsWith("geo_") ? "Area filter" : f.kind);
+    row(name, value.join(", "));
+  }
+  const g = u.geodata;
+  if (g) {
+    const parts = [g.operation, g.target, g.attribute && `by ${g.attribute}`, g.area && `in ${g.area}`,
+      g.radius_m && `within ${fmt.metres(g.radius_m)}`, g.group_by && `grouped by ${g.group_by}`].filter(Boolean);
+    row("Geodata", `${g.kind}: ${parts.join(" ")}`);
+    if (g.notes && g.notes.length) row("Parser notes", g.notes.join("; "));
+  }
+  $("#understood").replaceChildren(...rows);
+  box.hidden = false;
+}
+
 function initAsk() {
+  $("#doc-picker-clear").addEventListener("click", () => {
+    state.pickedDocs.clear();
+    renderDocPicker();
+  });
   $("#image-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const file = $("#image-file").files[0];
@@ -921,6 +1064,10 @@ async function main() {
     state.config = await api.getJSON("/ui/config");
   } catch {
     state.config = {};
+  }
+  if (state.config.profile === "lite") {
+    $("#image-form").hidden = true; // the server says it has no visual models: no control that only fails
+    $("#image-off").hidden = false;
   }
   initMap();
   initUpload();

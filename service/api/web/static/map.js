@@ -13,7 +13,7 @@ const RAD = Math.PI / 180;
 const BASEMAP = "/ui/vendor/basemap";
 // Category colours: distinguishable on the pale basemap, 3:1 against white at least.
 const PALETTE = ["#c2410c", "#1d4ed8", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f"];
-const ORDER = ["footprints", "rasters", "h3", "tags", "graph"]; // areas under lines under points
+const ORDER = ["footprints", "rasters", "h3", "roads", "tags", "graph"]; // areas under lines under points
 
 /** Great-circle distance in metres. */
 export function haversine(a, b) {
@@ -361,6 +361,8 @@ export class GeoMap {
         return { color: "#0f766e", weight: 1.2, fillColor: "#14b8a6", fillOpacity: 0.15 };
       case "pair":
         return { color: "#1e293b", weight: 2.5, dashArray: "5 3" };
+      case "roads":
+        return { color: "#92400e", weight: 2, opacity: 0.75 };
       case "filter":
         return { color: "#c2410c", weight: 2, fillColor: "#fb923c", fillOpacity: 0.12 };
       case "draft":
