@@ -12,7 +12,7 @@ from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
 from index.registry import Document, PageRecord
 from service.answer.extractive import Answer
 from service.api.examples import ASK_EXAMPLE, SEARCH_EXAMPLE
-from service.api.graph_schemas import GeoJSONPolygon, GraphEvidenceOut, ResolvedGeoOut, UsageOut
+from service.api.graph_schemas import GeoJSONPolygon, GraphEvidenceOut, ResolvedGeoOut, UsageOut, Wire
 from service.auth import Role
 from service.query.geo_filter import GeoSpec
 from service.query.types import PriorMode, SearchResult
@@ -302,6 +302,40 @@ class GeodataReading(BaseModel):
     notes: list[str] = Field(default_factory=list, description="Defaults and clamps applied while reading.")
 
 
+class PlanPageOut(Wire):
+    """A page one planner step retrieved."""
+
+    doc_id: str = Field(description="The document's id.")
+    page_no: int = Field(description="The 1-based page number.")
+
+
+class PlanStepOut(Wire):
+    """One retrieval step of the query planner (service/query/planner.py)."""
+
+    step: int = Field(description="1-based step number.")
+    kind: str = Field(description="question, sub-question, translation or missing terms.")
+    query: str = Field(description="What this step searched for.")
+    pages: list[PlanPageOut] = Field(description="Its best pages (at most 5).")
+    new_pages: int = Field(description="Pages no earlier step had found.")
+    missing: list[str] | None = Field(None, description="Key terms no page covered after this step.")
+
+
+class PlanOut(Wire):
+    """How the query planner retrieved the evidence (CARTA_PLANNER=auto)."""
+
+    router: str = Field(description="rules, or llm when an LLM chose the routes.")
+    routes: list[str] = Field(description="text, visual, geodata, graph, global: what the question needs.")
+    why: dict[str, str] = Field(description="Per route, what in the question chose it.")
+    channels: list[str] | None = Field(None, description="The channels every step ran.")
+    multi_hop: bool = Field(description="Whether the question was split into parts.")
+    sub_questions: list[str] = Field(description="The parts, each searched on its own.")
+    steps: list[PlanStepOut] = Field(description="Every search, in order.")
+    missing: list[str] = Field(description="Key terms no evidence page covers at the end.")
+    stopped: str = Field(description="covered, no progress, step limit, token limit or single question.")
+    tokens: int = Field(description="Evidence tokens the checks read, plus LLM routing tokens.")
+    limits: dict[str, int] = Field(description="max_steps and max_tokens (CARTA_PLANNER_MAX_*).")
+
+
 class UnderstoodOut(BaseModel):
     """How the question was understood: shown to the user before the evidence."""
 
@@ -329,7 +363,7 @@ class SearchResponse(BaseModel):
         None, description="The place the question named, if it boosted pages."
     )
     understood: UnderstoodOut | None = Field(None, description="How the query was understood.")
-    plan: dict[str, Any] | None = Field(
+    plan: PlanOut | None = Field(
         None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
     )
 
@@ -383,7 +417,7 @@ class AskResponse(BaseModel):
         None, description="LLM path: model, budgets (images, pixels, context tokens), what was sent, tokens."
     )
     understood: UnderstoodOut | None = Field(None, description="How the question was understood.")
-    plan: dict[str, Any] | None = Field(
+    plan: PlanOut | None = Field(
         None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
     )
 
