@@ -123,7 +123,7 @@ def ask_once(carta: Carta, text: str) -> tuple[dict[str, float], str]:
     t0 = time.perf_counter()
     answer = carta.ask(query)
     ms["ask"] = (time.perf_counter() - t0) * 1000
-    return ms, answer.text
+    return ms, answer.answer
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,7 +89,7 @@ def test_stored_and_computed_vectors_grade_the_same(make_carta: Callable[..., Ca
         _same_grades(stored, computing.grade(question, result))
         answer = carta.answerer.answer(question, result)
         carta.gate.sentence_vectors = None
-        assert carta.answerer.answer(question, result).text == answer.text
+        assert carta.answerer.answer(question, result).answer == answer.answer
         carta.gate.sentence_vectors = store
     assert store.hits > 0
 
@@ -102,16 +102,16 @@ def test_data_dir_without_vectors_answers_then_fills(
     old = make_carta(data, geotag=False, graph_enabled=False, sentence_vectors=False)
     doc = old.ingest(IngestRequest(pdf.read_bytes(), pdf.name, "default")).document
     question = "What is the corrosion rate with the egg shell inhibitor?"
-    before = old.ask(old.query(question, "default")).text
+    before = old.ask(old.query(question, "default")).answer
     old.close()
     carta = make_carta(data, geotag=False, graph_enabled=False)
     store = carta.sentence_vectors
     assert store is not None and store.count() == 0
-    assert carta.ask(carta.query(question, "default")).text == before  # embedded on the fly
+    assert carta.ask(carta.query(question, "default")).answer == before  # embedded on the fly
     assert store.misses > 0 and store.hits == 0
     assert carta.fill_sentence_vectors() == 1 and carta.fill_sentence_vectors() == 0
     misses = store.misses
-    assert carta.ask(carta.query(question, "default")).text == before
+    assert carta.ask(carta.query(question, "default")).answer == before
     assert store.misses == misses and store.hits > 0
     carta.delete("default", doc.id)
     assert store.count() == 0
