@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -370,12 +371,16 @@ class Carta:
         )
 
     def _index_sentence_vectors(self, doc: Document) -> None:
-        """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py)."""
+        """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py);
+        a store that cannot be written leaves the document to the gate's on-the-fly embedding."""
         if self.sentence_vectors is None or doc.status != "ready":
             return
         flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
-        chunks = self.store.scroll(self.collections.chunks.name, flt)
-        self.sentence_vectors.add_document(doc.tenant, doc.id, (h.payload.get("text", "") for h in chunks))
+        texts = [h.payload.get("text", "") for h in self.store.scroll(self.collections.chunks.name, flt)]
+        try:
+            self.sentence_vectors.add_document(doc.tenant, doc.id, texts)
+        except sqlite3.Error as exc:
+            log.warning("sentence vectors of %s/%s not stored: %s", doc.tenant, doc.id, exc)
 
     def fill_sentence_vectors(self) -> int:
         """Store the sentence vectors of ready documents indexed before the store existed
