@@ -69,6 +69,7 @@ bench: install
 	mkdir -p bench
 	$(PY) scripts/bench_foundation.py --out bench/foundation.json
 	$(PY) scripts/bench_startup.py --out bench/startup.json
+	$(PY) scripts/bench_ask.py --out bench/ask.json
 	$(PY) scripts/bench_store.py --sizes $(BENCH_SIZES) --out bench/store.json
 	$(PY) scripts/bench_graph.py --n $(GRAPH_BENCH_N) --out bench/graph.json
 	$(PY) scripts/bench_visual.py --pages $(BENCH_VISUAL_PAGES) --binary --out bench/visual.json

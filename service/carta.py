@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ from service.answer.gate import RelevanceGate, question_language
 from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
+from service.answer.sentence_vectors import SentenceVectors
 from service.answer.types import Answer, Event
 from service.erasure import JOURNAL_NAME, ErasureJournal
 from service.errors import DocumentNotFound
@@ -252,7 +254,12 @@ class Carta:
         self.docgraph: DocGraphStore | None = (
             DocGraphStore(settings.docgraph_path) if settings.docgraph else None
         )
-        self.gate = RelevanceGate(self.text, self.sparse, settings.min_relevance)
+        self.sentence_vectors: SentenceVectors | None = (
+            SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
+        )
+        self.gate = RelevanceGate(
+            self.text, self.sparse, settings.min_relevance, sentence_vectors=self.sentence_vectors
+        )
         self.answerer = ExtractiveAnswerer(self.gate)
         self.graph: GraphChannel | None = open_graph(settings, self.gazetteer, self.text)
         self.graph_evidence = GraphEvidenceChannel(self.graph, self.registry) if self.graph else None
@@ -270,6 +277,8 @@ class Carta:
                 EntitiesChannel(self.store, self.collections.chunks.name, self.docgraph)
             )
             self.erasure_hooks.append(self.docgraph.delete_document)
+        if self.sentence_vectors is not None:
+            self.erasure_hooks.append(self.sentence_vectors.delete_document)
         self.planner = query_planner(settings, self.retriever, self.docgraph)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
         self.erasures = ErasureJournal(settings.data_dir / JOURNAL_NAME)
@@ -333,6 +342,8 @@ class Carta:
             ingestor.indexed_hooks.append(self._index_graph_pages)
         if self.docgraph is not None:  # the document graph: extracted once a document is ready
             ingestor.indexed_hooks.append(self._index_docgraph)
+        if self.sentence_vectors is not None:
+            ingestor.indexed_hooks.append(self._index_sentence_vectors)
         return ingestor
 
     @property
@@ -376,6 +387,32 @@ class Carta:
                 for p in sorted(chunks, key=lambda p: (p["page_no"], p["chunk_no"]))
             ],
         )
+
+    def _index_sentence_vectors(self, doc: Document) -> None:
+        """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py);
+        a store that cannot be written leaves the document to the gate's on-the-fly embedding."""
+        if self.sentence_vectors is None or doc.status != "ready":
+            return
+        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
+        texts = [h.payload.get("text", "") for h in self.store.scroll(self.collections.chunks.name, flt)]
+        try:
+            self.sentence_vectors.add_document(doc.tenant, doc.id, texts)
+        except sqlite3.Error as exc:
+            log.warning("sentence vectors of %s/%s not stored: %s", doc.tenant, doc.id, exc)
+
+    def fill_sentence_vectors(self) -> int:
+        """Store the sentence vectors of ready documents indexed before the store existed
+        (their questions embed the sentences on the fly until then); returns how many
+        documents were filled."""
+        if self.sentence_vectors is None:
+            return 0
+        filled = 0
+        for tenant, doc_id in self.registry.ids_with_status("ready"):
+            doc = self.registry.get(tenant, doc_id)
+            if doc is not None and not self.sentence_vectors.has_document(tenant, doc_id):
+                self._index_sentence_vectors(doc)
+                filled += 1
+        return filled
 
     def _recover_interrupted(self) -> None:
         """Documents left 'processing' by a crash are purged and marked failed, so no
@@ -469,7 +506,7 @@ class Carta:
                 timings[key] = timings.get(key, 0.0) + value
         t1 = time.perf_counter()
         sqlite_files = [self.settings.registry_path, self.settings.graph_path, self.settings.jobs_path]
-        sqlite_files.append(self.settings.docgraph_path)
+        sqlite_files += [self.settings.docgraph_path, self.settings.sentence_vectors_path]
         stuck = [p.name for p in sqlite_files if not checkpoint_file(p)]
         timings["sqlite_s"] = time.perf_counter() - t1
         timings["total_s"] = time.perf_counter() - t0
@@ -551,3 +588,5 @@ class Carta:
             self.graph.close()
         if self.docgraph is not None:
             self.docgraph.close()
+        if self.sentence_vectors is not None:
+            self.sentence_vectors.close()

@@ -116,6 +116,16 @@ class Settings(BaseSettings):
         description="Below this score of the best evidence sentence (cosine + 0.3 x its share of the "
         "question's key terms) the extractive answer is a refusal; calibrated in docs/evaluation.md.",
     )
+    sentence_vectors: bool = Field(
+        True,
+        description="Embed every chunk sentence at ingestion (data_dir/sentence_vectors.sqlite3), so an "
+        "extractive answer reads the vectors instead of embedding ~32 sentences per question; "
+        "off = embed them per question (as documents indexed before this store are).",
+    )
+
+    @property
+    def sentence_vectors_path(self) -> Path:
+        return self.data_dir / "sentence_vectors.sqlite3"
 
     # Visual retrieval
     visual_model: str | None = Field(

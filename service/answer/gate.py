@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
+
+if TYPE_CHECKING:  # sentence_vectors imports this module's sentence split
+    from service.answer.sentence_vectors import SentenceVectors
 
 EMBED_CHARS = 300
 NOT_FOUND = {
@@ -289,8 +292,11 @@ class RelevanceGate:
         evidence_pages: int = 3,
         max_embedded: int = 32,
         params: GateParams | None = None,
+        sentence_vectors: SentenceVectors | None = None,
     ) -> None:
         self.text = text
+        # vectors stored at ingestion (service/answer/sentence_vectors.py); None embeds every sentence here
+        self.sentence_vectors = sentence_vectors
         self.sparse = sparse
         params = params or GateParams()
         if min_relevance is not None:
@@ -346,7 +352,9 @@ class RelevanceGate:
         # stable sort: ties keep retrieval order (best page, best chunk first)
         kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
         # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each
-        vectors = self.text.embed([c.sentence[:EMBED_CHARS] for c in kept])
+        texts = [c.sentence[:EMBED_CHARS] for c in kept]
+        embed = self.text.embed if self.sentence_vectors is None else self.sentence_vectors.embed
+        vectors = embed(texts)
         for cand, cos in zip(kept, vectors @ np.asarray(result.query_vector, dtype=np.float32), strict=True):
             cand.cosine = float(cos)
         return kept
