@@ -356,11 +356,24 @@ class RelevanceGate:
         out = []
         for page in pages:
             for chunk in page.chunks[:4]:
-                for sentence in _SENTENCE.split(chunk.text):
-                    sentence = " ".join(sentence.split())
+                for sentence in sentences(chunk.text, table=chunk.table is not None):
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+# a line break inside a sentence: the line does not end like one and the next goes on in
+# lower case or with a number ("...troisième région solaire en France avec" | "945 MW raccordés")
+_CONTINUED = re.compile(r"(?<![.!?;:])\n+(?=[a-zà-ÿ0-9(])")
+
+
+def sentences(text: str, *, table: bool = False) -> list[str]:
+    """The sentences of a chunk's text. PDF text blocks break paragraphs into lines that are
+    not sentences; a break followed by lower case or a number continues the sentence. A
+    table chunk's lines are its rows: each stays one line."""
+    if not table:
+        text = _CONTINUED.sub(" ", text)
+    return [" ".join(s.split()) for s in _SENTENCE.split(text) if s.strip()]
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

@@ -13,6 +13,7 @@ from service.answer.gate import (
     key_terms,
     missing_key_terms,
     question_language,
+    sentences,
 )
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
@@ -136,3 +137,30 @@ def test_key_rule_names_tolerates_a_value_written_unreadably() -> None:
     chart_page = "Nouvelle-Aquitaine installed capacity (chart, axis in MW)"
     assert missing_key_terms(question, [chart_page]) == ["31 december 2020"]
     assert GateParams(key_rule="names").key_rule == "names"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a paragraph PyMuPDF cut into blocks: the break before lower case or a number goes on
+        (
+            "En 2016, la région était la troisième région solaire en France avec\n945 MW raccordés.",
+            ["En 2016, la région était la troisième région solaire en France avec 945 MW raccordés."],
+        ),
+        ("The estimate was\nrevised in 2019. It held.", ["The estimate was revised in 2019.", "It held."]),
+        # a heading before a paragraph, and a sentence's end, still break
+        (
+            "Commune de Séranon\nLe parc solaire atteint 10 387 MW.",
+            ["Commune de Séranon", "Le parc solaire atteint 10 387 MW."],
+        ),
+        ("It ended.\n945 MW came later.", ["It ended.", "945 MW came later."]),
+    ],
+)
+def test_sentences_join_lines_a_paragraph_was_cut_into(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
+
+
+def test_a_table_chunks_rows_stay_one_line_each() -> None:
+    rows = "Região: Norte · Área (ha): 300.110\nRegião: Oeste · Área (ha): 533.113"
+    assert sentences(rows, table=True) == rows.split("\n")
+    assert sentences("Região: Norte\nárea 300.110", table=True) == ["Região: Norte", "área 300.110"]
