@@ -243,6 +243,26 @@ def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
     return [t for t in question_key_terms(question) if not haystack.contains(t)]
 
 
+def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates from pages that hold every name of the question. A name found on one
+    evidence page does not make another page's sentence an answer: "Tamil Nadu's total
+    public health outlay" is not answered by the outlay table of other states because the
+    rainfall table on the next page lists Tamil Nadu."""
+    names = [t for t in question_key_terms(question) if t.name]
+    if not names:
+        return candidates
+    holds: dict[tuple[str, int], bool] = {}
+    kept = []
+    for cand in candidates:
+        key = (cand.page.doc_id, cand.page.page_no)
+        if key not in holds:
+            hay = Haystack("\n".join([cand.page.title, *(c.text for c in cand.page.chunks)]))
+            holds[key] = all(hay.contains(t) for t in names)
+        if holds[key]:
+            kept.append(cand)
+    return kept
+
+
 def decide(
     candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
 ) -> Verdict:
@@ -307,6 +327,7 @@ class RelevanceGate:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         pages = result.pages[: self.evidence_pages]
         candidates = self._score(question, self._candidates(pages), result)
+        candidates = on_named_pages(question, candidates)
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
         verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)

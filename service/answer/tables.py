@@ -247,6 +247,18 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     return rows, columns
 
 
+def grand_total(table: EvidenceTable, totals: set[int], *, rows: bool) -> int:
+    """The grand total among several total rows (or columns): the one holding the largest
+    values, the last on a tie. The public health outlay table has two "Total / Revenue &
+    Capital" columns, a subtotal of revenue and capital and, after "Others", the total of all."""
+
+    def size(k: int) -> float:
+        cells = table.rows[k] if rows else [r[k] for r in table.rows]
+        return sum(abs(c.number) for c in cells if c.number is not None)
+
+    return max(sorted(totals), key=lambda k: (size(k), k))
+
+
 def _names_total(label: str) -> bool:
     return any(_TOTAL_LABEL.match(fold(part)) for part in label.split(" / "))
 
@@ -482,12 +494,13 @@ class TableAnswerer:
             return None
         match, is_column = line
         label = table.columns[match.index] if is_column else row_label(table, match.index)
-        totals = sorted(table.total_rows if is_column else table.total_columns)
+        totals = table.total_rows if is_column else table.total_columns
         if totals:
-            cell = (totals[0], match.index) if is_column else (match.index, totals[0])
+            grand = grand_total(table, totals, rows=is_column)
+            cell = (grand, match.index) if is_column else (match.index, grand)
             if table.rows[cell[0]][cell[1]].empty:
                 return None
-            total_label = row_label(table, totals[0]) if is_column else table.columns[totals[0]]
+            total_label = row_label(table, grand) if is_column else table.columns[grand]
             found = _Found("total", [cell], match.score, label, is_column, total_label)
         elif is_column and table.complete:
             cells = [

@@ -164,3 +164,14 @@ def test_a_table_chunks_rows_stay_one_line_each() -> None:
     rows = "Região: Norte · Área (ha): 300.110\nRegião: Oeste · Área (ha): 533.113"
     assert sentences(rows, table=True) == rows.split("\n")
     assert sentences("Região: Norte\nárea 300.110", table=True) == ["Região: Norte", "área 300.110"]
+
+
+def test_a_name_on_another_page_does_not_make_a_sentence_an_answer(gate: RelevanceGate) -> None:
+    question = "What was Tamil Nadu's total public health outlay in the 2012-13 budget?"
+    outlay = "The total public health outlay in the 2012-13 budget of Andhra Pradesh was 73,980,669."
+    rainfall = "TAMILNADU · Day 10-07-2016 actual 36.9 mm, normal 8.9 mm."
+    result = grade(gate, question, outlay, rainfall)
+    assert not result.passed and result.missing == []  # every name is somewhere, on no answering page
+    assert all(c.page.doc_id == "doc1" for c in result.candidates)
+    listed = outlay + " The total public health outlay in the 2012-13 budget of Tamil Nadu was 31,457,126."
+    assert grade(gate, question, listed, rainfall).passed
