@@ -421,7 +421,7 @@ class TableAnswerer:
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
-            found = self._extreme(labels, extreme, line_query)
+            found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
         else:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
@@ -516,8 +516,11 @@ class TableAnswerer:
         return found
 
     @staticmethod
-    def _line(labels: _Labels, query: set[str]) -> tuple[_Match, bool] | None:
-        """The one numeric row or column the question names (True: a column)."""
+    def _line(labels: _Labels, query: set[str], *, totals: bool = True) -> tuple[_Match, bool] | None:
+        """The one numeric row or column the question names (True: a column). `totals`
+        False: a total line is taken only when the question names no other line ("Qual
+        região de Mato Grosso tinha a maior área": the area row over the regions, not the
+        Mato Grosso column, the sum of the regions, over the rows)."""
         table = labels.table
         over_rows, over_columns = _entities(table, True), _entities(table, False)
         candidates = [
@@ -530,6 +533,13 @@ class TableAnswerer:
             for m in labels.match_rows(query)
             if _numeric([table.rows[m.index][j] for j in over_columns])
         ]
+        if not totals:
+            plain = [
+                (m, is_column)
+                for m, is_column in candidates
+                if m.index not in (table.total_columns if is_column else table.total_rows)
+            ]
+            candidates = plain or candidates
         candidates.sort(key=lambda c: -c[0].score)
         if not candidates or (
             len(candidates) > 1 and candidates[1][0].score >= candidates[0][0].score - 1e-6
@@ -537,10 +547,12 @@ class TableAnswerer:
             return None
         return candidates[0]
 
-    def _extreme(self, labels: _Labels, operation: Operation, query: set[str]) -> _Found | None:
+    def _extreme(
+        self, labels: _Labels, operation: Operation, query: set[str], *, totals: bool = True
+    ) -> _Found | None:
         """The largest (smallest) value of the line the question names, ties all kept."""
         table = labels.table
-        line = self._line(labels, query)
+        line = self._line(labels, query, totals=totals)
         if line is None:
             return None
         match, is_column = line
@@ -554,6 +566,13 @@ class TableAnswerer:
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         found = _Found(operation, chosen, match.score, label, is_column)
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        # the total the extreme left out names the whole its parts make up ("região de Mato Grosso")
+        total_labels = (
+            [labels.rows[i] for i in table.total_rows]
+            if is_column
+            else [labels.columns[j] for j in table.total_columns]
+        )
+        found.addressed |= set().union(*total_labels)
         return found
 
     @staticmethod

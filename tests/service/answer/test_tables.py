@@ -307,3 +307,21 @@ def test_of_two_total_columns_the_grand_total_is_read() -> None:
     assert_cites_cell(answer, grid, "Beta", 5, "outlay")
     pt = ask("Qual foi o gasto total de Gamma?", table_page("outlay", grid))
     assert pt is not None and "60" in pt.text and pt.text.startswith("Segundo a tabela")
+
+
+def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_by() -> None:
+    """'Which region of Alto Vale had the largest area': the area row over the regions; the
+    Alto Vale column (the sum of the regions) is named as the place, not as the line."""
+    grid = synthetic_grid(
+        ["Regiões", "Leste", "Oeste", "Norte", "Centro", "Alto Vale"],
+        [
+            ["Área 16/17 (ha)", "300", "900", "200", "100", "1.500"],
+            ["19-mai-17", "1,0%", "2,0%", "3,0%", "4,0%", "2,0%"],
+            ["26-mai-17", "5,0%", "6,0%", "7,0%", "8,0%", "6,5%"],
+            ["2-jun-17", "9,0%", "9,5%", "9,9%", "9,1%", "9,4%"],
+        ],
+    )
+    page = table_page("safra", grid)
+    answer = ask("Qual região do Alto Vale tinha a maior área na safra 16/17?", page)
+    assert answer is not None and answer.operation == "argmax"
+    assert "Oeste" in answer.text and "900" in answer.text and "1.500" not in answer.text
