@@ -99,8 +99,8 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     record ..." without the figure), while one a little lower states it: the sentences that
     hold every key term and a value of the asked kind (service/answer/status.py) are quoted
     alone when one scores near the best, so the answer carries the fact and cites only pages
-    that state it. Otherwise the sentences that state a value of the asked kind go first,
-    then the others near the best."""
+    that state it. Otherwise, among the sentences near the best, those that state a value of
+    the asked kind go first."""
     if not ranked:
         return []
     best = ranked[0].score
@@ -112,7 +112,7 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     near = [c for c in ranked if c.score >= best * QUOTE_REACH]
     if test.asked is None:
         return near
-    valued = [c for c in reach if test.states_value(c.sentence)]
+    valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
 
 

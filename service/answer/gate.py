@@ -385,7 +385,7 @@ class RelevanceGate:
 
 # a line break inside a sentence: the line does not end like one and the next goes on in
 # lower case or with a number ("...troisième région solaire en France avec" | "945 MW raccordés")
-_CONTINUED = re.compile(r"(?<![.!?;:])\n+(?=[a-zà-ÿ0-9(])")
+_CONTINUED = re.compile(r"(?<![.!?;:])\n+(?=[a-zà-ÿ0-9])")
 
 
 def sentences(text: str, *, table: bool = False) -> list[str]:

@@ -154,6 +154,11 @@ def test_key_rule_names_tolerates_a_value_written_unreadably() -> None:
             ["Commune de Séranon", "Le parc solaire atteint 10 387 MW."],
         ),
         ("It ended.\n945 MW came later.", ["It ended.", "945 MW came later."]),
+        # a running header, then a source line in brackets: two lines
+        (
+            "Commune de Séranon (06)\n(Source : SRADDET PACA)",
+            ["Commune de Séranon (06)", "(Source : SRADDET PACA)"],
+        ),
     ],
 )
 def test_sentences_join_lines_a_paragraph_was_cut_into(text: str, expected: list[str]) -> None:
