@@ -244,23 +244,22 @@ def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
 
 
 def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate]:
-    """The candidates from pages that hold every name of the question. A name found on one
-    evidence page does not make another page's sentence an answer: "Tamil Nadu's total
-    public health outlay" is not answered by the outlay table of other states because the
-    rainfall table on the next page lists Tamil Nadu."""
+    """The candidates from documents whose evidence pages hold every name of the question.
+    A name found in another document does not make this one's sentence an answer: "Tamil
+    Nadu's total public health outlay" is not answered by the outlay table of other states
+    because the rainfall table of another document lists Tamil Nadu. Within one document
+    the names may sit on different pages (the bulletin's place on its cover, the resolution
+    it cites on page 3)."""
     names = [t for t in question_key_terms(question) if t.name]
     if not names:
         return candidates
-    holds: dict[tuple[str, int], bool] = {}
-    kept = []
+    texts: dict[str, dict[int, str]] = {}
     for cand in candidates:
-        key = (cand.page.doc_id, cand.page.page_no)
-        if key not in holds:
-            hay = Haystack("\n".join([cand.page.title, *(c.text for c in cand.page.chunks)]))
-            holds[key] = all(hay.contains(t) for t in names)
-        if holds[key]:
-            kept.append(cand)
-    return kept
+        pages = texts.setdefault(cand.page.doc_id, {})
+        if cand.page.page_no not in pages:
+            pages[cand.page.page_no] = "\n".join([cand.page.title, *(c.text for c in cand.page.chunks)])
+    holds = {doc: all(Haystack("\n".join(p.values())).contains(t) for t in names) for doc, p in texts.items()}
+    return [c for c in candidates if holds[c.page.doc_id]]
 
 
 def decide(

@@ -180,3 +180,19 @@ def test_a_name_on_another_page_does_not_make_a_sentence_an_answer(gate: Relevan
     assert all(c.page.doc_id == "doc1" for c in result.candidates)
     listed = outlay + " The total public health outlay in the 2012-13 budget of Tamil Nadu was 31,457,126."
     assert grade(gate, question, listed, rainfall).passed
+
+
+def test_names_may_sit_on_different_pages_of_one_document(gate: RelevanceGate) -> None:
+    question = "Qual o número da Resolução CONAMA citada no boletim de Salvador?"
+    cover = ChunkEvidence(
+        "bol", 1, 0, "Boletim de balneabilidade de Salvador, 26/2010.", [0, 0, 1, 1], [600, 800], 1, 1.0
+    )
+    rule = ChunkEvidence(
+        "bol", 3, 0, "A Resolução CONAMA nº 274 define os critérios.", [0, 0, 1, 1], [600, 800], 1, 1.0
+    )
+    pages = [
+        PageEvidence("bol", n, "Boletim", "bol.pdf", "pdf", 1.0, chunks=[c])
+        for n, c in ((3, rule), (1, cover))
+    ]
+    result = gate.grade(question, SearchResult("q", pages, gate.text.embed([question])[0], {}))
+    assert any(c.page.page_no == 3 for c in result.candidates)
