@@ -99,19 +99,20 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     record ..." without the figure), while one a little lower states it: the sentences that
     hold every key term and a value of the asked kind (service/answer/status.py) are quoted
     alone when one scores near the best, so the answer carries the fact and cites only pages
-    that state it. Otherwise, among the sentences near the best, those that state a value of
+    that state it; only for questions that ask for a value (a "which" question's answer
+    need not hold its key terms). Otherwise, among the sentences near the best, those that state a value of
     the asked kind go first."""
     if not ranked:
         return []
     best = ranked[0].score
     test = AnswerTest(question)
+    near = [c for c in ranked if c.score >= best * QUOTE_REACH]
+    if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
+        return near
     reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
     answering = [c for c in reach if test.answers(c.sentence)]
     if answering:
         return answering
-    near = [c for c in ranked if c.score >= best * QUOTE_REACH]
-    if test.asked is None:
-        return near
     valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
 
