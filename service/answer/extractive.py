@@ -23,7 +23,7 @@ from __future__ import annotations
 from ingest.values import find_numbers
 from service.answer.gate import Candidate, Grade, RelevanceGate
 from service.answer.markers import cite_label, neutralise, parse
-from service.answer.status import answer_status
+from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
@@ -50,8 +50,7 @@ class ExtractiveAnswerer:
         ranked = sorted(candidates, key=lambda c: -c.score)
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
-        chosen = [c for c in pool if c.score >= pool[0].score * 0.85]
-        chosen = _dedupe(chosen)[: self.max_sentences]
+        chosen = _dedupe(choose(question, pool))[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
             quote = neutralise(cand.sentence, fragment=True)
@@ -88,6 +87,34 @@ class ExtractiveAnswerer:
             invalid_citations=invalid,
             status="answer",
         )
+
+
+QUOTE_REACH = 0.85  # passages: the sentences scoring this share of the best one
+ANSWER_REACH = 0.7  # a sentence that states the asked thing is quoted down to this share
+
+
+def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
+    """The sentences to quote, best first, from candidates ranked by score. The best-scoring
+    sentence often only restates the question ("The average cost incurred for each lost
+    record ..." without the figure), while one a little lower states it: the sentences that
+    hold every key term and a value of the asked kind (service/answer/status.py) are quoted
+    alone when one scores near the best, so the answer carries the fact and cites only pages
+    that state it; only for questions that ask for a value (a "which" question's answer
+    need not hold its key terms). Otherwise, among the sentences near the best, those that state a value of
+    the asked kind go first."""
+    if not ranked:
+        return []
+    best = ranked[0].score
+    test = AnswerTest(question)
+    near = [c for c in ranked if c.score >= best * QUOTE_REACH]
+    if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
+        return near
+    reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
+    answering = [c for c in reach if test.answers(c.sentence)]
+    if answering:
+        return answering
+    valued = [c for c in near if test.states_value(c.sentence)]
+    return valued + [c for c in near if all(c is not v for v in valued)]
 
 
 def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:

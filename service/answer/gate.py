@@ -246,6 +246,25 @@ def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
     return [t for t in question_key_terms(question) if not haystack.contains(t)]
 
 
+def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates from documents whose evidence pages hold every name of the question.
+    A name found in another document does not make this one's sentence an answer: "Tamil
+    Nadu's total public health outlay" is not answered by the outlay table of other states
+    because the rainfall table of another document lists Tamil Nadu. Within one document
+    the names may sit on different pages (the bulletin's place on its cover, the resolution
+    it cites on page 3)."""
+    names = [t for t in question_key_terms(question) if t.name]
+    if not names:
+        return candidates
+    texts: dict[str, dict[int, str]] = {}
+    for cand in candidates:
+        pages = texts.setdefault(cand.page.doc_id, {})
+        if cand.page.page_no not in pages:
+            pages[cand.page.page_no] = "\n".join([cand.page.title, *(c.text for c in cand.page.chunks)])
+    holds = {doc: all(Haystack("\n".join(p.values())).contains(t) for t in names) for doc, p in texts.items()}
+    return [c for c in candidates if holds[c.page.doc_id]]
+
+
 def decide(
     candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
 ) -> Verdict:
@@ -313,6 +332,7 @@ class RelevanceGate:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         pages = result.pages[: self.evidence_pages]
         candidates = self._score(question, self._candidates(pages), result)
+        candidates = on_named_pages(question, candidates)
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
         verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)
@@ -364,11 +384,24 @@ class RelevanceGate:
         out = []
         for page in pages:
             for chunk in page.chunks[:4]:
-                for sentence in _SENTENCE.split(chunk.text):
-                    sentence = " ".join(sentence.split())
+                for sentence in sentences(chunk.text, table=chunk.table is not None):
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+# a line break inside a sentence: the line does not end like one and the next goes on in
+# lower case or with a number ("...troisième région solaire en France avec" | "945 MW raccordés")
+_CONTINUED = re.compile(r"(?<![.!?;:])\n+(?=[a-zà-ÿ0-9])")
+
+
+def sentences(text: str, *, table: bool = False) -> list[str]:
+    """The sentences of a chunk's text. PDF text blocks break paragraphs into lines that are
+    not sentences; a break followed by lower case or a number continues the sentence. A
+    table chunk's lines are its rows: each stays one line."""
+    if not table:
+        text = _CONTINUED.sub(" ", text)
+    return [" ".join(s.split()) for s in _SENTENCE.split(text) if s.strip()]
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

@@ -27,12 +27,24 @@ _ASKS_DATE = re.compile(
     r"\b(when|quando|cuando|quand|what date|which date|which year|what year|in what year|in which year|"
     r"em que (?:data|ano|dia|mes)|qual (?:a data|o ano|o dia)|en que (?:fecha|ano)|en quelle annee)\b"
 )
+_QUANTITY_EN = (
+    "number|total|amount|value|rate|area|percentage|share|capacity|population|revenue|count|cost|price|"
+    "fine|average|mean|size|length|height|depth|weight|dose|concentration|temperature|output|production|"
+    "growth|deviation|time|score|budget|outlay|spending|expenditure"
+)
+_QUANTITY_PT = (
+    "numero|total|valor|taxa|area|percentual|porcentagem|quantidade|potencia|populacao|receita|media|"
+    "custo|preco|multa|capacidade|producao|concentracao|temperatura|crescimento|desvio|tempo|gasto|"
+    "orcamento|dose|producao|extensao|altura|profundidade|peso"
+)
+_QUANTITY_FR = "puissance|capacite|production|part|taux|nombre|montant|valeur|superficie|surface|croissance"
 _ASKS_NUMBER = re.compile(
     r"\b(how many|how much|how long|how far|how tall|how big|how large|what percentage|what share|"
-    r"what proportion|what (?:was|is|were|are) the (?:number|total|amount|value|rate|area|percentage|share|"
-    r"capacity|population|revenue|count)|quant[oa]s?|qual (?:o|a|foi o|foi a|era o|era a) "
-    r"(?:numero|total|valor|taxa|area|percentual|porcentagem|quantidade|potencia|populacao|receita|media)|"
-    r"que percentual|cuant[oa]s?|combien)\b"
+    r"what proportion|"
+    rf"what (?:was|is|were|are) (?:the|its|their|[\w-]+['’]s) (?:[\w-]+ ){{0,3}}(?:{_QUANTITY_EN})|"
+    rf"quant[oa]s?|qual (?:(?:foi|era|e) )?(?:o|a) (?:[\w/-]+ ){{0,3}}(?:{_QUANTITY_PT})|"
+    r"que percentual|cuant[oa]s?|combien|"
+    rf"quel(?:le)?s? (?:(?:est|etait|a ete) )?(?:la |le )?(?:{_QUANTITY_FR}))\b"
 )
 
 
@@ -60,16 +72,26 @@ def _states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
     return bool(numbers - given)
 
 
+class AnswerTest:
+    """Whether one sentence states the asked thing: every key term of the question, and a
+    value of the asked kind the question does not give (when it asks for one)."""
+
+    def __init__(self, question: str) -> None:
+        self.terms = question_key_terms(question)
+        self.asked = asked_value(question)
+        self.given = {value for term in self.terms for value in term.values}
+        self.given |= {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
+
+    def states_value(self, sentence: str) -> bool:
+        """A value of the asked kind that the question does not give (True when none is asked)."""
+        return self.asked is None or _states_value(sentence, self.asked, self.given)
+
+    def answers(self, sentence: str) -> bool:
+        hay = Haystack(sentence)
+        return all(hay.contains(t) for t in self.terms) and self.states_value(sentence)
+
+
 def answer_status(question: str, chosen: Sequence[Candidate]) -> AnswerStatus:
     """ "answer" when one chosen sentence states the asked thing, else "passages"."""
-    terms = question_key_terms(question)
-    asked = asked_value(question)
-    given = {value for term in terms for value in term.values}
-    given |= {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
-    for cand in chosen:
-        hay = Haystack(cand.sentence)
-        if not all(hay.contains(t) for t in terms):
-            continue
-        if asked is None or _states_value(cand.sentence, asked, given):
-            return "answer"
-    return "passages"
+    test = AnswerTest(question)
+    return "answer" if any(test.answers(c.sentence) for c in chosen) else "passages"

@@ -247,6 +247,18 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     return rows, columns
 
 
+def grand_total(table: EvidenceTable, totals: set[int], *, rows: bool) -> int:
+    """The grand total among several total rows (or columns): the one holding the largest
+    values, the last on a tie. The public health outlay table has two "Total / Revenue &
+    Capital" columns, a subtotal of revenue and capital and, after "Others", the total of all."""
+
+    def size(k: int) -> float:
+        cells = table.rows[k] if rows else [r[k] for r in table.rows]
+        return sum(abs(c.number) for c in cells if c.number is not None)
+
+    return max(sorted(totals), key=lambda k: (size(k), k))
+
+
 def _names_total(label: str) -> bool:
     return any(_TOTAL_LABEL.match(fold(part)) for part in label.split(" / "))
 
@@ -409,7 +421,7 @@ class TableAnswerer:
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
-            found = self._extreme(labels, extreme, line_query)
+            found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
         else:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
@@ -482,12 +494,13 @@ class TableAnswerer:
             return None
         match, is_column = line
         label = table.columns[match.index] if is_column else row_label(table, match.index)
-        totals = sorted(table.total_rows if is_column else table.total_columns)
+        totals = table.total_rows if is_column else table.total_columns
         if totals:
-            cell = (totals[0], match.index) if is_column else (match.index, totals[0])
+            grand = grand_total(table, totals, rows=is_column)
+            cell = (grand, match.index) if is_column else (match.index, grand)
             if table.rows[cell[0]][cell[1]].empty:
                 return None
-            total_label = row_label(table, totals[0]) if is_column else table.columns[totals[0]]
+            total_label = row_label(table, grand) if is_column else table.columns[grand]
             found = _Found("total", [cell], match.score, label, is_column, total_label)
         elif is_column and table.complete:
             cells = [
@@ -503,8 +516,11 @@ class TableAnswerer:
         return found
 
     @staticmethod
-    def _line(labels: _Labels, query: set[str]) -> tuple[_Match, bool] | None:
-        """The one numeric row or column the question names (True: a column)."""
+    def _line(labels: _Labels, query: set[str], *, totals: bool = True) -> tuple[_Match, bool] | None:
+        """The one numeric row or column the question names (True: a column). `totals`
+        False: a total line is taken only when the question names no other line ("Qual
+        região de Mato Grosso tinha a maior área": the area row over the regions, not the
+        Mato Grosso column, the sum of the regions, over the rows)."""
         table = labels.table
         over_rows, over_columns = _entities(table, True), _entities(table, False)
         candidates = [
@@ -517,6 +533,13 @@ class TableAnswerer:
             for m in labels.match_rows(query)
             if _numeric([table.rows[m.index][j] for j in over_columns])
         ]
+        if not totals:
+            plain = [
+                (m, is_column)
+                for m, is_column in candidates
+                if m.index not in (table.total_columns if is_column else table.total_rows)
+            ]
+            candidates = plain or candidates
         candidates.sort(key=lambda c: -c[0].score)
         if not candidates or (
             len(candidates) > 1 and candidates[1][0].score >= candidates[0][0].score - 1e-6
@@ -524,10 +547,12 @@ class TableAnswerer:
             return None
         return candidates[0]
 
-    def _extreme(self, labels: _Labels, operation: Operation, query: set[str]) -> _Found | None:
+    def _extreme(
+        self, labels: _Labels, operation: Operation, query: set[str], *, totals: bool = True
+    ) -> _Found | None:
         """The largest (smallest) value of the line the question names, ties all kept."""
         table = labels.table
-        line = self._line(labels, query)
+        line = self._line(labels, query, totals=totals)
         if line is None:
             return None
         match, is_column = line
@@ -541,6 +566,13 @@ class TableAnswerer:
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         found = _Found(operation, chosen, match.score, label, is_column)
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        # the total the extreme left out names the whole its parts make up ("região de Mato Grosso")
+        total_labels = (
+            [labels.rows[i] for i in table.total_rows]
+            if is_column
+            else [labels.columns[j] for j in table.total_columns]
+        )
+        found.addressed |= set().union(*total_labels)
         return found
 
     @staticmethod

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
-from service.answer.extractive import title_like
-from service.answer.gate import key_terms, missing_key_terms, question_language
+from service.answer.extractive import choose, title_like
+from service.answer.gate import Candidate, key_terms, missing_key_terms, question_language
 from service.answer.markers import parse
 from service.carta import Carta
 from service.query.types import SearchQuery
@@ -120,3 +120,38 @@ def test_a_marker_inside_the_quoted_text_is_neutralised_and_not_a_citation(
 )
 def test_titles_and_headings_are_not_quoted_as_answers(line: str, title: bool) -> None:
     assert title_like(line) is title
+
+
+def scored(*pairs: tuple[str, float]) -> list[Candidate]:
+    return [Candidate(s, None, None, score=score) for s, score in pairs]  # type: ignore[arg-type]
+
+
+def test_the_sentence_stating_the_asked_value_is_quoted_alone() -> None:
+    """The best-scoring sentence restates the question; the one stating the figure scores a
+    little lower and is the answer (the others are not quoted, nor their pages cited)."""
+    question = "What was the average cost incurred for each lost record in the IBM study?"
+    ranked = scored(
+        ("The average cost incurred for each lost record is a concern of every IBM client.", 0.80),
+        ("This IBM Redpaper publication provides information about RCAC.", 0.74),
+        ("In the IBM study, the cost for each lost record increased more than 9% to $145.", 0.66),
+    )
+    assert [c.sentence for c in choose(question, ranked)] == [ranked[2].sentence]
+    pt = "Qual foi a área total de milho em Mato Grosso na safra 16/17?"
+    ranked = scored(
+        ("A área de milho em Mato Grosso é acompanhada pelo IMEA.", 0.9),
+        ("Na safra 16/17, a área de milho em Mato Grosso somou 4.738.950 ha.", 0.7),
+    )
+    assert choose(pt, ranked) == [ranked[1]]
+
+
+def test_without_an_answering_sentence_value_sentences_go_first() -> None:
+    question = "How many MW were connected in Occitanie in 2016?"
+    ranked = scored(
+        ("Occitanie is the second solar region of France.", 0.9),
+        ("The region publishes a yearly solar report.", 0.88),
+        ("The connected capacity reached 945 MW in 2016.", 0.8),
+        ("Commune de Séranon (06) - 20 décembre 2022", 0.7),  # a value, but far from the best
+    )
+    assert choose(question, ranked) == [ranked[2], ranked[0], ranked[1]]
+    # no value asked: the sentences near the best, in score order
+    assert choose("Which region leads French solar capacity?", ranked) == ranked[:3]

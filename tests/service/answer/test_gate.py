@@ -13,6 +13,7 @@ from service.answer.gate import (
     key_terms,
     missing_key_terms,
     question_language,
+    sentences,
 )
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
@@ -136,3 +137,62 @@ def test_key_rule_names_tolerates_a_value_written_unreadably() -> None:
     chart_page = "Nouvelle-Aquitaine installed capacity (chart, axis in MW)"
     assert missing_key_terms(question, [chart_page]) == ["31 december 2020"]
     assert GateParams(key_rule="names").key_rule == "names"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a paragraph PyMuPDF cut into blocks: the break before lower case or a number goes on
+        (
+            "En 2016, la région était la troisième région solaire en France avec\n945 MW raccordés.",
+            ["En 2016, la région était la troisième région solaire en France avec 945 MW raccordés."],
+        ),
+        ("The estimate was\nrevised in 2019. It held.", ["The estimate was revised in 2019.", "It held."]),
+        # a heading before a paragraph, and a sentence's end, still break
+        (
+            "Commune de Séranon\nLe parc solaire atteint 10 387 MW.",
+            ["Commune de Séranon", "Le parc solaire atteint 10 387 MW."],
+        ),
+        ("It ended.\n945 MW came later.", ["It ended.", "945 MW came later."]),
+        # a running header, then a source line in brackets: two lines
+        (
+            "Commune de Séranon (06)\n(Source : SRADDET PACA)",
+            ["Commune de Séranon (06)", "(Source : SRADDET PACA)"],
+        ),
+    ],
+)
+def test_sentences_join_lines_a_paragraph_was_cut_into(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
+
+
+def test_a_table_chunks_rows_stay_one_line_each() -> None:
+    rows = "Região: Norte · Área (ha): 300.110\nRegião: Oeste · Área (ha): 533.113"
+    assert sentences(rows, table=True) == rows.split("\n")
+    assert sentences("Região: Norte\nárea 300.110", table=True) == ["Região: Norte", "área 300.110"]
+
+
+def test_a_name_on_another_page_does_not_make_a_sentence_an_answer(gate: RelevanceGate) -> None:
+    question = "What was Tamil Nadu's total public health outlay in the 2012-13 budget?"
+    outlay = "The total public health outlay in the 2012-13 budget of Andhra Pradesh was 73,980,669."
+    rainfall = "TAMILNADU · Day 10-07-2016 actual 36.9 mm, normal 8.9 mm."
+    result = grade(gate, question, outlay, rainfall)
+    assert not result.passed and result.missing == []  # every name is somewhere, on no answering page
+    assert all(c.page.doc_id == "doc1" for c in result.candidates)
+    listed = outlay + " The total public health outlay in the 2012-13 budget of Tamil Nadu was 31,457,126."
+    assert grade(gate, question, listed, rainfall).passed
+
+
+def test_names_may_sit_on_different_pages_of_one_document(gate: RelevanceGate) -> None:
+    question = "Qual o número da Resolução CONAMA citada no boletim de Salvador?"
+    cover = ChunkEvidence(
+        "bol", 1, 0, "Boletim de balneabilidade de Salvador, 26/2010.", [0, 0, 1, 1], [600, 800], 1, 1.0
+    )
+    rule = ChunkEvidence(
+        "bol", 3, 0, "A Resolução CONAMA nº 274 define os critérios.", [0, 0, 1, 1], [600, 800], 1, 1.0
+    )
+    pages = [
+        PageEvidence("bol", n, "Boletim", "bol.pdf", "pdf", 1.0, chunks=[c])
+        for n, c in ((3, rule), (1, cover))
+    ]
+    result = gate.grade(question, SearchResult("q", pages, gate.text.embed([question])[0], {}))
+    assert any(c.page.page_no == 3 for c in result.candidates)

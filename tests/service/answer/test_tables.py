@@ -265,3 +265,63 @@ def test_sample_tables_answer_codes_and_text_cells(samples_dir: Path) -> None:
     products = corpus_grid(samples_dir / "quarterly_report_q3_2024.pdf", page_no=4)
     sku = ask("What was the Q3 2024 revenue of SKU NW-5502?", table_page("q3", products, page_no=4))
     assert sku is not None and "SKU NW-5502" in sku.text and "4.1" in sku.text
+
+
+def synthetic_grid(columns: list[str], rows: list[list[str]], title: str = "") -> Grid:
+    """A grid with one 10 pt high, 60 pt wide box per cell, as ingestion hands it over."""
+    body = [
+        [
+            {"text": text, "bbox": [60.0 * j, 100.0 + 10 * i, 60.0 * j + 50, 108.0 + 10 * i]}
+            for j, text in enumerate(r)
+        ]
+        for i, r in enumerate(rows)
+    ]
+    bottom = 108.0 + 10 * (len(rows) - 1)
+    return {
+        "table_no": 0,
+        "title": title,
+        "columns": columns,
+        "header_rows": 1,
+        "rows": body,
+        "first_row": 0,
+        "bbox": [0.0, 90.0, 60.0 * len(columns), bottom],
+        "page_size": [600.0, 800.0],
+    }
+
+
+def test_of_two_total_columns_the_grand_total_is_read() -> None:
+    """A subtotal column and the grand total after "Others" share the label "Total"."""
+    grid = synthetic_grid(
+        ["State", "Revenue", "Capital", "Total / Revenue & Capital", "Others", "Total / Revenue & Capital"],
+        [
+            ["Alpha", "100", "20", "120", "30", "150"],
+            ["Beta", "200", "40", "240", "60", "300"],
+            ["Gamma", "50", "5", "55", "5", "60"],
+            ["Delta", "70", "10", "80", "20", "100"],
+        ],
+        title="Public Health Outlay 2012-13 (Rs. in 000)",
+    )
+    answer = ask("What was Beta's total public health outlay in 2012-13?", table_page("outlay", grid))
+    assert answer is not None and answer.operation == "total"
+    assert "300" in answer.text and "240" not in answer.text
+    assert_cites_cell(answer, grid, "Beta", 5, "outlay")
+    pt = ask("Qual foi o gasto total de Gamma?", table_page("outlay", grid))
+    assert pt is not None and "60" in pt.text and pt.text.startswith("Segundo a tabela")
+
+
+def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_by() -> None:
+    """'Which region of Alto Vale had the largest area': the area row over the regions; the
+    Alto Vale column (the sum of the regions) is named as the place, not as the line."""
+    grid = synthetic_grid(
+        ["Regiões", "Leste", "Oeste", "Norte", "Centro", "Alto Vale"],
+        [
+            ["Área 16/17 (ha)", "300", "900", "200", "100", "1.500"],
+            ["19-mai-17", "1,0%", "2,0%", "3,0%", "4,0%", "2,0%"],
+            ["26-mai-17", "5,0%", "6,0%", "7,0%", "8,0%", "6,5%"],
+            ["2-jun-17", "9,0%", "9,5%", "9,9%", "9,1%", "9,4%"],
+        ],
+    )
+    page = table_page("safra", grid)
+    answer = ask("Qual região do Alto Vale tinha a maior área na safra 16/17?", page)
+    assert answer is not None and answer.operation == "argmax"
+    assert "Oeste" in answer.text and "900" in answer.text and "1.500" not in answer.text
