@@ -183,6 +183,17 @@ class DatasetRef(Wire):
     name: str | None = Field(None, description="Dataset name.")
 
 
+class UnknownOut(Wire):
+    """What the question asked of that the datasets do not hold, and what they do hold."""
+
+    kind: str | None = Field(None, description='"attribute" or "category".')
+    name: str | None = Field(None, description="The attribute or category asked of (None: none was named).")
+    available: list[str] | None = Field(None, description="What the datasets hold instead.")
+    by_dataset: dict[str, list[str]] | None = Field(
+        None, description="Attributes: each dataset's file name -> its numeric attributes."
+    )
+
+
 class GraphEvidenceOut(Wire):
     """Relational evidence computed from the loaded geodata. Relational answers carry
     constraints, area, zones, pois, pairs; corpus-wide ones kind="global", zones and
@@ -235,7 +246,9 @@ class GraphEvidenceOut(Wire):
     value: Any = Field(None, description="The analytical answer's value (a count, a sum, ...).")
     rows: list[AnalyticRowOut] | None = Field(None, description="The analytical answer's rows.")
     total: int | None = Field(None, description="Rows before truncation.")
-    unknown: int | None = Field(None, description="Features lacking the attribute.")
+    unknown: UnknownOut | None = Field(
+        None, description="Set instead of a value when the asked attribute or category is not in the data."
+    )
     datasets: list[DatasetRef] | None = Field(None, description="Datasets the answer was computed from.")
     notes: list[str] | None = Field(None, description="Parser and executor notes (defaults, clamps).")
     geojson: FeatureCollection | None = Field(None, description="The evidence as map features.")

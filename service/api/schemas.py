@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+import logging
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
 from index.registry import Document, PageRecord
@@ -16,6 +17,9 @@ from service.api.graph_schemas import GeoJSONPolygon, GraphEvidenceOut, Resolved
 from service.auth import Role
 from service.query.geo_filter import GeoSpec
 from service.query.types import PriorMode, SearchResult
+
+log = logging.getLogger(__name__)
+WireT = TypeVar("WireT", bound=Wire)
 
 PriorModeIn = PriorMode  # one definition, in service.query.types
 PRIOR_MODE_HELP = (
@@ -563,8 +567,8 @@ def search_response(result: SearchResult, understood: dict[str, Any] | None = No
         query=result.query,
         results=_page_hits(result.pages, result.query),
         timings_ms=result.timings_ms,
-        geo_filter=result.geo_filter,
-        geo_prior=result.geo_prior,
+        geo_filter=documented(ResolvedGeoOut, result.geo_filter),
+        geo_prior=documented(ResolvedGeoOut, result.geo_prior),
         understood=understood,
         plan=result.plan,
     )
@@ -588,6 +592,24 @@ def page_hits(pages: list) -> list[PageHit]:
     return _page_hits(pages)
 
 
+def documented(model: type[WireT], data: dict[str, Any] | None) -> WireT | None:
+    """`data` as its documented model. A key whose value the model does not describe (its
+    type changed before its schema did) is left out with a warning: the answer goes out
+    without that detail, never as a 500."""
+    if data is None:
+        return None
+    kept = dict(data)
+    while True:
+        try:
+            return model.model_validate(kept)
+        except ValidationError as exc:
+            bad = {str(e["loc"][0]) for e in exc.errors() if e["loc"]} & set(kept)
+            if not bad:
+                raise
+            log.warning("%s: %s left out, not as the schema says: %s", model.__name__, sorted(bad), exc)
+            kept = {k: v for k, v in kept.items() if k not in bad}
+
+
 def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> AskResponse:
     return AskResponse(
         question=answer.question,
@@ -600,15 +622,15 @@ def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> As
         citations=citations_out(answer.citations),
         evidence=_page_hits(answer.evidence, answer.question),
         timings_ms=answer.timings_ms,
-        geo_filter=answer.geo_filter,
-        geo_prior=answer.geo_prior,
-        graph=answer.graph,
+        geo_filter=documented(ResolvedGeoOut, answer.geo_filter),
+        geo_prior=documented(ResolvedGeoOut, answer.geo_prior),
+        graph=documented(GraphEvidenceOut, answer.graph),
         answerer=answer.answerer,
         invalid_citations=[
             InvalidCitationOut(doc_id=c.doc_id, page_no=c.page_no, reason=c.reason)
             for c in answer.invalid_citations
         ],
-        usage=answer.usage,
+        usage=documented(UsageOut, answer.usage),
         understood=understood,
         plan=answer.plan,
     )
