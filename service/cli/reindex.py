@@ -7,7 +7,8 @@ from service.cli.common import console, fail, open_carta
 
 def reindex() -> None:
     """Bring documents indexed under another profile (lite/visual) up to the configured one,
-    from the stored page images; documents indexed with another text model are listed."""
+    from the stored page images, and give pages indexed before CARTA_PAGE_POOLING their pooled
+    vectors; documents indexed with another text model are listed."""
     from service.reindex import reindex as reindex_documents  # the pipeline (PyMuPDF): this command only
 
     carta = open_carta()
@@ -17,6 +18,8 @@ def reindex() -> None:
         )
     finally:
         carta.close()
+    if report.pooled_pages:
+        console.print(f"added pooled first-stage vectors to {report.pooled_pages} page(s)")
     console.print(f"re-indexed {len(report.reindexed)} document(s) for profile {carta.profile}")
     if report.needs_upload:
         fail(
