@@ -61,8 +61,10 @@ eval: install samples
 
 # Speed and size: ingestion + per-channel latency on the real corpus, start-up of the CLI and
 # the server, then the store on synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a
-# bigger run). JSON in bench/.
+# bigger run), then search through the service at scale (BENCH_SCALE_PAGES=100000 for the big
+# index: ~20 GB of disk and hours here). JSON in bench/.
 BENCH_SIZES ?= 1000,10000
+BENCH_SCALE_PAGES ?= 10000
 GRAPH_BENCH_N ?= 100000
 BENCH_VISUAL_PAGES ?= 10000
 bench: install
@@ -71,5 +73,6 @@ bench: install
 	$(PY) scripts/bench_startup.py --out bench/startup.json
 	$(PY) scripts/bench_ask.py --out bench/ask.json
 	$(PY) scripts/bench_store.py --sizes $(BENCH_SIZES) --out bench/store.json
+	$(PY) scripts/bench_scale.py --pages $(BENCH_SCALE_PAGES) --out bench/scale.json
 	$(PY) scripts/bench_graph.py --n $(GRAPH_BENCH_N) --out bench/graph.json
 	$(PY) scripts/bench_visual.py --pages $(BENCH_VISUAL_PAGES) --binary --out bench/visual.json

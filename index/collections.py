@@ -60,17 +60,21 @@ def visual_collection(encoder_slug: str, dim: int, clip_slug: str, clip_dim: int
     )
 
 
+def pages_collection_name(encoder_slug: str) -> str:
+    return f"pages__{encoder_slug}"
+
+
 def lite_collections(
     encoder_slug: str, dim: int, sparse_names: tuple[str, ...], page_pooled: bool = False
 ) -> Collections:
     """`page_pooled`: the pages also hold a pooled multivector (the first stage of the page
-    channel, CARTA_PAGE_POOLING); same collection name, so a data dir built the other way
-    asks for a re-index instead of mixing pages with and without it."""
+    channel, CARTA_PAGE_POOLING); same collection name: the service opens a data dir built
+    without it as it is (exact MaxSim) until `carta reindex` adds it (service/reindex.py)."""
     page_vectors = [DenseSpec(PAGE_VECTOR, dim, multivector=True, hnsw=False, float16=True)]
     if page_pooled:
         page_vectors.append(DenseSpec(POOLED_VECTOR, dim, multivector=True, hnsw=False, float16=True))
     pages = CollectionSpec(
-        name=f"pages__{encoder_slug}",
+        name=pages_collection_name(encoder_slug),
         dense=tuple(page_vectors),
         indexes=_COMMON_INDEXES,
     )

@@ -22,6 +22,7 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import threading
 import time
 from collections.abc import Sequence
@@ -280,6 +281,28 @@ class EdgeStore(VectorStore):
             E.ScrollRequest(limit=limit, filter=edge_filter(flt), with_payload=True, with_vector=False)
         )
         return [_hit(r) for r in records]
+
+    def stored_vectors(self, collection: str) -> tuple[str, ...] | None:
+        spec_file = self.root / collection / _SPEC_FILE
+        if not spec_file.exists():
+            return None
+        return tuple(d[0] for d in json.loads(spec_file.read_text())["dense"])
+
+    def scroll_points(
+        self, collection: str, limit: int, offset: str | None = None
+    ) -> tuple[list[StorePoint], str | None]:
+        records, next_offset = self._shard(collection).scroll(
+            E.ScrollRequest(limit=limit, offset=offset, with_payload=True, with_vector=True)
+        )
+        points = [StorePoint(str(r.id), dict(r.vector or {}), dict(r.payload or {})) for r in records]
+        return points, None if next_offset is None else str(next_offset)
+
+    def drop_collection(self, collection: str) -> None:
+        with self._write_lock:
+            shard = self._shards.pop(collection, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self.root / collection, ignore_errors=True)
 
     def search(
         self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int

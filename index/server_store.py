@@ -174,6 +174,25 @@ class ServerStore(VectorStore):
         )
         return [_hit(r) for r in records]
 
+    def stored_vectors(self, collection: str) -> tuple[str, ...] | None:
+        if not self.client.collection_exists(collection):
+            return None
+        existing = self.client.get_collection(collection).config.params.vectors
+        return tuple(existing) if isinstance(existing, dict) else ()
+
+    def scroll_points(
+        self, collection: str, limit: int, offset: str | None = None
+    ) -> tuple[list[StorePoint], str | None]:
+        records, next_offset = self.client.scroll(
+            collection, limit=limit, offset=offset, with_payload=True, with_vectors=True
+        )
+        points = [StorePoint(str(r.id), dict(r.vector or {}), dict(r.payload or {})) for r in records]  # type: ignore[arg-type]
+        return points, None if next_offset is None else str(next_offset)
+
+    def drop_collection(self, collection: str) -> None:
+        if self.client.collection_exists(collection):
+            self.client.delete_collection(collection)
+
     def search(
         self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int
     ) -> list[Hit]:

@@ -47,6 +47,23 @@ class VectorStore(ABC):
         """Points matching `flt` (payload only, score 0), up to `limit`."""
 
     @abstractmethod
+    def stored_vectors(self, collection: str) -> tuple[str, ...] | None:
+        """The dense vector names the stored collection holds; None when it does not exist.
+        Lets the service open a collection built with other optional vectors as it is
+        (e.g. pages from before the pooled first stage) instead of refusing it."""
+
+    @abstractmethod
+    def scroll_points(
+        self, collection: str, limit: int, offset: str | None = None
+    ) -> tuple[list[StorePoint], str | None]:
+        """A page of points with their dense vectors and payloads (for copying a collection),
+        and the offset of the next page (None after the last)."""
+
+    @abstractmethod
+    def drop_collection(self, collection: str) -> None:
+        """Remove the collection and its data (nothing when it does not exist)."""
+
+    @abstractmethod
     def search(
         self, collection: str, using: str, vector: VectorValue, flt: Filter | None, limit: int
     ) -> list[Hit]:

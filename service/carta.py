@@ -17,7 +17,13 @@ from docgraph.store import ChunkText, DocGraphStore
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
 from index.backends import open_store
-from index.collections import Collections, lite_collections, visual_collection
+from index.collections import (
+    POOLED_VECTOR,
+    Collections,
+    lite_collections,
+    pages_collection_name,
+    visual_collection,
+)
 from index.page_images import PageImages
 from index.pooling import pool
 from index.registry import Document, Registry
@@ -69,11 +75,21 @@ def load_gazetteer(settings: Settings) -> Gazetteer:
     return gazetteer
 
 
-def page_pooler(settings: Settings) -> Callable[[np.ndarray], np.ndarray] | None:
-    """The lite page multivector's pooling (CARTA_PAGE_POOLING), None when off."""
-    if settings.page_pooling == "off":
-        return None
-    return functools.partial(pool, method=settings.page_pooling, factor=settings.page_pool_factor)
+def page_pooler(settings: Settings) -> Callable[[np.ndarray], np.ndarray]:
+    """The lite page multivector's pooling (CARTA_PAGE_POOLING; sequential when it is off,
+    for a collection that holds pooled vectors all the same: every page keeps one)."""
+    method = "sequential" if settings.page_pooling == "off" else settings.page_pooling
+    return functools.partial(pool, method=method, factor=settings.page_pool_factor)
+
+
+def pages_hold_pooled(store: VectorStore, pages_name: str, settings: Settings) -> bool:
+    """Whether the page collection holds pooled vectors: as stored (a data dir from before
+    the pooled first stage opens as it is, exact MaxSim, until `carta reindex`), or for a
+    new collection as CARTA_PAGE_POOLING says. Carta.reindex_needed tells the user."""
+    stored = store.stored_vectors(pages_name)
+    if stored is None:
+        return settings.page_pooling != "off"
+    return POOLED_VECTOR in stored
 
 
 def load_visual(settings: Settings) -> tuple[VisualProfile | None, str | None]:
@@ -220,18 +236,18 @@ class Carta:
         self.visual: VisualProfile | None
         self.visual_error: str | None
         self.visual, self.visual_error = load_visual(settings)
-        self.collections: Collections = with_visual(
-            lite_collections(
-                self.text.slug, self.text.dim, self.sparse.names, settings.page_pooling != "off"
-            ),
-            self.visual,
-        )
         self.store: VectorStore = open_store(
             settings.data_dir,
             settings.qdrant_url,
             settings.qdrant_api_key,
             shards=settings.qdrant_shards,
             replication=settings.qdrant_replication,
+        )
+        # pages stored with pooled vectors (the default); False on a data dir from before them
+        self.page_pooled = pages_hold_pooled(self.store, pages_collection_name(self.text.slug), settings)
+        self.collections: Collections = with_visual(
+            lite_collections(self.text.slug, self.text.dim, self.sparse.names, self.page_pooled),
+            self.visual,
         )
         for spec in self.collections.all():
             self.store.ensure_collection(spec)
@@ -247,6 +263,7 @@ class Carta:
             visual=self.visual,
             prefetch_limit=settings.prefetch_limit,
             page_prefetch=settings.page_prefetch,
+            page_two_stage=self.page_pooled and settings.page_pooling != "off",
             registry=self.registry,
             gazetteer=self.gazetteer,
         )
@@ -333,7 +350,7 @@ class Carta:
             profile=self.profile,
             geotagger=GeoTagger(self.gazetteer, settings.geo_min_confidence) if settings.geotag else None,
             visual_points=self.visual.points if self.visual else None,
-            page_pool=page_pooler(settings),
+            page_pool=page_pooler(settings) if self.page_pooled else None,
             captioner=captioner(settings),
         )
         if ingestor.index_signature != self.index_signature:  # pragma: no cover - the two must agree
@@ -361,9 +378,17 @@ class Carta:
             self.gazetteer.find_places("Recife")
 
     def reindex_needed(self) -> str | None:
-        """A message telling the user to re-index, if documents were indexed otherwise."""
+        """A message telling the user to re-index, if documents were indexed otherwise (or
+        the pages lack the pooled vectors CARTA_PAGE_POOLING asks for)."""
         stale = self.registry.indexed_otherwise(self.index_signature)
-        return reindex_message(len(stale), self.index_signature) if stale else None
+        if stale:
+            return reindex_message(len(stale), self.index_signature)
+        if self.settings.page_pooling != "off" and not self.page_pooled:
+            return (
+                "the pages have no pooled vectors (indexed before CARTA_PAGE_POOLING): search is exact "
+                "and slower on large corpora; run `carta reindex` to add them"
+            )
+        return None
 
     def _index_graph_pages(self, doc: Document) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""

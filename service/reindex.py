@@ -10,25 +10,34 @@ index/payloads.py. A page without one (an image or scan without text) gets a pay
 the same builder: tenant, ACL, kind and the geo fields of the document's metadata
 position. (Its raster georeference or EXIF position is not kept for a page without text
 in the lite profile, so those cannot come back without an upload.)
+
+Pages stored before the pooled first stage (CARTA_PAGE_POOLING) get their pooled vectors
+from their stored token vectors (`add_pooled_vectors`). The engine cannot add a vector to
+an existing collection, so the page points are copied into a new collection with it, and
+back under the old name; the copy is the source of truth while the old one is rebuilt, so
+an interrupted run resumes on the next `carta reindex` without losing a page.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import numpy as np
 from PIL import Image
 
+from index.collections import PAGE_VECTOR, POOLED_VECTOR, lite_collections
 from index.payloads import Payload, page_payload
 from index.registry import Document
-from index.types import Filter
+from index.types import Filter, StorePoint
+from index.vector_store import VectorStore
 from ingest.formats import point_kind
 from ingest.geotagging import geo_payload
 from ingest.loaders import FileType
 from ingest.pipeline import PAGE_BATCH, point_id
 from ingest.upload import metadata_tags
-from service.carta import Carta
+from service.carta import Carta, page_pooler
 
 log = logging.getLogger(__name__)
 ReindexProgress = Callable[[str, int, int], None]  # (doc_id, pages done, pages in all)
@@ -40,13 +49,19 @@ class ReindexReport:
 
     reindexed: list[str] = field(default_factory=list)  # "tenant/doc_id"
     needs_upload: list[str] = field(default_factory=list)
+    pooled_pages: int = 0  # pages given their pooled first-stage vectors
+
+
+COPY_BATCH = 64  # page points per scroll/upsert while copying (~25 MB of token vectors)
+MIGRATION_SUFFIX = "__pooling"  # the copy of the page collection while it is rebuilt
 
 
 def reindex(carta: Carta, progress: ReindexProgress | None = None) -> ReindexReport:
-    """Re-index every ready document whose recorded profile differs from the current one."""
+    """Add the pages' pooled vectors if they lack them, then re-index every ready document
+    whose recorded profile differs from the current one."""
     signature = carta.ingestor.index_signature
     chunks_name = carta.collections.chunks.name
-    report = ReindexReport()
+    report = ReindexReport(pooled_pages=add_pooled_vectors(carta, progress))
     for tenant, doc_id in carta.registry.indexed_otherwise(signature):
         doc = carta.registry.get(tenant, doc_id)
         if doc is None:
@@ -121,3 +136,65 @@ def _payload_without_text(
         )
 
     return build
+
+
+def add_pooled_vectors(carta: Carta, progress: ReindexProgress | None = None) -> int:
+    """Give every page point its pooled vector (CARTA_PAGE_POOLING on, pages stored without
+    it); returns the pages copied (0 when there is nothing to do). Also finishes a run that
+    was interrupted after the old collection was dropped. The running Carta keeps searching
+    exactly until it is opened again."""
+    if carta.settings.page_pooling == "off":
+        return 0
+    store, old = carta.store, carta.collections.pages
+    copy_name = old.name + MIGRATION_SUFFIX
+    spec = lite_collections(carta.text.slug, carta.text.dim, carta.sparse.names, page_pooled=True).pages
+    copy = replace(spec, name=copy_name)
+    pooler = page_pooler(carta.settings)
+    if POOLED_VECTOR in (store.stored_vectors(old.name) or ()):
+        if store.stored_vectors(copy_name) is None:
+            return 0  # nothing to do
+        store.ensure_collection(copy)  # an interrupted run: the copy holds every page
+        moved = _copy_pages(store, copy_name, spec.name, None, progress)
+        store.drop_collection(copy_name)
+        return moved
+    store.drop_collection(copy_name)  # a copy from an interrupted run (the old one is whole)
+    store.ensure_collection(copy)
+    total = _copy_pages(store, old.name, copy_name, pooler, progress)
+    store.drop_collection(old.name)
+    store.ensure_collection(spec)
+    _copy_pages(store, copy_name, spec.name, None, progress)
+    store.drop_collection(copy_name)
+    log.info("added pooled vectors to %d pages of %s", total, spec.name)
+    return total
+
+
+def _copy_pages(
+    store: VectorStore,
+    source: str,
+    target: str,
+    pooler: Callable[[np.ndarray], np.ndarray] | None,
+    progress: ReindexProgress | None,
+) -> int:
+    """Copy every point of `source` into `target`, adding the pooled vector when `pooler`."""
+    total = store.count(source)
+    done, offset = 0, None
+    while True:
+        points, offset = store.scroll_points(source, COPY_BATCH, offset)
+        if pooler is not None:
+            points = [
+                StorePoint(
+                    p.id,
+                    {
+                        **p.vectors,
+                        POOLED_VECTOR: pooler(np.asarray(p.vectors[PAGE_VECTOR], np.float32)).tolist(),
+                    },
+                    p.payload,
+                )
+                for p in points
+            ]
+        store.upsert(target, points)
+        done += len(points)
+        if progress:
+            progress(f"pages -> {target}", done, total)
+        if offset is None or not points:
+            return done

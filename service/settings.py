@@ -38,13 +38,14 @@ class Settings(BaseSettings):
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
     page_pooling: Literal["off", "sequential", "hierarchical"] = Field(
-        "off",
-        description="Lite page channel: 'off' = exact MaxSim over every page; else a pooled first "
-        "stage (runs of tokens, or token clusters; index/pooling.py) reranked by exact MaxSim.",
+        "sequential",
+        description="Lite page channel: a pooled first stage (runs of tokens, or token clusters; "
+        "index/pooling.py) reranked by exact MaxSim; 'off' = exact MaxSim over every page. Pages "
+        "indexed before pooling are searched exactly until `carta reindex` adds their pooled vectors.",
     )
-    page_pool_factor: int = Field(4, ge=2, le=64, description="Tokens per pooled page vector.")
+    page_pool_factor: int = Field(8, ge=2, le=64, description="Tokens per pooled page vector.")
     page_prefetch: int = Field(
-        100, ge=1, le=10_000, description="Pooled first-stage candidates reranked by exact MaxSim."
+        200, ge=1, le=10_000, description="Pooled first-stage candidates reranked by exact MaxSim."
     )
 
     # Ingestion

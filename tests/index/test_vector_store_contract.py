@@ -217,7 +217,6 @@ def test_edge_second_process_gets_clear_error(tmp_path: Path) -> None:
         s.close()
 
 
-
 def test_server_store_asks_the_cluster_for_shards_and_replicas(tmp_path: Path) -> None:
     """Local mode has no cluster, so the request to create the collection is what is checked."""
     from index.collections import lite_collections
@@ -231,3 +230,27 @@ def test_server_store_asks_the_cluster_for_shards_and_replicas(tmp_path: Path) -
     assert sent["shard_number"] == 2 and sent["replication_factor"] == 3
     assert store.client.collection_exists(spec.name)
     store.close()
+
+
+def test_stored_vectors_scroll_points_and_drop(store: VectorStore) -> None:
+    """What `carta reindex` copies a collection with: its vector names, every point with
+    its vectors page by page, and a drop that leaves no collection behind."""
+    assert store.stored_vectors("things") == ("dense", "late")
+    assert store.stored_vectors("missing") is None
+    points = _points("t1", "a", 5)
+    store.upsert("things", points)
+    seen, offset = [], None
+    while True:
+        page, offset = store.scroll_points("things", 2, offset)
+        seen += page
+        if offset is None:
+            break
+    assert sorted(p.id for p in seen) == sorted(p.id for p in points)
+    by_id = {p.id: p for p in points}
+    for p in seen:
+        assert p.payload["doc_id"] == "a"
+        np.testing.assert_allclose(p.vectors["late"], by_id[p.id].vectors["late"], atol=1e-3)  # fp16
+        np.testing.assert_allclose(p.vectors["dense"], by_id[p.id].vectors["dense"], atol=1e-5)
+    store.drop_collection("things")
+    assert store.stored_vectors("things") is None
+    store.drop_collection("things")  # nothing left: no error

@@ -51,6 +51,7 @@ class ChannelContext:
     visual: VisualProfile | None = None  # the visual profile's encoders (None in lite)
     prefetch_limit: int = 50  # per-branch candidates of an engine-fused query
     page_prefetch: int = 100  # the pooled first stage of the page channel
+    page_two_stage: bool = False  # pages hold pooled vectors and CARTA_PAGE_POOLING is on
     registry: Registry | None = None  # document footprints (the maps channel)
     gazetteer: Gazetteer | None = None  # where countries are (the maps channel)
 

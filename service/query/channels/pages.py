@@ -1,6 +1,7 @@
 """Channel "pages" (lite late interaction): MaxSim of the question's token vectors against
-each page's text-token multivector, exact over every page, or, when pages carry a pooled
-multivector (CARTA_PAGE_POOLING), a pooled first stage then exact MaxSim."""
+each page's text-token multivector: by default a pooled first stage (CARTA_PAGE_POOLING, a
+few vectors a page) then exact MaxSim on the survivors; exact over every page when pooling
+is off or the pages were stored without pooled vectors (before `carta reindex`)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,17 @@ class PagesChannel(BaseChannel):
     selector = "pages"
     name = "pages"
 
-    def __init__(self, store: VectorStore, pages: str, pooled: bool, prefetch: int) -> None:
+    def __init__(self, store: VectorStore, pages: str, two_stage: bool, prefetch: int) -> None:
         self.store = store
         self.pages = pages  # the page collection's name
-        self.pooled = pooled  # pages stored with a pooled multivector: search in two stages
+        self.two_stage = two_stage  # pooled first stage, then exact MaxSim; else exact alone
         self.prefetch = prefetch  # the first stage's width (at least the page limit)
 
     @classmethod
     def build(cls, ctx: ChannelContext) -> list[BaseChannel]:
         pages = ctx.collections.pages
         pooled = any(d.name == POOLED_VECTOR for d in pages.dense)
-        return [cls(ctx.store, pages.name, pooled, ctx.page_prefetch)]
+        return [cls(ctx.store, pages.name, pooled and ctx.page_two_stage, ctx.page_prefetch)]
 
     def applies(self, q: EncodedQuery) -> bool:
         return q.query.selects(self.selector)
@@ -34,7 +35,7 @@ class PagesChannel(BaseChannel):
     def run(self, q: EncodedQuery, flt: Filter) -> list[Hit]:
         tokens = q.tokens.tolist()
         limit = q.page_limit
-        if not self.pooled:
+        if not self.two_stage:
             return self.store.search(self.pages, PAGE_VECTOR, tokens, flt, limit)
         first, second = Branch(POOLED_VECTOR, tokens), Branch(PAGE_VECTOR, tokens)
         return self.store.two_stage_search(self.pages, first, second, flt, limit, max(self.prefetch, limit))
