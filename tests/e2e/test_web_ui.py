@@ -246,6 +246,16 @@ def image_query(driver: Any, picture: Path) -> None:
     click_when_ready(driver, "#image-button", what="the image query button")
 
 
+def attributes(driver: Any, selector: str, name: str) -> list[str | None]:
+    """Attribute `name` of each element `selector` matches, read in one script (a redraw
+    between finding the elements and reading them would leave stale references)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]))",
+        selector,
+        name,
+    )
+
+
 def upload_rows_ready(driver: Any, names: set[str]) -> bool:
     rows = {li.get_attribute("data-name"): li for li in driver.find_elements(By.CSS_SELECTOR, "#uploads li")}
     states = {n: rows[n].get_attribute("data-state") if n in rows else None for n in names}
@@ -269,13 +279,12 @@ def test_upload_ask_cite_and_filter_by_area(
     drop_file(browser, chart)
     names = {recife.name, quarterly.name, chart.name}
     wait(browser, lambda d: upload_rows_ready(d, names), 240, "three uploads to be ready")
-    bars = browser.find_elements(By.CSS_SELECTOR, "#uploads progress")
-    progress = [int(p.get_attribute("value")) for p in bars]
+    progress = [int(value) for value in attributes(browser, "#uploads progress", "value")]
     assert progress == [100, 100, 100]
     assert "ready · 5 pages" in css(browser, f'#uploads li[data-name="{recife.name}"]').text
     # progress came from the job's event stream when the server queues uploads (202 + job)
     queued = "/v1/jobs/{job_id}/events" in httpx.get(f"{url}/openapi.json").json()["paths"]
-    via = {li.get_attribute("data-via") for li in browser.find_elements(By.CSS_SELECTOR, "#uploads li")}
+    via = set(attributes(browser, "#uploads li", "data-via"))
     assert via == ({"events"} if queued else {"request"})
     docs = {d["filename"]: d for d in httpx.get(f"{url}/v1/documents").json()}
     assert set(docs) == names and all(d["status"] == "ready" for d in docs.values())
@@ -315,8 +324,7 @@ def test_upload_ask_cite_and_filter_by_area(
     chips = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
     assert chips and "p.4" in chips[0].text
     assert (recife_id, 4) in evidence(browser)
-    rows = browser.find_elements(By.CSS_SELECTOR, "#evidence tr[data-channel]")
-    channels = {r.get_attribute("data-channel") for r in rows}
+    channels = set(attributes(browser, "#evidence tr[data-channel]", "data-channel"))
     assert {"dense", "pages"} <= channels and any(c.startswith("bm25") for c in channels)
     thumbs_loaded = (
         "return [...document.querySelectorAll('#evidence img')].every(i => i.complete && i.naturalWidth > 0)"
@@ -563,7 +571,7 @@ def test_graph_evidence_table_and_map(browser: Any, make_carta: Callable[..., Ca
         assert up.status_code == 201, up.text
         open_ui(browser, live.url, "#/ask")
         ask(browser, "Which pharmacies are within 100 m of a restaurant in Recife?")
-        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#graph-table tbody tr")]
+        rows = [" ".join(cells) for cells in table_rows(browser, "#graph-table tbody tr")]
         assert len(rows) == 2, rows
         assert any("Farmácia Boa Vista" in r and "Restaurante Leite" in r for r in rows)
         assert all(r.split()[-1] == "m" for r in rows)
