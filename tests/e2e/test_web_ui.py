@@ -23,18 +23,17 @@ from shapely.geometry import Point, Polygon
 from models.text_encoder import TextEncoder
 from service.carta import Carta
 from tests.conftest import REPO, corpus_path, settings_for
+from tests.e2e.conftest import CHROMEDRIVER, CHROMIUM, WIDE
 from tests.utils.api import ingest_via_api
 from tests.utils.servers import LiveServer
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 if not (CHROMIUM and CHROMEDRIVER):
     pytest.skip(
         "Debian chromium and chromium-driver are not installed (scripts/install.sh installs them as root: "
         "apt-get install -y chromium chromium-driver)",
         allow_module_level=True,
     )
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is missing: pip install -e '.[dev]'")
+pytest.importorskip("selenium.webdriver", reason="selenium is missing: pip install -e '.[dev]'")
 if not (REPO / "service" / "api" / "web" / "static" / "vendor" / "leaflet" / "leaflet.js").is_file():
     pytest.skip(
         "the web UI's vendored map library is missing: bash scripts/vendor_ui.sh (make install runs it)",
@@ -56,7 +55,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from ingest.upload import IngestRequest  # noqa: E402
 
-WIDE, NARROW = 1440, 390
+NARROW = 390
 SHOTS = Path(os.environ.get("CARTA_UI_SCREENSHOTS") or REPO / "tests" / "artifacts" / "ui")
 JAQUEIRA = "Quais são as coordenadas do Parque da Jaqueira?"
 REVENUE = "What was the revenue of Latin America in Q3 2024?"
@@ -68,31 +67,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, text_encoder: TextEncoder) 
     with LiveServer(carta) as live:
         yield live
     carta.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="carta-chromium-")
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={profile}",
-        f"--window-size={WIDE},1000",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(CHROMEDRIVER))
-    driver.set_script_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 def needs(module: str, feature: str) -> pytest.MarkDecorator:
@@ -229,7 +203,7 @@ def answered(driver: Any) -> str:
         status = d.find_element(By.CSS_SELECTOR, "#ask-status")
         return status.text if status.get_attribute("data-state") in {"done", "error"} else None
 
-    return wait(driver, done, 60, "the answer")
+    return wait(driver, done, 120, "the answer")
 
 
 def delivery(url: str) -> str:
@@ -272,6 +246,16 @@ def image_query(driver: Any, picture: Path) -> None:
     click_when_ready(driver, "#image-button", what="the image query button")
 
 
+def attributes(driver: Any, selector: str, name: str) -> list[str | None]:
+    """Attribute `name` of each element `selector` matches, read in one script (a redraw
+    between finding the elements and reading them would leave stale references)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.getAttribute(arguments[1]))",
+        selector,
+        name,
+    )
+
+
 def upload_rows_ready(driver: Any, names: set[str]) -> bool:
     rows = {li.get_attribute("data-name"): li for li in driver.find_elements(By.CSS_SELECTOR, "#uploads li")}
     states = {n: rows[n].get_attribute("data-state") if n in rows else None for n in names}
@@ -295,13 +279,12 @@ def test_upload_ask_cite_and_filter_by_area(
     drop_file(browser, chart)
     names = {recife.name, quarterly.name, chart.name}
     wait(browser, lambda d: upload_rows_ready(d, names), 240, "three uploads to be ready")
-    bars = browser.find_elements(By.CSS_SELECTOR, "#uploads progress")
-    progress = [int(p.get_attribute("value")) for p in bars]
+    progress = [int(value) for value in attributes(browser, "#uploads progress", "value")]
     assert progress == [100, 100, 100]
     assert "ready · 5 pages" in css(browser, f'#uploads li[data-name="{recife.name}"]').text
     # progress came from the job's event stream when the server queues uploads (202 + job)
     queued = "/v1/jobs/{job_id}/events" in httpx.get(f"{url}/openapi.json").json()["paths"]
-    via = {li.get_attribute("data-via") for li in browser.find_elements(By.CSS_SELECTOR, "#uploads li")}
+    via = set(attributes(browser, "#uploads li", "data-via"))
     assert via == ({"events"} if queued else {"request"})
     docs = {d["filename"]: d for d in httpx.get(f"{url}/v1/documents").json()}
     assert set(docs) == names and all(d["status"] == "ready" for d in docs.values())
@@ -341,8 +324,7 @@ def test_upload_ask_cite_and_filter_by_area(
     chips = browser.find_elements(By.CSS_SELECTOR, "#citations a.citation")
     assert chips and "p.4" in chips[0].text
     assert (recife_id, 4) in evidence(browser)
-    rows = browser.find_elements(By.CSS_SELECTOR, "#evidence tr[data-channel]")
-    channels = {r.get_attribute("data-channel") for r in rows}
+    channels = set(attributes(browser, "#evidence tr[data-channel]", "data-channel"))
     assert {"dense", "pages"} <= channels and any(c.startswith("bm25") for c in channels)
     thumbs_loaded = (
         "return [...document.querySelectorAll('#evidence img')].every(i => i.complete && i.naturalWidth > 0)"
@@ -469,20 +451,21 @@ def test_keyboard_and_landmarks(browser: Any, server: LiveServer) -> None:
     skip = browser.switch_to.active_element
     assert skip.get_attribute("class") == "skip-link", skip.get_attribute("outerHTML")[:120]
     skip.send_keys(Keys.ENTER)
-    assert browser.switch_to.active_element.get_attribute("id") == "main"
+    focused = lambda d: d.switch_to.active_element.get_attribute("id")  # noqa: E731
+    wait(browser, lambda d: focused(d) == "main", 10, "the focus on main")
     # the map: focusable, arrows pan, + zooms
     svg = css(browser, "#map")
     zoom = int(svg.get_attribute("data-zoom"))
     browser.execute_script("arguments[0].focus()", svg)
     browser.switch_to.active_element.send_keys("+")
-    assert int(svg.get_attribute("data-zoom")) == zoom + 1
+    wait(browser, lambda d: int(css(d, "#map").get_attribute("data-zoom")) == zoom + 1, 10, "the zoom in")
     # nav by keyboard: focus the Ask link and press Enter
     link = css(browser, 'a[data-nav="ask"]')
     browser.execute_script("arguments[0].focus()", link)
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#view-ask").is_displayed(), 10, "the ask view")
-    assert link.get_attribute("aria-current") == "page"
-    assert browser.switch_to.active_element.get_attribute("id") == "h-ask"
+    current = lambda d: css(d, 'a[data-nav="ask"]').get_attribute("aria-current")  # noqa: E731
+    wait(browser, lambda d: current(d) == "page" and focused(d) == "h-ask", 10, "the Ask link and heading")
 
 
 def test_ui_config_and_h3_cells_over_http(server: LiveServer) -> None:
@@ -511,7 +494,9 @@ def test_tiles_only_when_configured(browser: Any, make_carta: Callable[..., Cart
     carta = make_carta(ui_tile_url="/tiles/{z}/{x}/{y}.png", ui_tile_attribution="Tiles: test server")
     with LiveServer(carta) as live:
         open_ui(browser, live.url)
-        srcs = [i.get_attribute("src") for i in browser.find_elements(By.CSS_SELECTOR, "#map .tiles img")]
+        # the tile layer may add (or replace) its images after the UI is ready: read them in one script
+        tiles = "return [...document.querySelectorAll('#map .tiles img')].map((i) => i.src)"
+        srcs = wait(browser, lambda d: d.execute_script(tiles), 20, "the map's tiles")
         paths = [s.removeprefix(live.url) for s in srcs]
         assert paths and all(p.startswith("/tiles/") and p.endswith(".png") for p in paths), srcs
         assert css(browser, "#map").get_attribute("data-basemap") == "tiles"  # no offline basemap under
@@ -586,7 +571,7 @@ def test_graph_evidence_table_and_map(browser: Any, make_carta: Callable[..., Ca
         assert up.status_code == 201, up.text
         open_ui(browser, live.url, "#/ask")
         ask(browser, "Which pharmacies are within 100 m of a restaurant in Recife?")
-        rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#graph-table tbody tr")]
+        rows = [" ".join(cells) for cells in table_rows(browser, "#graph-table tbody tr")]
         assert len(rows) == 2, rows
         assert any("Farmácia Boa Vista" in r and "Restaurante Leite" in r for r in rows)
         assert all(r.split()[-1] == "m" for r in rows)

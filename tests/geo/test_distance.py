@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import h3
 import numpy as np
@@ -12,8 +10,7 @@ import pytest
 
 from geo.distance import EARTH_RADIUS_M, haversine_km, haversine_m, haversine_m_array
 from graph.spatial import pairs_within
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.utils.scripts import load_script
 
 PAIRS = [
     ((-8.0631, -34.8711), (-8.0631, -34.8711)),  # the same point
@@ -56,11 +53,7 @@ def test_the_relational_ground_truth_measures_alike() -> None:
     """scripts/make_relational_truth.py keeps its own haversine on purpose (no graph code
     in the truth); it must give the distances the graph's joins give, or pairs right at
     the radius would count as misses."""
-    script = REPO / "scripts" / "make_relational_truth.py"
-    spec = importlib.util.spec_from_file_location("make_relational_truth", script)
-    assert spec and spec.loader
-    truth = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(truth)
+    truth = load_script("make_relational_truth")
     assert truth.EARTH_RADIUS_M == EARTH_RADIUS_M
     rng = np.random.default_rng(7)
     lat, lon = -8.06 + rng.normal(0, 0.003, 200), -34.88 + rng.normal(0, 0.003, 200)

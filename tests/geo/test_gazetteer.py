@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from geo.folding import fold
 from geo.gazetteer import Gazetteer, Place, PlaceMatch, name_key
+from tests.conftest import corpus_path
 
-CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", Path(__file__).parents[2].parent / "shared" / "corpus"))
 RECIFE = (-8.0539, -34.8811)  # (lat, lon)
 
 PT_PARAGRAPH_NO_PLACES = (
@@ -36,13 +35,6 @@ EN_PARAGRAPH_NO_PLACES = (
 )
 
 
-def corpus_file(*parts: str) -> Path:
-    path = CORPUS.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared corpus file {path} not found (set CARTA_CORPUS_DIR)")
-    return path
-
-
 @pytest.fixture(scope="module")
 def gaz() -> Gazetteer:
     return Gazetteer.from_geonames()
@@ -51,7 +43,7 @@ def gaz() -> Gazetteer:
 @pytest.fixture(scope="module")
 def recife_gaz() -> Gazetteer:
     g = Gazetteer.from_geonames()
-    g.add_geojson(corpus_file("poi", "recife_bairros.geojson"))
+    g.add_geojson(corpus_path("poi", "recife_bairros.geojson"))
     return g
 
 
@@ -163,7 +155,7 @@ def test_confidence_is_bounded_and_higher_for_unambiguous_big_cities(gaz: Gazett
 
 
 def test_recife_bairros_load_as_areas(recife_gaz: Gazetteer) -> None:
-    path = corpus_file("poi", "recife_bairros.geojson")
+    path = corpus_path("poi", "recife_bairros.geojson")
     g = Gazetteer()  # user places only
     assert g.add_geojson(path) == 94
     boa_viagem = top(g.lookup("BOA VIAGEM"))
@@ -193,7 +185,7 @@ def test_user_places_stay_on_their_instance(recife_gaz: Gazetteer) -> None:
 
 
 def test_census_tracts_merge_by_auto_detected_name(tmp_path: Path) -> None:
-    path = corpus_file("poi", "olinda1_setores_censitarios.geojson")
+    path = corpus_path("poi", "olinda1_setores_censitarios.geojson")
     names = {f["properties"].get("NM_BAIR") for f in json.loads(path.read_text())["features"]} - {None}
     g = Gazetteer()
     assert g.add_geojson(path) == len(names)  # "NM_BAIR" detected, one place per bairro

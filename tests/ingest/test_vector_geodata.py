@@ -8,7 +8,6 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from shapely.geometry import Point, shape
@@ -22,8 +21,8 @@ from ingest.sniff import sniff
 from ingest.upload import IngestRequest, document_tags
 from service.carta import Carta
 from service.query.geo_filter import GeoSpec
+from tests.conftest import corpus_path
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 ASA_BRANCA = (-8.124166667, -34.94925278)  # (lat, lon) of Escola Municipal Asa Branca
 SALVADOR = (-12.97, -38.50)
 
@@ -57,13 +56,6 @@ KML = """<?xml version="1.0" encoding="UTF-8"?>
   </Document>
 </kml>
 """.encode()
-
-
-def _corpus(name: str) -> Path:
-    path = CORPUS / "poi" / name
-    if not path.exists():
-        pytest.skip(f"shared corpus file {path} not found")
-    return path
 
 
 def _geojson(*features: dict, **extra: object) -> bytes:
@@ -116,7 +108,7 @@ def test_kml_is_sniffed_by_its_root_in_any_namespace() -> None:
 
 
 def test_schools_geojson_features_text_and_capped_tags() -> None:
-    data = _corpus("recife_escolas_municipais.geojson").read_bytes()
+    data = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
     layer = parse_geodata(data, "geojson")
     assert len(layer.features) == 223
     asa = next(f for f in layer.features if f.name == "Escola Municipal Asa Branca")
@@ -132,7 +124,7 @@ def test_schools_geojson_features_text_and_capped_tags() -> None:
 
 
 def test_schools_page_has_a_map_picture_and_one_block_per_feature() -> None:
-    data = _corpus("recife_escolas_municipais.geojson").read_bytes()
+    data = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
     opened = open_document(data, sniff(data), LoadOptions())
     assert opened.kind == "geojson" and opened.page_count == 1
     assert any("first 200 of 223" in w for w in opened.warnings)
@@ -152,7 +144,7 @@ def test_schools_page_has_a_map_picture_and_one_block_per_feature() -> None:
 
 
 def test_neighbourhood_polygons_become_areas_with_rings() -> None:
-    data = _corpus("recife_bairros.geojson").read_bytes()
+    data = corpus_path("poi", "recife_bairros.geojson").read_bytes()
     layer = parse_geodata(data, "geojson")
     assert len(layer.features) == 94
     assert {f.geometry["type"] for f in layer.features} == {"Polygon"}
@@ -282,7 +274,7 @@ def test_document_tags_of_a_geodata_file_keep_metadata_tags() -> None:
 
 
 def test_schools_geojson_end_to_end(make_carta: Callable[..., Carta]) -> None:
-    data = _corpus("recife_escolas_municipais.geojson").read_bytes()
+    data = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
     carta = make_carta()
     result = carta.ingest(IngestRequest(data, "recife_escolas_municipais.geojson", "default"))
     doc = result.document
@@ -339,7 +331,7 @@ def test_kmz_bomb_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_osm_xml_named_ways_become_line_features() -> None:
-    data = _corpus("osmnx_planet_10.068,48.135_10.071,48.137.osm").read_bytes()
+    data = corpus_path("poi", "osmnx_planet_10.068,48.135_10.071,48.137.osm").read_bytes()
     ftype = sniff(data)
     assert (ftype.mime, ftype.kind) == ("application/vnd.openstreetmap.data+xml", "osm")
     layer = osm_layer(data, "osm")
@@ -353,7 +345,7 @@ def test_osm_xml_named_ways_become_line_features() -> None:
 
 
 def test_osm_pbf_pois_and_areas() -> None:
-    data = _corpus("pyrosm_test.osm.pbf").read_bytes()
+    data = corpus_path("poi", "pyrosm_test.osm.pbf").read_bytes()
     ftype = sniff(data)
     assert (ftype.mime, ftype.kind) == ("application/x-osm-pbf", "osm-pbf")
     layer = osm_layer(data, "osm-pbf")
@@ -370,7 +362,7 @@ def test_osm_pbf_pois_and_areas() -> None:
 
 
 def test_osm_pbf_end_to_end(make_carta: Callable[..., Carta]) -> None:
-    data = _corpus("pyrosm_test.osm.pbf").read_bytes()
+    data = corpus_path("poi", "pyrosm_test.osm.pbf").read_bytes()
     carta = make_carta()
     doc = carta.ingest(IngestRequest(data, "kotka.osm.pbf", "default")).document
     assert (doc.status, doc.kind, doc.pages) == ("ready", "osm-pbf", 1)

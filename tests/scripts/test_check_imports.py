@@ -3,7 +3,6 @@ relative imports) and web-framework imports outside service/api, and the repo ha
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -11,18 +10,15 @@ from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import REPO
+from tests.utils.scripts import load_script
+
 SCRIPT = REPO / "scripts" / "check_imports.py"
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("check_imports", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module while the class is built
-    spec.loader.exec_module(module)
-    return module
+    return load_script("check_imports")
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:

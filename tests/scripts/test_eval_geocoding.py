@@ -5,32 +5,23 @@ numbers are for the report, not a gate that every tagger change must pass."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from geo.distance import haversine_km
+from tests.conftest import CORPUS, REPO
+from tests.utils.scripts import load_script
 
-REPO = Path(__file__).resolve().parents[2]
 MENTIONS = REPO / "eval" / "geocoding" / "mentions.yaml"
-CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
 METRICS = ("precision", "recall", "f1")
 
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_geocoding", REPO / "scripts" / "eval_geocoding.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module while the class is built
-    spec.loader.exec_module(module)
-    return module
+    return load_script("eval_geocoding")
 
 
 @pytest.fixture(scope="module")

@@ -5,17 +5,14 @@ eval/questions/geodata.yaml is what it writes."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import yaml
 
-from tests.conftest import corpus_path
+from tests.conftest import REPO, corpus_path
+from tests.utils.scripts import load_script
 
-REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "geodata_truth.py"
 CARTA_PACKAGES = {"service", "ingest", "index", "geo", "graph", "models", "scripts", "tests"}
 
@@ -51,12 +48,7 @@ def test_the_import_check_catches_carta_imports(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def truth() -> dict[str, dict]:
     corpus = corpus_path("poi").parent
-    spec = importlib.util.spec_from_file_location("geodata_truth", SCRIPT)
-    assert spec and spec.loader
-    module: ModuleType = importlib.util.module_from_spec(spec)
-    sys.modules["geodata_truth"] = module
-    spec.loader.exec_module(module)
-    return {q["id"]: q for q in module.build_questions(corpus)}
+    return {q["id"]: q for q in load_script("geodata_truth").build_questions(corpus)}
 
 
 def test_reproduces_the_manifest_values(truth: dict[str, dict]) -> None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pymupdf
@@ -48,24 +46,21 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _load_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_samples", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def corpus(samples_dir: Path) -> Path:
+    """The session's sample corpus (tests/conftest.py runs the script's main once)."""
+    return samples_dir
 
 
 @pytest.fixture(scope="module")
-def make_samples() -> ModuleType:
-    return _load_module()
-
-
-@pytest.fixture(scope="module")
-def corpus(make_samples: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("samples") / "nested" / "out"  # must be created by the generator
-    assert make_samples.main(["--out", str(out)]) == 0
-    return out
+def cli_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The script run again as a command, into a folder it must create: the determinism
+    check compares its output with the session's corpus."""
+    out = tmp_path_factory.mktemp("samples-cli") / "nested" / "out"
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out)], capture_output=True, text=True, timeout=120
+    )
+    return run, out
 
 
 @pytest.fixture(scope="module")
@@ -278,23 +273,22 @@ def test_questions_yaml_is_readable_yaml(corpus: Path) -> None:
     assert "&id" not in raw  # no YAML anchors/aliases
 
 
-def test_deterministic_output(make_samples: ModuleType, corpus: Path, tmp_path: Path) -> None:
-    assert make_samples.main(["--out", str(tmp_path)]) == 0
+def test_deterministic_output(cli_run: tuple[subprocess.CompletedProcess[str], Path], corpus: Path) -> None:
+    run, again = cli_run
+    assert run.returncode == 0, run.stderr
     for name in ("ground_truth.json", "questions.yaml", NOTE_PDF):
-        assert (tmp_path / name).read_bytes() == (corpus / name).read_bytes(), name
+        assert (again / name).read_bytes() == (corpus / name).read_bytes(), name
     for name in EXPECTED_PAGES:
-        with pymupdf.open(tmp_path / name) as a, pymupdf.open(corpus / name) as b:
+        with pymupdf.open(again / name) as a, pymupdf.open(corpus / name) as b:
             assert [p.get_text() for p in a] == [p.get_text() for p in b]
             assert a.metadata == b.metadata
 
 
-def test_cli_subprocess(tmp_path: Path) -> None:
+def test_cli_subprocess(cli_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     help_run = subprocess.run(
         [sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, check=True, timeout=60
     )
     assert "--out" in help_run.stdout
-    run = subprocess.run(
-        [sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True, timeout=60
-    )
+    run, out = cli_run
     assert run.returncode == 0, run.stderr
-    assert {p.name for p in tmp_path.iterdir()} >= EXPECTED_FILES
+    assert {p.name for p in out.iterdir()} >= EXPECTED_FILES
