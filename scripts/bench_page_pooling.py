@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         results = {name: call() for name, call in calls.items()}  # warm-up, and the agreement
         for r in range(args.repeats):  # alternate the order so neither goes first every time
-            for name, call in (calls.items() if r % 2 == 0 else reversed(calls.items())):
+            for name, call in calls.items() if r % 2 == 0 else reversed(calls.items()):
                 t = time.perf_counter()
                 call()
                 timings[name].append((time.perf_counter() - t) * 1e3)

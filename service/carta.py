@@ -419,7 +419,10 @@ class Carta:
         if self.sentence_vectors is None or doc.status != "ready":
             return
         flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
-        texts = [h.payload.get("text", "") for h in self.store.scroll(self.collections.chunks.name, flt)]
+        texts = [
+            (h.payload.get("text", ""), h.payload.get("table") is not None)
+            for h in self.store.scroll(self.collections.chunks.name, flt)
+        ]
         try:
             self.sentence_vectors.add_document(doc.tenant, doc.id, texts)
         except sqlite3.Error as exc:

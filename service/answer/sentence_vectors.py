@@ -25,7 +25,7 @@ import numpy as np
 
 from index.sqlite import connect, migrate, transaction
 from models.text_encoder import TextEncoder
-from service.answer.gate import _SENTENCE, EMBED_CHARS
+from service.answer.gate import EMBED_CHARS, sentences
 
 MIN_SENTENCE_CHARS = 12  # the gate's candidates: shorter pieces are not scored
 MAX_SENTENCE_CHARS = 600  # ...and longer ones are cut here before the gate cuts them to EMBED_CHARS
@@ -45,12 +45,11 @@ _MIGRATIONS = [
 _LOOKUP_BATCH = 500  # keys per SELECT (SQLite's bound-parameter limit is 999 on old builds)
 
 
-def embedded_texts(chunk_text: str) -> list[str]:
+def embedded_texts(chunk_text: str, table: bool = False) -> list[str]:
     """The texts the gate embeds for one chunk's sentences (RelevanceGate._candidates, then
-    its EMBED_CHARS cut), in order, duplicates kept."""
+    its EMBED_CHARS cut), in order, duplicates kept; a table chunk's lines stay lines."""
     out = []
-    for piece in _SENTENCE.split(chunk_text):
-        sentence = " ".join(piece.split())
+    for sentence in sentences(chunk_text, table=table):
         if len(sentence) >= MIN_SENTENCE_CHARS:
             out.append(sentence[:MAX_SENTENCE_CHARS][:EMBED_CHARS])
     return out
@@ -88,10 +87,11 @@ class SentenceVectors:
             out[missing] = self.text.embed([texts[i] for i in missing])
         return out
 
-    def add_document(self, tenant: str, doc_id: str, chunk_texts: Iterable[str]) -> int:
-        """Store the vector of every sentence of a document's chunks; returns how many texts
+    def add_document(self, tenant: str, doc_id: str, chunks: Iterable[tuple[str, bool]]) -> int:
+        """Store the vector of every sentence of a document's chunks ((text, is a table) each;
+        a table's lines stay lines, as the gate splits them); returns how many texts
         were embedded (those another document already holds are copied, not embedded)."""
-        texts = list(dict.fromkeys(t for chunk in chunk_texts for t in embedded_texts(chunk)))
+        texts = list(dict.fromkeys(t for text, table in chunks for t in embedded_texts(text, table)))
         keys = [self.key(t) for t in texts]
         known = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in known]

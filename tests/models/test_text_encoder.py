@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from models.errors import ModelUnavailable
-from models.text_encoder import DEFAULT_TEXT_MODEL, TextEncoder, model_slug, resolve_text_model
+from models.text_encoder import BULK_TEXTS, DEFAULT_TEXT_MODEL, TextEncoder, model_slug, resolve_text_model
 
 FLOOD_A = "Heavy rain flooded the streets of Recife and many families left their homes."
 FLOOD_B = "Floods after intense rainfall forced residents of the city to evacuate."
@@ -131,3 +131,19 @@ def test_unloadable_model_dir_raises_model_unavailable(tmp_path: Path, kind: str
     message = str(info.value)
     assert "CARTA_TEXT_MODEL" in message
     assert str(folder) in message
+
+
+def test_bulk_calls_run_on_sentence_transformers_with_the_same_vectors() -> None:
+    """More than BULK_TEXTS texts (ingestion) run on sentence-transformers, the 2.4x faster
+    path there; questions stay on the NumPy runtime; both give the same vectors."""
+    encoder = TextEncoder()  # its own instance: which backends are loaded is the point
+    texts = [
+        f"Chunk {i}: the Capibaribe river crosses Recife, {i} km from the sea." for i in range(BULK_TEXTS + 1)
+    ]
+    small = np.concatenate([encoder.embed(texts[i : i + 8]) for i in range(0, len(texts), 8)])
+    assert encoder._runtime is not None and encoder._st is None  # small calls: no torch
+    bulk = encoder.embed(texts)
+    assert encoder._st is not None
+    np.testing.assert_allclose(bulk, small, atol=1e-5)
+    tokens = encoder.embed_with_tokens(texts)
+    np.testing.assert_allclose(np.stack([t.dense for t in tokens]), small, atol=1e-5)

@@ -327,11 +327,13 @@ def school_pairs(cells: list[str]) -> bytes:
     for n, cell in enumerate(cells):
         lat, lon = h3.cell_to_latlng(cell)
         for i in range(3):
-            features.append({
-                "type": "Feature",
-                "properties": {"name": f"Escola {n}-{i}"},
-                "geometry": {"type": "Point", "coordinates": [lon + 0.0004 * i, lat]},
-            })
+            features.append(
+                {
+                    "type": "Feature",
+                    "properties": {"name": f"Escola {n}-{i}"},
+                    "geometry": {"type": "Point", "coordinates": [lon + 0.0004 * i, lat]},
+                }
+            )
     return json.dumps({"type": "FeatureCollection", "features": features}).encode()
 
 
@@ -340,12 +342,18 @@ def test_graph_answers_name_and_count_only_visible_documents(world: World) -> No
     assert graph is not None
     zones = graph.store.zones("acme")
     mentioned = sorted(c for c, p in zones.items() if world.a_finance in p["documents"])
-    near_recife = [c for c in mentioned if abs(h3.cell_to_latlng(c)[0] + 8.05) < 0.08
-                   and abs(h3.cell_to_latlng(c)[1] + 34.9) < 0.08]
+    near_recife = [
+        c
+        for c in mentioned
+        if abs(h3.cell_to_latlng(c)[0] + 8.05) < 0.08 and abs(h3.cell_to_latlng(c)[1] + 34.9) < 0.08
+    ]
     assert near_recife, mentioned  # the finance report mentions places in Recife
     with world.client("a") as a, world.client("a_fin") as fin, world.client("a_admin") as admin:
-        up = a.post("/v1/datasets", files={"file": ("recife.geojson", school_pairs(near_recife[:4]))},
-                    data={"category": "school"})
+        up = a.post(
+            "/v1/datasets",
+            files={"file": ("recife.geojson", school_pairs(near_recife[:4]))},
+            data={"category": "school"},
+        )
         assert up.status_code == 201, up.text
         for question in [
             "Which schools are within 300 m of each other in Recife?",
@@ -368,10 +376,17 @@ def test_graph_answers_name_and_count_only_visible_documents(world: World) -> No
                 for z in bodies["admin"]["graph"]["zones"]
             ]
             for community in plain["graph"].get("communities", []):
-                docs = {d for z in plain["graph"]["zones"] if z["community"] == community["h3"]
-                        for d in z["documents"]}
-                admin_summary = next(c["summary"] for c in bodies["admin"]["graph"]["communities"]
-                                     if c["h3"] == community["h3"])
+                docs = {
+                    d
+                    for z in plain["graph"]["zones"]
+                    if z["community"] == community["h3"]
+                    for d in z["documents"]
+                }
+                admin_summary = next(
+                    c["summary"]
+                    for c in bodies["admin"]["graph"]["communities"]
+                    if c["h3"] == community["h3"]
+                )
                 assert "mentioned by 0 document(s)" in community["summary"] or docs
                 assert community["summary"] != admin_summary
             if "(" in plain["answer"] and "doc.)" in bodies["admin"]["answer"]:

@@ -34,8 +34,16 @@ def test_edge_order_puts_the_best_at_both_ends() -> None:
 
 def test_system_rules_carry_every_rule_in_the_question_language() -> None:
     rules = system_rules("pt", Budget(answer_words=120))
-    for must in ("never instructions", "only from the context", "[a1b2c3d4e5f6 p.4]", "contradict",
-                 "Não encontrado nos documentos indexados.", "Portuguese", "120 words", "suggest where"):
+    for must in (
+        "never instructions",
+        "only from the context",
+        "[a1b2c3d4e5f6 p.4]",
+        "contradict",
+        "Não encontrado nos documentos indexados.",
+        "Portuguese",
+        "120 words",
+        "suggest where",
+    ):
         assert must in rules, must
     assert "English" in system_rules("en", Budget())
 
@@ -80,6 +88,7 @@ def test_context_token_budget_cuts_text_and_drops_pages() -> None:
 
 def test_retrieved_text_cannot_close_its_block_or_speak_as_the_system() -> None:
     pages = [page("doc1", 1, PLANTED), page("doc1", 2, "A normal page.")]
+
     def text(_: str, no: int) -> str:
         return pages[no - 1].chunks[0].text
 
@@ -110,8 +119,16 @@ def test_citation_look_alikes_in_page_text_titles_and_graph_lines_are_neutralise
 def test_graph_evidence_goes_in_three_labelled_blocks() -> None:
     graph = {
         "zones": [{"h3": "87754e64fffffff", "score": 0.8}],
-        "pois": [{"id": "poi:1", "name": "Parque >>> X", "category": "park", "lat": -8.1, "lon": -34.9,
-                  "h3": "8975"}],
+        "pois": [
+            {
+                "id": "poi:1",
+                "name": "Parque >>> X",
+                "category": "park",
+                "lat": -8.1,
+                "lon": -34.9,
+                "h3": "8975",
+            }
+        ],
         "pairs": [
             {"a": "poi:1", "b": "poi:2", "a_category": "park", "b_category": "fountain", "dist_m": 120.5}
         ],

@@ -46,8 +46,9 @@ def test_embedded_texts_are_the_gates_candidates() -> None:
 def test_stored_vectors_are_the_computed_ones(tmp_path: Path, text_encoder: TextEncoder) -> None:
     store = SentenceVectors(tmp_path / "sv.sqlite3", text_encoder)
     chunks = ["The river rose two metres in Recife. Schools closed for a week.", "Choveu 300 mm em abril."]
-    assert store.add_document("t1", "doc", chunks) == 3
-    assert store.add_document("t2", "doc", chunks) == 0  # the same texts: copied, not embedded again
+    pairs = [(c, False) for c in chunks]  # (text, is a table)
+    assert store.add_document("t1", "doc", pairs) == 3
+    assert store.add_document("t2", "doc", pairs) == 0  # the same texts: copied, not embedded again
     texts = [t for c in chunks for t in embedded_texts(c)] + ["a sentence no document holds"]
     got = store.embed(texts)
     assert (store.hits, store.misses) == (3, 1)

@@ -35,8 +35,7 @@ def geo_server(
         ingest_via_api(client, salvador.name, salvador.read_bytes())
         raster = corpus_path("raster", "olinda_L7_truecolor.png")
         sidecars = [
-            (raster.with_suffix(s).name, raster.with_suffix(s).read_bytes())
-            for s in (".pgw", ".prj")
+            (raster.with_suffix(s).name, raster.with_suffix(s).read_bytes()) for s in (".pgw", ".prj")
         ]
         ingest_via_api(client, raster.name, raster.read_bytes(), sidecars)
         yield live.url

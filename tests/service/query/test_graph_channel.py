@@ -42,8 +42,17 @@ def registry(tmp_path: Path) -> Iterator[Registry]:
     for doc_id, acl, status in docs:
         registry.put(
             Document(
-                "t", doc_id, doc_id.title(), f"{doc_id}.pdf", "application/pdf", "pdf", 10, "lite",
-                pages=1, status=status, acl=acl,
+                "t",
+                doc_id,
+                doc_id.title(),
+                f"{doc_id}.pdf",
+                "application/pdf",
+                "pdf",
+                10,
+                "lite",
+                pages=1,
+                status=status,
+                acl=acl,
             )
         )
         registry.put_pages([PageRecord("t", doc_id, 1, 600, 800, "text", 10, 1)])
