@@ -15,7 +15,6 @@ import pytest
 
 from service.carta import Carta
 from tests.conftest import corpus_path, settings_for
-from tests.e2e import test_web_ui
 from tests.e2e.test_web_map import axe_violations
 from tests.e2e.test_web_ui import (
     By,
@@ -34,7 +33,6 @@ from tests.service.api.test_graph_api import wait_for_document
 from tests.utils.documents import make_pdf
 from tests.utils.servers import LiveServer
 
-browser = test_web_ui.browser  # the same headless Chromium fixture
 PAIRS_EXAMPLE = "Which cafes are within 200 m of pharmacies?"
 
 
