@@ -32,20 +32,19 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
-if TYPE_CHECKING:  # sentence_vectors imports this module's sentence split
+if TYPE_CHECKING:
     from service.answer.sentence_vectors import SentenceVectors
 
-EMBED_CHARS = 300
 NOT_FOUND = {
     "en": "Not found in the indexed documents.",
     "pt": "Não encontrado nos documentos indexados.",
     "fr": "Introuvable dans les documents indexés.",
     "es": "No encontrado en los documentos indexados.",
 }
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[\w][\w./-]*[\w]|\w", re.UNICODE)
 _HYPHENS = re.compile(r"[-‐‑‒–—_]+")
 # Function words per language; a word shared by two languages counts for both.
@@ -388,20 +387,6 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
-
-
-# a line break inside a sentence: the line does not end like one and the next goes on in
-# lower case or with a number ("...troisième région solaire en France avec" | "945 MW raccordés")
-_CONTINUED = re.compile(r"(?<![.!?;:])\n+(?=[a-zà-ÿ0-9])")
-
-
-def sentences(text: str, *, table: bool = False) -> list[str]:
-    """The sentences of a chunk's text. PDF text blocks break paragraphs into lines that are
-    not sentences; a break followed by lower case or a number continues the sentence. A
-    table chunk's lines are its rows: each stays one line."""
-    if not table:
-        text = _CONTINUED.sub(" ", text)
-    return [" ".join(s.split()) for s in _SENTENCE.split(text) if s.strip()]
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

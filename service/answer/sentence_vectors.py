@@ -25,7 +25,7 @@ import numpy as np
 
 from index.sqlite import connect, migrate, transaction
 from models.text_encoder import TextEncoder
-from service.answer.gate import EMBED_CHARS, sentences
+from service.answer.sentences import EMBED_CHARS, sentences
 
 MIN_SENTENCE_CHARS = 12  # the gate's candidates: shorter pieces are not scored
 MAX_SENTENCE_CHARS = 600  # ...and longer ones are cut here before the gate cuts them to EMBED_CHARS
