@@ -320,6 +320,9 @@ _USER_PRIOR = 0.05
 _CAPITAL_STATE_PRIOR = -0.2  # "São Paulo" alone is the city more often than the state
 _ALT_ONLY_FACTOR = 0.9
 _AMBIGUOUS_FACTOR = 0.8
+_SUPPORT_ROUNDS = 2  # mutual-support passes: A raises B, then B (now surer) raises A
+_SUPPORT_CANDIDATES = 3  # readings of an unsettled name that may support the others
+_SUPPORT_MIN = 0.1  # a reading this unsure supports nothing
 _COHERENCE_FLOOR = 0.75  # confidence factor for a mention far from every other place of the text
 _CONTAINED_KM = {"state": 150.0, "country": 400.0}
 _EPONYM_KM = 20.0
@@ -606,12 +609,11 @@ def _add_us_states(index: _Index, states: dict[str, dict], cities: Iterable[dict
 
 
 def _state_prior(index: _Index, state: Place) -> float:
-    """A state sharing its name with a big city inside it ("São Paulo", "New York") is
-    less often meant by the bare name than that city."""
+    """A state sharing its name with a big city of its country ("São Paulo", "New York"
+    inside it, "Washington" the capital) is less often meant by the bare name than that city."""
     for entry in index.get(name_key(state.name)):
         city = entry.place
-        inside = city.kind == "city" and city.admin1 == state.admin1 and city.country == state.country
-        if inside and city.population >= _BIG_CITY:
+        if city.kind == "city" and city.country == state.country and city.population >= _BIG_CITY:
             return _CAPITAL_STATE_PRIOR
     return 0.0
 
@@ -632,13 +634,17 @@ def _distance_km(place: Place, other: Place) -> float:
     return math.inf  # a capital says nothing about how near a place is to the rest of a country
 
 
-def _closeness(place: Place, anchors: Sequence[Place]) -> float:
+def _closeness(place: Place, anchors: Sequence[Place], weights: Sequence[float] = ()) -> float:
     """1 at an anchor, decaying with distance to the nearest one. Regions listed together
-    ("Oregon, Idaho, Washington") are far apart as points, so their decay is longer."""
+    ("Oregon, Idaho, Washington") are far apart as points, so their decay is longer.
+    `weights` (one per anchor, 1 when absent) scale how much an unsure anchor counts."""
     best = 0.0
-    for anchor in anchors:
+    for n, anchor in enumerate(anchors):
+        if anchor.id == place.id:
+            continue  # a candidate does not support itself
         scale = _REGION_NEAR_KM.get(place.kind, _NEAR_KM) if place.kind == anchor.kind else _NEAR_KM
-        best = max(best, math.exp(-_distance_km(place, anchor) / scale))
+        weight = weights[n] if n < len(weights) else 1.0
+        best = max(best, weight * math.exp(-_distance_km(place, anchor) / scale))
     return best
 
 
@@ -798,16 +804,27 @@ class Gazetteer:
         return self._base.get(key) + self._user.get(key)
 
     def _rank(
-        self, key: str, hint: str | None, anchors: Sequence[Place], state_context: bool = False
+        self,
+        key: str,
+        hint: str | None,
+        anchors: Sequence[Place],
+        state_context: bool = False,
+        weights: Sequence[float] = (),
     ) -> _Ranking:
         """Candidates of a key scored and sorted, best first."""
-        scored = [(self._score(e, hint, anchors, state_context), e) for e in self._entries(key)]
+        scored = [(self._score(e, hint, anchors, state_context, weights), e) for e in self._entries(key)]
         scored = _adjust_eponymous_areas(scored)
         scored.sort(key=lambda se: (-se[0], -se[1].place.population, se[1].place.id))
         return _Ranking([e.place for _, e in scored], [s for s, _ in scored], hint)
 
     @staticmethod
-    def _score(entry: _Entry, hint: str | None, anchors: Sequence[Place], state_context: bool) -> float:
+    def _score(
+        entry: _Entry,
+        hint: str | None,
+        anchors: Sequence[Place],
+        state_context: bool,
+        weights: Sequence[float],
+    ) -> float:
         place = entry.place
         if place.source in _BUILTIN_SOURCES:
             pop_term = min(1.0, math.log10(1 + place.population) / _POP_SCALE)
@@ -817,7 +834,7 @@ class Gazetteer:
         if hint and place.country == hint.upper():
             score += _W_HINT
         if anchors:
-            score += _W_NEAR * _closeness(place, anchors)
+            score += _W_NEAR * _closeness(place, anchors, weights)
         if state_context and place.kind == "state":
             score += _STATE_CONTEXT_BONUS
         return score
@@ -846,11 +863,11 @@ class Gazetteer:
             clear = ranking.shares()[0] >= _ANCHOR_SHARE
             if clear and ranking.confidences()[0][1] * factors[key, ctx] >= _ANCHOR_CONFIDENCE:
                 anchors.setdefault(key, ranking.places[0])
+        current = self._mutual_support(first, anchors, points, country_hint)
         resolved: dict[tuple[str, bool], tuple[Place, float]] = {}
         for key, ctx in first:
             others = [pt for k, pt in anchors.items() if k != key] + points
-            ranking = self._rank(key, country_hint, others, ctx) if others else first[key, ctx]
-            place, conf = ranking.confidences()[0]
+            place, conf = current[key, ctx].confidences()[0]
             resolved[key, ctx] = place, conf * _coherence(place, others)
         matches = []
         for n, s in enumerate(spans):
@@ -865,6 +882,40 @@ class Gazetteer:
             mention = text[s.start : s.end]
             matches.append(PlaceMatch(place, s.start, s.end, mention, round(conf * s.factor, 4)))
         return matches
+
+    def _mutual_support(
+        self,
+        first: dict[tuple[str, bool], _Ranking],
+        anchors: dict[str, Place],
+        points: list[Place],
+        hint: str | None,
+    ) -> dict[tuple[str, bool], _Ranking]:
+        """Every mention re-ranked by the other mentions of the text, as geoparsers do
+        (CLAVIN, Mordecai): the clear anchors and written coordinates count fully, and the
+        candidates of the names no single reading settles count by their confidence, so
+        two unsure names that lie near each other ("Victoria ... and Vancouver") raise
+        the pair of readings that fit together over a namesake far from both. Run for
+        _SUPPORT_ROUNDS rounds, each from the confidences of the round before."""
+        current = dict(first)
+        for _ in range(_SUPPORT_ROUNDS):
+            soft = {
+                key: [(p, c) for p, c in ranking.confidences()[:_SUPPORT_CANDIDATES] if c >= _SUPPORT_MIN]
+                for (key, _ctx), ranking in current.items()
+                if key not in anchors
+            }
+            following: dict[tuple[str, bool], _Ranking] = {}
+            for key, ctx in first:
+                places = [pt for k, pt in anchors.items() if k != key] + points
+                weights = [1.0] * len(places)
+                for k, candidates in soft.items():
+                    if k != key:
+                        places += [p for p, _ in candidates]
+                        weights += [c for _, c in candidates]
+                following[key, ctx] = (
+                    self._rank(key, hint, places, ctx, weights) if places else first[key, ctx]
+                )
+            current = following
+        return current
 
     def _qualified(
         self, span: _Span, region: Place, hint: str | None, direct: bool
@@ -1060,7 +1111,11 @@ def _stands_out(entry: _Entry, hint: str | None) -> bool:
 
 
 def _coherence(place: Place, others: Sequence[Place]) -> float:
-    """1 near the text's other places (or with none), down to a floor far from all of them."""
+    """1 near the text's other places (or with none), down to a floor far from all of them.
+    A country or continent named elsewhere in the text raises the places inside it but
+    lowers none outside it: "Speaking in Geneva, ... Mozambique's recovery" is one text
+    about two parts of the world, and a country's capital is no measure of nearness."""
+    others = [o for o in others if o.kind not in ("country", "continent") or _contains(o, place)]
     if not others:
         return 1.0
     return _COHERENCE_FLOOR + (1 - _COHERENCE_FLOOR) * _closeness(place, others)
