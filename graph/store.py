@@ -339,6 +339,15 @@ class GraphStore:
         ).fetchall()
         return [(s[3:], i[4:], n) for s, i, n in rows if s.startswith("ds:")]
 
+    def extents(self, tenant: str) -> list[tuple[str, float, float, float, float]]:
+        """(dataset id, south, west, north, east) of each dataset's feature points."""
+        rows = self._db.execute(
+            "SELECT source, MIN(lat), MIN(lon), MAX(lat), MAX(lon) FROM nodes "
+            "WHERE tenant=? AND type='poi' AND source LIKE 'ds:%' AND lat IS NOT NULL GROUP BY source",
+            (tenant,),
+        ).fetchall()
+        return [(r[0][3:], r[1], r[2], r[3], r[4]) for r in rows]
+
     def poi_names(self, tenant: str) -> list[tuple[str, str]]:
         """(poi id, name) of every named POI."""
         rows = self._db.execute(
