@@ -818,7 +818,7 @@ class GraphStore:
     def _load_around(self, tenant: str, seeds: Sequence[str], rings: int) -> tuple:
         """POIs in the cells within `rings` of the seeds' cells: ids, index, lats, lons, cells, sources."""
         seed_rows = self._poi_rows(tenant, seeds)
-        area = sorted({c for r in seed_rows for c in h3.grid_disk(r[4], rings)})
+        area = sorted({c for cell in {r[4] for r in seed_rows} for c in h3.grid_disk(cell, rings)})
         rows = self._poi_rows_in_cells(tenant, area)
         ids = [r[0] for r in rows]
         return (
@@ -861,7 +861,7 @@ class GraphStore:
             merged = sorted(cur + extra, key=lambda nd: (nd[1], nd[0]))[: self.near_max]
             if merged != cur:
                 lists[node] = merged
-        self._write_near(tenant, lists, sources)
+        self._write_near(tenant, lists, sources, fresh={ids[i] for i in new.tolist()})
 
     def _recompute_near(self, tenant: str, nodes: Sequence[str]) -> None:
         """NEAR lists of `nodes` recomputed from every POI around them."""
@@ -892,10 +892,15 @@ class GraphStore:
         return out
 
     def _write_near(
-        self, tenant: str, lists: dict[str, list[tuple[str, float]]], sources: dict[str, str]
+        self,
+        tenant: str,
+        lists: dict[str, list[tuple[str, float]]],
+        sources: dict[str, str],
+        fresh: set[str] | frozenset[str] = frozenset(),
     ) -> None:
-        """Replace the NEAR lists of the given sources."""
-        nodes = sorted(lists)
+        """Replace the NEAR lists of the given sources; `fresh`: POIs just inserted, which
+        have no list to delete."""
+        nodes = sorted(n for n in lists if n not in fresh)
         for start in range(0, len(nodes), 500):
             part = nodes[start : start + 500]
             self._db.execute(
