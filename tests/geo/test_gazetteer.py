@@ -331,8 +331,28 @@ def test_a_named_country_lowers_no_place_outside_it(gaz: Gazetteer) -> None:
 
 
 def test_a_state_named_after_its_countrys_capital_yields_to_the_city(gaz: Gazetteer) -> None:
-    """ "Washington" alone is the capital more often than the state; a list of states
-    still reads it as the state."""
-    assert gaz.lookup("Washington")[0].place.kind == "city"
+    """ "Washington" alone is the capital (a national capital's own name is preferred over
+    its namesakes, and a state named after a big city of its country yields to it); a list
+    of states still reads it as the state."""
+    best = gaz.lookup("Washington")[0]
+    assert (best.place.kind, best.place.admin1) == ("city", "DC") and best.confidence >= 0.5
     states = gaz.find_places("Oregon, Idaho and Washington ban open fires this summer.")
     assert [m.place.kind for m in states] == ["state", "state", "state"]
+
+
+def test_far_apart_big_places_are_no_cluster_to_be_far_from(gaz: Gazetteer) -> None:
+    """Coherence lowers a reading far from the text's cluster of places; a text whose big
+    places are themselves continents apart has none, so the capital keeps its confidence.
+    A small far namesake next to a metropolis is still lowered ("a Ribeira" of Salvador)."""
+    trip = gaz.find_places("Officials travelled from Washington to Brasília and Recife last week.")
+    assert [(m.place.country, m.confidence >= 0.5) for m in trip] == [
+        ("US", True),
+        ("BR", True),
+        ("BR", True),
+    ]
+    assert trip[0].place.admin1 == "DC"
+    salvador = {
+        m.text: m
+        for m in gaz.find_places("Moradores de Salvador lotaram a Penha e a Ribeira no domingo.", "BR")
+    }
+    assert salvador["Ribeira"].confidence < 0.5
