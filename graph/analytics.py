@@ -326,7 +326,8 @@ class PlanExecutor:
         winners = sorted((f for f, v in pairs if v == best), key=lambda f: (f.name, f.id))
         result.value = best
         self._rows(result, winners, plan.attribute)
-        names = Counter(f.name for f in feats)
+        shown = {f.name for f in winners[:MAX_ROWS]}
+        names = Counter(f.name for f in feats if f.name in shown)  # a name shared: tell them apart
         for row, f in zip(result.rows, winners, strict=False):
             if names[f.name] > 1 and (code := _code_of(f)):
                 row["name"] = (
