@@ -17,12 +17,13 @@ import json
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is_acronym, typed_relations
+from docgraph.llm_extract import ChunkExtraction
 from docgraph.resolve import Resolved, resolve
 from geo.folding import fold, fold_words
 from index.sqlite import checkpoint, connect, migrate, transaction
@@ -61,7 +62,15 @@ CREATE TABLE IF NOT EXISTS summaries (
     tenant TEXT NOT NULL, community INTEGER NOT NULL, entities TEXT NOT NULL, summary TEXT NOT NULL,
     PRIMARY KEY (tenant, community));
 """
-MIGRATIONS = [SCHEMA]
+# the LLM's per-chunk replies (docgraph/llm_extract.py), keyed by chunk hash; one row per
+# document that holds the chunk, so deleting a document deletes its rows and no other's
+LLM_CACHE = """
+CREATE TABLE IF NOT EXISTS llm_extractions (
+    tenant TEXT NOT NULL, doc_id TEXT NOT NULL, key TEXT NOT NULL, reply TEXT NOT NULL,
+    PRIMARY KEY (tenant, doc_id, key));
+CREATE INDEX IF NOT EXISTS llm_extractions_by_key ON llm_extractions (tenant, key);
+"""
+MIGRATIONS = [SCHEMA, LLM_CACHE]
 
 
 @dataclass(frozen=True)
@@ -172,9 +181,16 @@ class DocGraphStore:
         )
         return {alias: key for alias, key in rows}
 
-    def add_document(self, tenant: str, chunks: Iterable[ChunkText]) -> int:
+    def add_document(
+        self,
+        tenant: str,
+        chunks: Iterable[ChunkText],
+        llm: Mapping[tuple[int, int], ChunkExtraction] | None = None,
+    ) -> int:
         """Extract, resolve and store the mentions of one document's chunks (its previous
-        rows replaced); returns how many mentions were stored."""
+        rows replaced); returns how many mentions were stored. `llm`: (page_no, chunk_no) ->
+        what the LLM found there (docgraph/llm_extract.py), added to the offline mentions
+        where it does not overlap them."""
         chunks = list(chunks)
         if not chunks:
             return 0
@@ -190,6 +206,12 @@ class DocGraphStore:
                         known[m.key] = m.kind
                         expansions[m.expansion] = (m.key, m.kind)
             found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
+            llm_relations: dict[int, list[tuple[int, int, str]]] = {}
+            for n, (chunk, mentions) in enumerate(found):
+                extra = (llm or {}).get((chunk.page_no, chunk.chunk_no))
+                if extra is not None:
+                    merged, llm_relations[n] = merge_llm(mentions, extra)
+                    found[n] = (chunk, merged)
             aliases = self._aliases(tenant)
             for _, mentions in found:
                 for m in mentions:
@@ -200,7 +222,7 @@ class DocGraphStore:
                     self._delete_rows(tenant, doc_id)
                 stored = 0
                 pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
-                for chunk, mentions in found:
+                for n, (chunk, mentions) in enumerate(found):
                     resolved = [resolve(m, aliases) for m in mentions]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
                     stored += len(ids)
@@ -209,7 +231,7 @@ class DocGraphStore:
                     for x, a in enumerate(named):
                         for b in named[x + 1 :]:
                             pairs[(chunk.doc_id, a, b, "co-occurs")].append(ref)
-                    for i, j, kind in typed_relations(chunk.text, mentions):
+                    for i, j, kind in [*typed_relations(chunk.text, mentions), *llm_relations.get(n, [])]:
                         if ids[i] != ids[j]:
                             pairs[(chunk.doc_id, ids[i], ids[j], kind)].append(ref)
                 # one "co-occurs" relation per pair of named entities sharing a chunk, and the
@@ -223,6 +245,21 @@ class DocGraphStore:
                 )
                 self._refresh_communities(tenant)
         return stored
+
+    @_locked
+    def cached_extraction(self, tenant: str, key: str) -> str | None:
+        """The LLM's stored reply for a chunk hash (any document of the tenant), or None."""
+        row = self._conn.execute(
+            "SELECT reply FROM llm_extractions WHERE tenant = ? AND key = ? LIMIT 1", (tenant, key)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    @_locked
+    def cache_extraction(self, tenant: str, doc_id: str, key: str, reply: str) -> None:
+        with transaction(self._conn):
+            self._conn.execute(
+                "INSERT OR REPLACE INTO llm_extractions VALUES (?, ?, ?, ?)", (tenant, doc_id, key, reply)
+            )
 
     def _entity_id(self, tenant: str, r: Resolved) -> int:
         row = self._conn.execute(
@@ -276,11 +313,15 @@ class DocGraphStore:
         )
 
     def delete_document(self, tenant: str, doc_id: str) -> None:
-        """Remove the document's mentions, aliases and relations, the entities only it
-        supported, and refresh the communities; then checkpoint (nothing left in the WAL)."""
+        """Remove the document's mentions, aliases, relations and cached LLM replies, the
+        entities only it supported, and refresh the communities; then checkpoint (nothing
+        left in the WAL)."""
         with self._lock:
             with transaction(self._conn):
                 self._delete_rows(tenant, doc_id)
+                self._conn.execute(
+                    "DELETE FROM llm_extractions WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
+                )
                 self._refresh_communities(tenant)
             checkpoint(self._conn)
 
@@ -514,11 +555,41 @@ class DocGraphStore:
     @_locked
     def counts(self, tenant: str) -> dict[str, int]:
         """Rows per table for the tenant (tests, the ops view)."""
-        tables = ("entities", "aliases", "mentions", "relations", "communities", "summaries")
+        tables = (
+            "entities",
+            "aliases",
+            "mentions",
+            "relations",
+            "communities",
+            "summaries",
+            "llm_extractions",
+        )
         return {
             t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t} WHERE tenant = ?", (tenant,)).fetchone()[0])
             for t in tables
         }
+
+
+def merge_llm(
+    offline: list[Mention], extra: ChunkExtraction
+) -> tuple[list[Mention], list[tuple[int, int, str]]]:
+    """The chunk's offline mentions plus the LLM's that overlap none of them (the offline
+    extractors' spans win: their precision is measured), in text order, and the LLM's
+    relations re-indexed into that list (a relation whose end was dropped for an offline
+    mention of the same span goes to that mention)."""
+    kept = list(offline)
+    where: dict[int, int] = {}
+    for i, m in enumerate(extra.mentions):
+        same = next((k for k, o in enumerate(offline) if o.start < m.end and m.start < o.end), None)
+        if same is not None:
+            where[i] = same
+        else:
+            where[i] = len(kept)
+            kept.append(m)
+    order = sorted(range(len(kept)), key=lambda k: (kept[k].start, kept[k].end))
+    position = {old: new for new, old in enumerate(order)}
+    relations = [(position[where[i]], position[where[j]], kind) for i, j, kind in extra.relations]
+    return [kept[k] for k in order], [(i, j, k) for i, j, k in relations if i != j]
 
 
 def mentions_of(text: str) -> list[Mention]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from docgraph.llm_extract import LLMExtractor
 from docgraph.store import ChunkText, DocGraphStore
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
@@ -206,6 +207,14 @@ def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncode
     )
 
 
+def docgraph_llm(settings: Settings, docgraph: DocGraphStore | None) -> LLMExtractor | None:
+    """The LLM entity extractor when an LLM is configured and CARTA_DOCGRAPH_LLM_CHUNKS > 0."""
+    config = llm_config(settings)
+    if docgraph is None or config is None or settings.docgraph_llm_chunks == 0:
+        return None
+    return LLMExtractor(LLMClient(config), docgraph, settings.docgraph_llm_chunks)
+
+
 def query_planner(
     settings: Settings, retriever: Retriever, docgraph: DocGraphStore | None
 ) -> QueryPlanner | None:
@@ -271,6 +280,7 @@ class Carta:
         self.docgraph: DocGraphStore | None = (
             DocGraphStore(settings.docgraph_path) if settings.docgraph else None
         )
+        self.entity_llm = docgraph_llm(settings, self.docgraph)
         self.sentence_vectors: SentenceVectors | None = (
             SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
         )
@@ -390,7 +400,7 @@ class Carta:
             )
         return None
 
-    def _index_graph_pages(self, doc: Document) -> None:
+    def _index_graph_pages(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
         if self.graph is None or doc.status != "ready":
             return
@@ -398,22 +408,47 @@ class Carta:
         pages = [h.payload for h in self.store.scroll(self.collections.pages.name, flt)]
         self.graph.index_document(doc.tenant, doc.id, doc.title, pages)
 
-    def _index_docgraph(self, doc: Document) -> None:
-        """Entities, mentions and relations of a ready document's chunks (docgraph/)."""
+    def _index_docgraph(self, doc: Document, progress: ProgressFn | None = None) -> None:
+        """Entities, mentions and relations of a ready document's chunks (docgraph/): the
+        offline extractors', plus the LLM's where one is configured (its chunks read
+        reported as "entities" progress)."""
         if self.docgraph is None or doc.status != "ready":
             return
-        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
-        chunks = [h.payload for h in self.store.scroll(self.collections.chunks.name, flt)]
-        self.docgraph.add_document(
-            doc.tenant,
-            [
-                # no gazetteer places: precision 0.71 on eval/docgraph (< 0.9); the geo graph has them
-                ChunkText(doc.id, p["page_no"], p["chunk_no"], p.get("text", ""))
-                for p in sorted(chunks, key=lambda p: (p["page_no"], p["chunk_no"]))
-            ],
-        )
+        from ingest.pipeline import Progress
 
-    def _index_sentence_vectors(self, doc: Document) -> None:
+        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
+        payloads = [h.payload for h in self.store.scroll(self.collections.chunks.name, flt)]
+        chunks = [
+            # no gazetteer places: precision 0.71 on eval/docgraph (< 0.9); the geo graph has them
+            ChunkText(doc.id, p["page_no"], p["chunk_no"], p.get("text", ""))
+            for p in sorted(payloads, key=lambda p: (p["page_no"], p["chunk_no"]))
+        ]
+        found = None
+        if self.entity_llm is not None:
+            report = (
+                (lambda done, total: progress(Progress(doc.filename, "entities", done, total)))
+                if progress
+                else None
+            )
+            found, stats = self.entity_llm.extract_document(
+                doc.tenant, doc.id, [((c.page_no, c.chunk_no), c.text) for c in chunks], report
+            )
+            log.info(
+                "entities of %s/%s: %d chunks, %d LLM calls, %d cached, %d over budget, %d failed, "
+                "%d+%d tokens",
+                doc.tenant,
+                doc.id,
+                stats.chunks,
+                stats.sent,
+                stats.cached,
+                stats.over_budget,
+                stats.failed,
+                stats.prompt_tokens,
+                stats.completion_tokens,
+            )
+        self.docgraph.add_document(doc.tenant, chunks, found)
+
+    def _index_sentence_vectors(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py);
         a store that cannot be written leaves the document to the gate's on-the-fly embedding."""
         if self.sentence_vectors is None or doc.status != "ready":
