@@ -94,6 +94,32 @@ class EntityRow:
     aliases: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Said:
+    """One mention's sentence, where it is (the chunk a global answer cites)."""
+
+    sentence: str
+    doc_id: str
+    page_no: int
+    chunk_no: int
+    entity: str  # the entity's name
+
+
+@dataclass
+class CommunityEvidence:
+    """A community as a caller sees it: its entities, the sentences that mention them (with
+    their chunks) and the extractive summary made from them (global search reads this)."""
+
+    id: int
+    entity_ids: list[int]
+    names: list[str]  # its most mentioned entities, at most SUMMARY_ENTITIES
+    kinds: dict[str, int]  # members per kind
+    mentions: int
+    documents: list[str]
+    summary: str
+    said: list[Said]  # the summary's sentences first, then every other one (each once)
+
+
 def _sentence(text: str, start: int, end: int) -> str:
     """The sentence (or line) around a span, at most SENTENCE_CHARS."""
     if start < 0:
@@ -551,6 +577,55 @@ class DocGraphStore:
             (tenant, *entity_ids),
         )
         return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    @_locked
+    def community_evidence(self, tenant: str, visible: DocFilter | None = None) -> list[CommunityEvidence]:
+        """Every community with a mention in the documents `visible` accepts (all when None),
+        summarised over those documents only, the largest first."""
+        rows = self._conn.execute(
+            "SELECT c.community, e.id, e.name, e.kind, m.doc_id, m.page_no, m.chunk_no, m.sentence "
+            "FROM communities c JOIN entities e ON e.id = c.entity_id AND e.tenant = c.tenant "
+            "JOIN mentions m ON m.entity_id = e.id AND m.tenant = c.tenant WHERE c.tenant = ? "
+            "ORDER BY m.doc_id, m.page_no, m.chunk_no, m.start",
+            (tenant,),
+        ).fetchall()
+        members: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
+        counts: dict[int, Counter[int]] = defaultdict(Counter)
+        said: dict[int, dict[int, list[Said]]] = defaultdict(lambda: defaultdict(list))
+        for community, entity_id, name, kind, doc_id, page_no, chunk_no, sentence in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            members[community][entity_id] = (name, kind)
+            counts[community][entity_id] += 1
+            said[community][entity_id].append(Said(sentence, doc_id, page_no, chunk_no, name))
+        out = []
+        for community, entities in members.items():
+            count = counts[community]
+            top = sorted(count, key=lambda e: (-count[e], entities[e][0]))
+            ordered: list[Said] = []
+            seen: set[str] = set()
+            for entity_id in top:
+                for s in said[community][entity_id]:
+                    if s.sentence not in seen:
+                        seen.add(s.sentence)
+                        ordered.append(s)
+            names = [entities[e][0] for e in top[:SUMMARY_ENTITIES]]
+            head = [s for s in ordered if s.entity in names][:SUMMARY_SENTENCES]
+            rest = [s for s in ordered if s not in head]
+            summary = "; ".join(names) + (": " + " … ".join(s.sentence for s in head) if head else "")
+            out.append(
+                CommunityEvidence(
+                    community,
+                    top,
+                    names,
+                    dict(Counter(kind for _, kind in entities.values())),
+                    sum(count.values()),
+                    sorted({s.doc_id for lst in said[community].values() for s in lst}),
+                    summary,
+                    head + rest,
+                )
+            )
+        return sorted(out, key=lambda c: (-c.mentions, c.id))
 
     @_locked
     def counts(self, tenant: str) -> dict[str, int]:

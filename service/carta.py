@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from docgraph.global_search import GlobalSearch
 from docgraph.llm_extract import LLMExtractor
 from docgraph.store import ChunkText, DocGraphStore
 from geo.gazetteer import Gazetteer
@@ -37,6 +38,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import RelevanceGate, question_language
+from service.answer.global_answer import global_answer, global_sources
 from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
@@ -46,11 +48,13 @@ from service.erasure import JOURNAL_NAME, ErasureJournal
 from service.errors import DocumentNotFound
 from service.jobs import JobStore
 from service.query.channels import ChannelContext, build_channels
+from service.query.channels.communities import GlobalChannel
 from service.query.channels.entities import EntitiesChannel
 from service.query.channels.graph import GraphEvidenceChannel
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.query.planner import PlannerLimits, QueryPlanner
 from service.query.retrieval import Retriever
+from service.query.router import asks_global
 from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
 from service.settings import DEFAULT_CAPTION_PAGES, Settings
@@ -299,10 +303,22 @@ class Carta:
         # The job table lives with the service, not the API: an in-process `carta delete`
         # erases the finished jobs that name the file too.
         self.job_store = JobStore(settings.jobs_path)
+        self.global_channel: GlobalChannel | None = None  # questions across the documents
+        self.global_llm: LLMClient | None = None  # its map-reduce, when an LLM is configured
         if self.docgraph is not None:  # the document graph: extracted once a document is ready
             self.retriever.channels.append(
                 EntitiesChannel(self.store, self.collections.chunks.name, self.docgraph)
             )
+            self.global_channel = GlobalChannel(
+                self.store,
+                self.collections.chunks.name,
+                GlobalSearch(self.docgraph),
+                self.registry,
+                asks_global,
+            )
+            self.retriever.channels.append(self.global_channel)
+            config = llm_config(settings)
+            self.global_llm = LLMClient(config) if config else None
             self.erasure_hooks.append(self.docgraph.delete_document)
         if self.sentence_vectors is not None:
             self.erasure_hooks.append(self.sentence_vectors.delete_document)
@@ -624,8 +640,21 @@ class Carta:
         if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
             language = question_language(query.text)
             evidence = self.graph_evidence.run(query.text, query.tenant, query.acl, language)
+        found = None
+        if evidence is None and self.global_channel is not None and self._asks_global(query, result):
+            found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)
         if evidence is not None:
             events: Iterator[Event] = answer_events(graph_answer(query.text, result, evidence), result)
+        elif found is not None and found.communities:  # across the documents: their communities
+            sent = global_sources(
+                found,
+                lambda d, p: self.page_chunks(query.tenant, d, p),
+                lambda d: doc.title if (doc := self.registry.get(query.tenant, d)) else d,
+            )
+            answer = global_answer(
+                query.text, result, found, sent, self.global_llm, self.settings.llm_context_tokens
+            )
+            events = answer_events(answer, result)
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:
@@ -635,6 +664,16 @@ class Carta:
                 event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior
                 event.data.plan = result.plan
             yield event
+
+    @staticmethod
+    def _asks_global(query: SearchQuery, result: SearchResult) -> bool:
+        """Whether the question asks across the documents: the planner's route when it ran,
+        else the router's rule; a query whose channels leave "global" out does not."""
+        if query.channels is not None and "global" not in query.channels:
+            return False
+        if result.plan is not None:
+            return "global" in result.plan.get("routes", [])
+        return asks_global(query.text)
 
     def close(self) -> None:
         """Finish deferred erasures, then close every store; closing twice does nothing."""
