@@ -3,8 +3,8 @@ JSON schema (`ChunkGraph`, sent as response_format json_schema and validated aga
 endpoints honour the schema to different degrees).
 
 Bounded and cheap to repeat: replies are cached by chunk hash (the docgraph store's
-`llm_extractions` table, deleted with the document), cache hits cost no call, and at most
-`max_chunks` chunks of a document are sent (CARTA_DOCGRAPH_LLM_CHUNKS); the rest, and any
+`llm_extractions` table, deleted with the document), cache hits cost no call, and only a
+document's first `max_chunks` chunks are the LLM's (CARTA_DOCGRAPH_LLM_CHUNKS); the rest, and any
 chunk whose call or reply fails, keep the offline extraction alone (docgraph/extract.py),
 with one log line per document. What the model names is kept only where the chunk's text
 holds it (a name it did not read there is dropped), so every LLM mention has its span.
@@ -175,7 +175,9 @@ class LLMExtractor:
     def __init__(self, client: LLMClient, cache: ExtractionCache, max_chunks: int) -> None:
         self.client = client
         self.cache = cache
-        self.max_chunks = max_chunks  # LLM calls per document (cache hits do not count)
+        # the first max_chunks non-empty chunks of a document are the LLM's (their replies
+        # cached: an unchanged document indexed again costs no call); the rest stay offline
+        self.max_chunks = max_chunks
 
     def _ask(self, text: str) -> tuple[str, int, int]:
         """The model's reply to one chunk (validated JSON text) and its token counts."""
@@ -203,13 +205,15 @@ class LLMExtractor:
         found: dict[tuple[int, int], ChunkExtraction] = {}
         stats = ExtractionStats(chunks=len(chunks))
         reachable = True  # False after a transport error: the rest of the document stays offline
+        read = 0  # non-empty chunks so far: the first max_chunks are the LLM's (sent or cached)
         for n, (ref, text) in enumerate(chunks, start=1):
             if text.strip():
+                read += 1
                 key = chunk_hash(self.client.config.model, text)
                 reply = self.cache.cached_extraction(tenant, key)
                 if reply is not None:
                     stats.cached += 1
-                elif not reachable or stats.sent >= self.max_chunks:
+                elif not reachable or read > self.max_chunks:
                     stats.over_budget += reachable
                     stats.failed += not reachable
                 else:

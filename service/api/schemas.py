@@ -80,7 +80,7 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
-    channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities"]] | None = Field(
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities", "global"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
