@@ -19,7 +19,9 @@ from index.acl import caller_tokens
 from ingest.upload import IngestRequest
 from models.llm_client import LLMClient, LLMConfig
 from service.answer.global_answer import global_answer, global_sources
+from service.api.schemas import ask_response
 from service.carta import Carta
+from service.observability import ask_trace
 from service.query.router import asks_global
 from tests.openai_protocol import OpenAIProtocolServer, Step, part_texts
 from tests.utils.documents import make_pdf
@@ -100,6 +102,9 @@ def test_a_global_question_is_answered_from_the_communities_citing_their_chunks(
     assert [(c.doc_id, c.page_no) for c in answer.citations] == [(ids["amazonas.pdf"], 1)]
     assert answer.grounded and not answer.invalid_citations
     assert answer.communities["communities"][0]["chunks"][0]["doc_id"] == ids["amazonas.pdf"]
+    wire = ask_response(answer).communities  # the API's typed shape, and the ask trace
+    assert wire is not None and wire.communities[0].chunks[0].doc_id == ids["amazonas.pdf"] and not wire.llm
+    assert ask_trace("r1", answer, 0.0)["communities"]["terms"] == ["ibama"]
 
     themes = carta.ask(carta.query("Which organisations appear across the documents?", TENANT))
     assert themes.answer.startswith("Across the documents")
