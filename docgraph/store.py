@@ -118,6 +118,7 @@ class CommunityEvidence:
     documents: list[str]
     summary: str
     said: list[Said]  # the summary's sentences first, then every other one (each once)
+    members: list[tuple[str, str]] = field(default_factory=list)  # (name, kind), most mentioned first
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -623,6 +624,7 @@ class DocGraphStore:
                     sorted({s.doc_id for lst in said[community].values() for s in lst}),
                     summary,
                     head + rest,
+                    [entities[e] for e in top],
                 )
             )
         return sorted(out, key=lambda c: (-c.mentions, c.id))

@@ -29,6 +29,7 @@ from service.query.types import ChunkEvidence, SearchResult
 log = logging.getLogger(__name__)
 
 SENTENCES_PER_COMMUNITY = 2  # in the extractive answer
+NAMES_PER_LINE = 8  # entities of an asked kind named per community
 MAPPED_SENTENCES = 8  # a community's sentences its map call reads
 MAP_MAX_TOKENS = 250
 ChunkPayloads = Callable[[str, int], list[dict]]  # (doc_id, page_no) -> the page's chunk payloads
@@ -81,11 +82,15 @@ def global_sources(found: GlobalResult, chunks_of: ChunkPayloads, title_of: Titl
     return list(pages.values())
 
 
-def _community_line(n: int, ranked: RankedCommunity) -> str:
+def _community_line(n: int, ranked: RankedCommunity, kinds: list[str]) -> str:
+    """Its main entities (of the asked kinds, when the question asks for some), then the
+    sentences that mention them, cited."""
     c = ranked.community
-    said = [s for s in c.said if s.entity in c.names][:SENTENCES_PER_COMMUNITY] or c.said[:1]
+    names = [name for name, kind in c.members if kind in kinds][:NAMES_PER_LINE] if kinds else []
+    names = names or c.names
+    said = [s for s in c.said if s.entity in names][:SENTENCES_PER_COMMUNITY] or c.said[:1]
     quoted = " … ".join(f"{neutralise(s.sentence)} {cite_label(s.doc_id, s.page_no)}" for s in said)
-    return f"{n}. {neutralise(', '.join(c.names))}: {quoted}"
+    return f"{n}. {neutralise(', '.join(names))}: {quoted}"
 
 
 def extractive_text(found: GlobalResult, language: str) -> str:
@@ -96,7 +101,7 @@ def extractive_text(found: GlobalResult, language: str) -> str:
         head = f"Nos documentos, o grafo de entidades reúne o que dizem em {n} tema{plural}:"
     else:
         head = f"Across the documents, the entity graph groups what they say into {n} theme{plural}:"
-    lines = [_community_line(i, r) for i, r in enumerate(found.communities, 1)]
+    lines = [_community_line(i, r, found.kinds) for i, r in enumerate(found.communities, 1)]
     return "\n".join([head, *lines])
 
 

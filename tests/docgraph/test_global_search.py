@@ -110,6 +110,8 @@ def test_a_global_question_is_answered_from_the_communities_citing_their_chunks(
     assert themes.answer.startswith("Across the documents")
     assert {c.doc_id for c in themes.citations} == set(ids.values())  # both documents' communities
     assert "CONAMA" in themes.answer and "FUNAI" in themes.answer
+    orgs = carta.ask(carta.query("Quais organizações aparecem nos documentos?", TENANT))
+    assert orgs.answer.startswith("Nos documentos") and "CONAMA" in orgs.answer
 
     plain = carta.ask(carta.query("Quem lavrou autos de infração no Amazonas?", TENANT))
     assert plain.communities is None  # not a question across the documents

@@ -100,6 +100,8 @@ def test_llm_entities_and_relations_are_stored_with_their_chunk(
     assert [(r["name"], r["type"]) for r in entity["relations"] if r["type"] != "co-occurs"] == [
         ("FUNAI", "directs")
     ]
+    community = entity["community"]  # the LLM's relation joins them in one community
+    assert community is not None and {"Joana Quixabeira", "FUNAI"} <= set(community["entities"])
     funai = carta.docgraph.search(TENANT, "funai")
     assert [e.name for e in funai] == ["FUNAI"]  # the LLM's and the offline mention: one entity
     assert [(p.stage, p.done, p.total) for p in events if p.stage == "entities"] == [("entities", 1, 1)]
