@@ -31,6 +31,8 @@ from index.sqlite import checkpoint, connect, migrate, transaction
 SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
 SUMMARY_ENTITIES = 5
 SUMMARY_SENTENCES = 3
+# kinds whose entity, related to nothing, still forms a community (codes, dates, amounts do not)
+LONE_KINDS = ("org", "programme", "law", "person", "product", "event")
 T = TypeVar("T")
 DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
 
@@ -363,6 +365,18 @@ class DocGraphStore:
         ):
             weights[(a, b)] += n
         assignment = detect_communities([(a, b, float(w)) for (a, b), w in weights.items()])
+        # a named entity no relation reaches is a community of its own (as an isolated vertex
+        # is in Leiden), so a document naming one organisation still reaches global search
+        loose = self._conn.execute(
+            f"SELECT id FROM entities WHERE tenant = ? AND kind IN ({','.join('?' * len(LONE_KINDS))}) "
+            "ORDER BY id",
+            (tenant, *LONE_KINDS),
+        ).fetchall()
+        next_id = max(assignment.values(), default=-1) + 1
+        for (entity_id,) in loose:
+            if entity_id not in assignment:
+                assignment[entity_id] = next_id
+                next_id += 1
         self._conn.executemany(
             "INSERT INTO communities VALUES (?, ?, ?)", [(tenant, e, c) for e, c in assignment.items()]
         )
