@@ -33,6 +33,7 @@ PROMPT_VERSION = "docgraph-extract-1"  # part of the cache key: a new prompt ask
 MAX_TOKENS = 900  # completion tokens of one chunk's reply
 MAX_CHUNK_CHARS = 4000  # what one chunk sends (chunks are ~900 characters)
 MAX_ITEMS = 60  # entities, and relations, kept of one reply
+DESCRIPTION_CHARS = 280  # a relation's description, as stored
 EntityKind = Literal["org", "programme", "person", "place", "law", "product", "event"]
 SYSTEM = (
     "You extract a knowledge graph from one passage of a document (Portuguese or English). "
@@ -91,10 +92,11 @@ def chunk_hash(model: str, text: str) -> str:
 @dataclass(frozen=True)
 class ChunkExtraction:
     """What the LLM found in one chunk: mentions with their span, and relations between
-    them as (index, index, type) into `mentions`."""
+    them as (index, index, type) into `mentions`, with the model's description of each."""
 
     mentions: list[Mention]
     relations: list[tuple[int, int, str]]
+    descriptions: dict[tuple[int, int, str], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,12 +163,14 @@ def to_extraction(text: str, graph: ChunkGraph) -> ChunkExtraction:
                 index.setdefault(fold_words(name), len(mentions))
         mentions.append(m)
     relations = []
+    descriptions: dict[tuple[int, int, str], str] = {}
     for r in graph.relations[:MAX_ITEMS]:
         i, j = index.get(fold_words(r.source)), index.get(fold_words(r.target))
         kind = "-".join(fold_words(r.type).split())[:60]
         if i is not None and j is not None and i != j and kind:
             relations.append((i, j, kind))
-    return ChunkExtraction(mentions, relations)
+            descriptions.setdefault((i, j, kind), " ".join(r.description.split())[:DESCRIPTION_CHARS])
+    return ChunkExtraction(mentions, relations, descriptions)
 
 
 class LLMExtractor:

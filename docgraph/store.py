@@ -26,7 +26,7 @@ from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is
 from docgraph.llm_extract import ChunkExtraction
 from docgraph.resolve import Resolved, resolve
 from geo.folding import fold, fold_words
-from index.sqlite import checkpoint, connect, migrate, transaction
+from index.sqlite import Migration, add_column, checkpoint, connect, migrate, transaction
 
 SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
 SUMMARY_ENTITIES = 5
@@ -72,7 +72,12 @@ CREATE TABLE IF NOT EXISTS llm_extractions (
     PRIMARY KEY (tenant, doc_id, key));
 CREATE INDEX IF NOT EXISTS llm_extractions_by_key ON llm_extractions (tenant, key);
 """
-MIGRATIONS = [SCHEMA, LLM_CACHE]
+MIGRATIONS: list[Migration] = [
+    SCHEMA,
+    LLM_CACHE,
+    # what the LLM said about a relation (docgraph/llm_extract.py); '' for the offline ones
+    lambda conn: add_column(conn, "relations", "description", "TEXT NOT NULL DEFAULT ''"),
+]
 
 
 @dataclass(frozen=True)
@@ -235,7 +240,7 @@ class DocGraphStore:
                         known[m.key] = m.kind
                         expansions[m.expansion] = (m.key, m.kind)
             found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
-            llm_relations: dict[int, list[tuple[int, int, str]]] = {}
+            llm_relations: dict[int, list[tuple[int, int, str, str]]] = {}
             for n, (chunk, mentions) in enumerate(found):
                 extra = (llm or {}).get((chunk.page_no, chunk.chunk_no))
                 if extra is not None:
@@ -251,6 +256,7 @@ class DocGraphStore:
                     self._delete_rows(tenant, doc_id)
                 stored = 0
                 pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
+                described: dict[tuple[str, int, int, str], str] = {}  # -> the LLM's description
                 for n, (chunk, mentions) in enumerate(found):
                     resolved = [resolve(m, aliases) for m in mentions]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
@@ -260,15 +266,19 @@ class DocGraphStore:
                     for x, a in enumerate(named):
                         for b in named[x + 1 :]:
                             pairs[(chunk.doc_id, a, b, "co-occurs")].append(ref)
-                    for i, j, kind in [*typed_relations(chunk.text, mentions), *llm_relations.get(n, [])]:
+                    typed = [(i, j, kind, "") for i, j, kind in typed_relations(chunk.text, mentions)]
+                    for i, j, kind, description in [*typed, *llm_relations.get(n, [])]:
                         if ids[i] != ids[j]:
                             pairs[(chunk.doc_id, ids[i], ids[j], kind)].append(ref)
+                            if description:
+                                described.setdefault((chunk.doc_id, ids[i], ids[j], kind), description)
                 # one "co-occurs" relation per pair of named entities sharing a chunk, and the
                 # typed ones a pattern gave (source -> target), per document
                 self._conn.executemany(
-                    "INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO relations (tenant, source, target, type, doc_id, count, chunks, "
+                    "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (tenant, a, b, k, d, len(refs), json.dumps(refs))
+                        (tenant, a, b, k, d, len(refs), json.dumps(refs), described.get((d, a, b, k), ""))
                         for (d, a, b, k), refs in pairs.items()
                     ],
                 )
@@ -525,20 +535,21 @@ class DocGraphStore:
         """Related entities, the strongest first, with the chunks the relation rests on."""
         rows = self._conn.execute(
             "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
-            "r.count, r.chunks, r.source = ? FROM relations r "
+            "r.count, r.chunks, r.source = ?, r.description FROM relations r "
             "WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
             (entity_id, entity_id, tenant, entity_id, entity_id),
         ).fetchall()
         merged: dict[tuple[int, str], dict[str, Any]] = {}
-        for other, kind, doc_id, count, chunks, outgoing in rows:
+        for other, kind, doc_id, count, chunks, outgoing, description in rows:
             if visible is not None and not visible(doc_id):
                 continue
             if not outgoing:  # a typed relation read from its target: "superior-of"
                 kind = RELATION_INVERSE.get(kind, kind)
             item = merged.setdefault(
-                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
+                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": [], "description": ""}
             )
             item["count"] += count
+            item["description"] = item["description"] or description
             for ref in json.loads(chunks):
                 page_no, chunk_no = ref.split(".")
                 item["chunks"].append({"doc_id": doc_id, "page_no": int(page_no), "chunk_no": int(chunk_no)})
@@ -663,11 +674,11 @@ class DocGraphStore:
 
 def merge_llm(
     offline: list[Mention], extra: ChunkExtraction
-) -> tuple[list[Mention], list[tuple[int, int, str]]]:
+) -> tuple[list[Mention], list[tuple[int, int, str, str]]]:
     """The chunk's offline mentions plus the LLM's that overlap none of them (the offline
     extractors' spans win: their precision is measured), in text order, and the LLM's
-    relations re-indexed into that list (a relation whose end was dropped for an offline
-    mention of the same span goes to that mention)."""
+    relations re-indexed into that list, with their descriptions (a relation whose end was
+    dropped for an offline mention of the same span goes to that mention)."""
     kept = list(offline)
     where: dict[int, int] = {}
     for i, m in enumerate(extra.mentions):
@@ -679,8 +690,11 @@ def merge_llm(
             kept.append(m)
     order = sorted(range(len(kept)), key=lambda k: (kept[k].start, kept[k].end))
     position = {old: new for new, old in enumerate(order)}
-    relations = [(position[where[i]], position[where[j]], kind) for i, j, kind in extra.relations]
-    return [kept[k] for k in order], [(i, j, k) for i, j, k in relations if i != j]
+    relations = [
+        (position[where[i]], position[where[j]], kind, extra.descriptions.get((i, j, kind), ""))
+        for i, j, kind in extra.relations
+    ]
+    return [kept[k] for k in order], [r for r in relations if r[0] != r[1]]
 
 
 def mentions_of(text: str) -> list[Mention]:

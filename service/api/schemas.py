@@ -717,9 +717,10 @@ class EntityRelationOut(BaseModel):
     entity_id: int
     name: str
     kind: str
-    type: str  # co-occurs
+    type: str  # co-occurs, subordinate-to / superior-of, or the LLM's verb ("directs")
     count: int
     chunks: list[EntityChunkOut]
+    description: str = ""  # what the LLM said about it (LLM extraction), else empty
 
 
 class EntityCommunityOut(BaseModel):

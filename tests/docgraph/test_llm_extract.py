@@ -97,9 +97,9 @@ def test_llm_entities_and_relations_are_stored_with_their_chunk(
     entity = carta.docgraph.entity(TENANT, person[0].id)
     assert entity is not None
     assert [(m["doc_id"], m["page_no"], m["extractor"]) for m in entity["mentions"]] == [(doc.id, 1, "llm")]
-    assert [(r["name"], r["type"]) for r in entity["relations"] if r["type"] != "co-occurs"] == [
-        ("FUNAI", "directs")
-    ]
+    assert [
+        (r["name"], r["type"], r["description"]) for r in entity["relations"] if r["type"] != "co-occurs"
+    ] == [("FUNAI", "directs", "Joana Quixabeira directs Fundação Nacional do Índio.")]
     community = entity["community"]  # the LLM's relation joins them in one community
     assert community is not None and {"Joana Quixabeira", "FUNAI"} <= set(community["entities"])
     funai = carta.docgraph.search(TENANT, "funai")
@@ -202,5 +202,5 @@ def test_llm_mentions_defer_to_the_offline_spans() -> None:
     offline = extract(text)
     merged, relations = merge_llm(offline, found)
     assert [m.rule for m in merged] == ["acronym(long)", "llm"]  # IBAMA: the offline definition
-    assert relations == [(0, 1, "fined")]
+    assert relations == [(0, 1, "fined", "")]
     assert merge_llm(offline, ChunkExtraction([], [])) == (offline, [])
