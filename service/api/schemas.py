@@ -207,6 +207,11 @@ class IngestedOut(BaseModel):
     document: DocumentOut
     created: bool
     warnings: list[str] = []
+    seconds: dict[str, float] = Field(
+        default_factory=dict,
+        description="Wall seconds per ingestion stage (read, images, chunk, caption, embed, sparse, geotag, "
+        "store, after) and their total; empty when the content was already indexed.",
+    )
 
 
 class KeyRequest(BaseModel):

@@ -41,7 +41,10 @@ class LocalClient:
             else None,
         )
         return schemas.IngestedOut(
-            document=schemas.document_out(result.document), created=result.created, warnings=result.warnings
+            document=schemas.document_out(result.document),
+            created=result.created,
+            warnings=result.warnings,
+            seconds=result.seconds,
         ).model_dump()
 
     def delete(self, doc_id: str) -> None:
