@@ -49,7 +49,8 @@ DOCUMENT_ANCHOR_CONFIDENCE = 0.5
 @dataclass(frozen=True)
 class Progress:
     filename: str
-    stage: str  # "pages" while pages are indexed, then "done"
+    # "pages" while pages are indexed, "entities" while the LLM reads chunks (done/total: chunks), "done"
+    stage: str
     done: int
     total: int
 
@@ -57,8 +58,9 @@ class Progress:
 ProgressFn = Callable[[Progress], None]
 # (point id, page image, payload) triples -> points of the visual collection
 VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint]]
-# called with every document that has just become ready (e.g. the graph's page nodes)
-IndexedHook = Callable[[Document], None]
+# called with every document that has just become ready (e.g. the graph's page nodes), and the
+# ingestion's progress function for the hooks that take long (the LLM's entity extraction)
+IndexedHook = Callable[[Document, ProgressFn | None], None]
 
 
 @dataclass
@@ -203,12 +205,12 @@ class Ingestor:
         self.registry.set_status(
             tenant, doc_id, "ready", pages=opened.page_count, footprint=footprint_geojson(geo.all_tags)
         )
-        if progress:
-            progress(Progress(filename, "done", opened.page_count, opened.page_count))
         doc = self.registry.get(tenant, doc_id) or doc
         with times.stage("after"):
             for hook in self.indexed_hooks:
-                hook(doc)
+                hook(doc, progress)
+        if progress:
+            progress(Progress(filename, "done", opened.page_count, opened.page_count))
         warnings.extend(f"{_page_label(pages)}: {note}" for note, pages in page_notes.items())
         log.info("indexed %s: %d pages in %s", filename, opened.page_count, times.summary())
         return IngestResult(doc, created=True, warnings=sorted(set(warnings)), seconds=times.rounded())

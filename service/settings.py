@@ -297,6 +297,15 @@ class Settings(BaseSettings):
         True, description="Extract entities from every indexed chunk (offline, ~ms a page)."
     )
 
+    docgraph_llm_chunks: int = Field(
+        32,
+        ge=0,
+        le=100_000,
+        description="Chunks per document the LLM reads for entities and relations at ingestion, when "
+        "one is configured (CARTA_LLM_BASE_URL; replies cached by chunk hash); the rest, and any chunk "
+        "whose call fails, keep the offline extraction; 0 = offline only.",
+    )
+
     @property
     def docgraph_path(self) -> Path:
         return self.data_dir / "docgraph.sqlite3"
