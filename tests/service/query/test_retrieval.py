@@ -11,6 +11,10 @@ import pytest
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from service.query.channels.bm25 import Bm25Channel
+from service.query.channels.dense import DenseChannel
+from service.query.channels.pages import PagesChannel
+from service.query.retrieval import bound_readers
 from service.query.types import SearchQuery
 
 
@@ -64,3 +68,16 @@ def test_tenants_are_isolated(make_carta: Callable[..., Carta], samples_dir: Pat
 def test_blank_query_has_no_sparse_branch_but_does_not_fail(sample_carta: Carta, query: str) -> None:
     result = sample_carta.search(SearchQuery(query, "default", top_k=2))
     assert len(result.pages) <= 2
+
+
+def test_only_the_text_encoders_lists_are_bound_and_only_for_a_question_it_does_not_read() -> None:
+    store: Any = None  # bound_readers reads the channels' names, never their store
+    channels = [
+        DenseChannel(store, "c"),
+        Bm25Channel(store, "c", "bm25_pt"),
+        PagesChannel(store, "p", False, 10),
+    ]
+    portuguese = "Qual foi a taxa de crescimento da população de Nagaland entre 2001 e 2011?"
+    assert bound_readers(portuguese, channels, "en") == {"dense": "pt", "pages": "pt"}
+    assert bound_readers("What was the growth rate of Nagaland in 2001-2011?", channels, "en") is None
+    assert bound_readers(portuguese, channels, None) is None  # a multilingual encoder reads every page
