@@ -6,6 +6,7 @@ text channel could not have matched to the question."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 # Frequent function words of running text, per language; words two languages share often
 # ("a", "as", "de", "en", "la") are left out, so each word votes for one language only.
@@ -30,12 +31,9 @@ MIN_SHARE = 0.6  # the winning language's share of the votes; less: mixed or unc
 def text_language(text: str) -> str | None:
     """The language `text` is written in, or None when fewer than MIN_VOTES function words
     say it or no language has MIN_SHARE of them."""
-    votes = dict.fromkeys(_WORDS, 0)
-    for word in _WORD.findall(text.lower()):
-        for lang, vocab in _WORDS.items():
-            if word in vocab:
-                votes[lang] += 1
     lowered = text.lower()
+    counts = Counter(_WORD.findall(lowered))
+    votes = {lang: sum(counts[word] for word in words) for lang, words in _WORDS.items()}
     for lang, accents in _ACCENTS.items():
         votes[lang] += min(sum(lowered.count(ch) for ch in accents), 3)  # accents confirm, not decide
     total = sum(votes.values())
