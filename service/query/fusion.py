@@ -7,7 +7,7 @@ pages lists hold only Portuguese pages, and plain RRF lets them outvote BM25, th
 that matched the English page's names and numbers. A caller may therefore bind lists to the
 one language they can match (`readers`): such a list does not count for a page written in
 another language, and that page's score is the RRF sum over the lists that do count, scaled
-to the number of lists, so it is judged by the channels that could have seen it.
+to the number of (non-empty) lists, so it is judged by the channels that could have seen it.
 """
 
 from __future__ import annotations
@@ -78,11 +78,12 @@ def fuse_pages(
             )
         )
     languages = page_languages(lists) if readers else {}
+    ranked_lists = [name for name, hits in lists.items() if hits]  # an empty list says nothing
     for key, page in pages.items():
         language = languages.get(key)
         # no list can read the page (a dense-only search): every list counts, as plain RRF
-        counting = [name for name in lists if _counts(readers, name, language)] or list(lists)
-        scale = len(lists) / len(counting)
+        counting = [name for name in ranked_lists if _counts(readers, name, language)] or ranked_lists
+        scale = len(ranked_lists) / len(counting)
         page.score = scale * sum(1.0 / (k + c.rank) for name, c in page.channels.items() if name in counting)
         if not page.excerpt and page.chunks:
             page.excerpt = page.chunks[0].text[:400]
@@ -97,10 +98,18 @@ def _counts(readers: dict[str, str] | None, name: str, language: str | None) -> 
 
 
 def page_languages(lists: dict[str, list[Hit]]) -> dict[tuple[str, int], str | None]:
-    """Each retrieved page's language, read from the text of its hits in every list."""
+    """Each retrieved page's language, read from the text of its hits in every list; a page
+    whose text does not say (a table of names and numbers) takes its document's language,
+    read from all the document's hits."""
     texts: dict[tuple[str, int], dict[str, None]] = {}
     for hits in lists.values():
         for hit in hits:
             key = (hit.payload["doc_id"], int(hit.payload["page_no"]))
             texts.setdefault(key, {})[hit.payload.get("text", "")[:LANGUAGE_CHARS]] = None
-    return {key: text_language(" ".join(parts)) for key, parts in texts.items()}
+    pages = {key: text_language(" ".join(parts)) for key, parts in texts.items()}
+    unsaid = {doc_id for (doc_id, _), language in pages.items() if language is None}
+    documents = {
+        doc_id: text_language(" ".join(t for key, parts in texts.items() if key[0] == doc_id for t in parts))
+        for doc_id in unsaid
+    }
+    return {key: language or documents.get(key[0]) for key, language in pages.items()}

@@ -101,3 +101,22 @@ def test_a_page_no_list_can_read_is_scored_as_plain_rrf() -> None:
         ("pt", pytest.approx(1 / 61)),
         ("en", pytest.approx(1 / 62)),
     ]
+
+
+def test_an_empty_list_does_not_scale_the_other_pages() -> None:
+    lists = _cross_language_lists()
+    readers = {"dense": "pt", "pages": "pt"}
+    with_empty = fuse_pages({**lists, "entities": []}, top_k=4, readers=readers)
+    assert [(p.doc_id, p.score) for p in with_empty] == [
+        (p.doc_id, p.score) for p in fuse_pages(lists, top_k=4, readers=readers)
+    ]
+
+
+def test_a_page_whose_text_does_not_say_takes_its_documents_language() -> None:
+    lists = _cross_language_lists()
+    row = _text_chunk("census", 5, "Nagaland 14.07 39.88 50.05 56.08 64.53 -0.47")  # a bare table row
+    lists["bm25_pt"].insert(0, row)
+    lists["bm25_en"].insert(0, row)
+    pages = fuse_pages(lists, top_k=5, readers={"dense": "pt", "pages": "pt"})
+    # English like the document's other page: judged by the BM25 lists alone
+    assert [(p.doc_id, p.page_no) for p in pages[:2]] == [("census", 5), ("census", 4)]
