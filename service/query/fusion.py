@@ -33,7 +33,7 @@ def fuse_pages(
     each page's chunks are ordered by their own fused score. Ties keep the order of
     `lists`, so callers pass the lists in channel-registry order. `readers` (list name ->
     the one language it matches): such a list counts only for the pages written in that
-    language or whose hits do not say their language (service/query/language.py)."""
+    language or whose hits (nor their document's) do not say one (service/query/language.py)."""
     pages: dict[tuple[str, int], PageEvidence] = {}
     chunk_score: dict[tuple[str, int, int], float] = {}
     chunk_hit: dict[tuple[str, int, int], Hit] = {}
