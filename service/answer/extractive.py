@@ -41,6 +41,10 @@ class ExtractiveAnswerer:
         """The answer composed from the evidence, or the gate's refusal."""
         grade = self.gate.grade(question, result)
         table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
+        if table is not None and (grade.absent_words or grade.other_year):
+            # the table the question names, asked for something it does not hold: the maize
+            # table's area cell does not answer a question about soy ("soja" on no page)
+            return self.gate.refusal(question, result, grade)
         if table is not None:
             return self._from_table(question, result, grade, table)
         if not grade.passed:

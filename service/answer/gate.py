@@ -32,6 +32,8 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.asked import asked_value, asks_identifier
+from service.answer.content_words import WordIndex, absent_content_words, question_content_words
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
@@ -213,6 +215,9 @@ class GateParams:
     keys_weight: float = 0.3
     min_overlap: float = 0.0  # ...and the best sentence must hold this share of the question's stems
     min_coverage: float = 0.0  # ...and the evidence pages together this share (every content word)
+    # ...and the evidence pages this share of the question's content words (content_words.py):
+    # "orçamento" or "net income" on no page is a question about something the pages lack
+    min_word_coverage: float = 0.67
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
     key_rule: Literal["all", "names"] = "all"
@@ -264,12 +269,34 @@ def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate
     return [c for c in candidates if holds[c.page.doc_id]]
 
 
+def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]:
+    """For a question that asks for a value ("how many employees", "quantos metros cúbicos
+    de sedimentos"), the candidates that speak of its subject: a sentence holding none of
+    its content words (service/answer/content_words.py) states some other quantity ("total
+    revenue of $48.6 million", a dredging contract's cost), so its number is no answer.
+    Other questions keep every candidate (a "which" question's answer need not repeat it,
+    nor one asking for an identifier: "Qual o número da Resolução CONAMA citada?")."""
+    if asked_value(question) is None or asks_identifier(question):
+        return candidates
+    words = question_content_words(question, key_terms(question))
+    if not words:
+        return candidates
+    return [c for c in candidates if any(WordIndex(c.sentence).contains(w) for w in words)]
+
+
 def decide(
-    candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
+    candidates: list[Candidate],
+    missing: list[KeyTerm],
+    coverage: float,
+    params: GateParams,
+    word_coverage: float = 1.0,
+    other_year: bool = False,
 ) -> Verdict:
     """The gate's decision on scored candidates (cosine, overlap and keys set), the key
-    terms absent from the evidence pages and the share of the question's stems the pages
-    hold (`coverage`); pure, so scripts/calibrate_gate.py replays it on cached features."""
+    terms absent from the evidence pages, the share of the question's stems the pages hold
+    (`coverage`), the share of its content words they hold (`word_coverage`) and whether
+    the evidence speaks of the asked subject only in other years (`other_year`); pure, so
+    scripts/calibrate_gate.py replays it on cached features."""
     for cand in candidates:
         cand.score = params.score(cand)
     best = max(candidates, key=lambda c: c.score, default=None)
@@ -280,6 +307,8 @@ def decide(
         and best.score >= params.min_relevance
         and best.overlap >= params.min_overlap
         and coverage >= params.min_coverage
+        and word_coverage >= params.min_word_coverage
+        and not other_year
         and keys_ok
     )
     related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
@@ -296,6 +325,9 @@ class Grade:
     candidates: list[Candidate]
     related: bool = False  # the evidence is not clearly absent (what the LLM path asks)
     missing: list[str] = field(default_factory=list)
+    absent_words: list[str] = field(default_factory=list)  # content words on no evidence page
+    word_coverage: float = 1.0  # the share of the question's content words the pages hold
+    other_year: bool = False  # the pages speak of the asked subject in other years only
 
 
 class RelevanceGate:
@@ -331,10 +363,22 @@ class RelevanceGate:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         pages = result.pages[: self.evidence_pages]
         candidates = self._score(question, self._candidates(pages), result)
-        candidates = on_named_pages(question, candidates)
+        candidates = about_subject(question, on_named_pages(question, candidates))
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
-        verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)
+        titles = [p.title for p in pages] + [
+            str(c.table.get("title") or "") for p in pages for c in p.chunks if c.table
+        ]
+        absent_words, word_coverage = content_coverage(question, [*titles, *page_texts])
+        other_year = asked_in_other_year(question, candidates)
+        verdict = decide(
+            candidates,
+            absent_key_terms(question, page_texts),
+            coverage,
+            self.params,
+            word_coverage=word_coverage,
+            other_year=other_year,
+        )
         relevance = round(verdict.best.score, 4) if verdict.best else 0.0
         return Grade(
             question_language(question),
@@ -343,6 +387,9 @@ class RelevanceGate:
             candidates,
             related=verdict.related,
             missing=verdict.missing,
+            absent_words=absent_words,
+            word_coverage=word_coverage,
+            other_year=other_year,
         )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
@@ -387,6 +434,45 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+def content_coverage(question: str, texts: list[str]) -> tuple[list[str], float]:
+    """The question's content words (service/answer/content_words.py; its key terms are
+    checked as such) that no text holds, and the share of them the texts hold (1.0 when the
+    question has none)."""
+    skip = key_terms(question)
+    words = question_content_words(question, skip)
+    if not words:
+        return [], 1.0
+    absent = absent_content_words(question, texts, skip)
+    return absent, 1 - len(absent) / len(words)
+
+
+def years_of(text: str) -> set[int]:
+    """The years a text states (whole numbers 1900-2100)."""
+    return {int(v) for _, _, v in find_numbers(text) if v.is_integer() and 1900 <= v <= 2100}
+
+
+def asked_in_other_year(question: str, candidates: list[Candidate]) -> bool:
+    """Whether the question asks about a year (2023) and every evidence sentence about its
+    subject (holding one of its content words) dates itself to other years only: "Em 2024,
+    o Recife registrou precipitação acumulada de 2.345 mm" does not answer "a precipitação
+    acumulada no Recife em 2023". A sentence without a year is dated by its page title and
+    chunk heading; one with no date at all leaves the question open."""
+    asked = years_of(question)
+    words = question_content_words(question, key_terms(question))
+    if not asked or not words:
+        return False
+    about = [c for c in candidates if any(WordIndex(c.sentence).contains(w) for w in words)]
+    if not about:
+        return False
+    for cand in about:
+        # its page title and its chunk's heading line (none in scripts/calibrate_gate.py's cache)
+        context = f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
+        years = years_of(cand.sentence) or years_of(context)
+        if not years or years & asked:
+            return False
+    return True
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:
