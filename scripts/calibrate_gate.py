@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.sparse_encoder import SparseEncoder  # noqa: E402
+from service.answer.asked import asked_value, given_values, states_value  # noqa: E402
+from service.answer.content_words import question_content_words  # noqa: E402
 from service.answer.gate import (  # noqa: E402
     Candidate,
     GateParams,
@@ -46,6 +48,7 @@ from service.answer.gate import (  # noqa: E402
     key_terms,
     question_key_terms,
     stem_coverage,
+    word_share,
 )
 
 POSITIVE = {"text", "table", "chart", "map", "geo-filtered", "exact-code", "multi-hop"}
@@ -140,12 +143,21 @@ def prepare(rows: list[dict[str, Any]]) -> None:
         row["coverage"] = stem_coverage(sparse, row["question"], row["page_texts"])
         terms = question_key_terms(row["question"])
         row["missing"] = absent_key_terms(row["question"], row["page_texts"])
+        words = question_content_words(row["question"], key_terms(row["question"]))
+        asked, given = asked_value(row["question"]), given_values(row["question"])
         row["scored"] = about_subject(
             row["question"],
             [
                 Candidate(
-                    c["sentence"], None, None, c["cosine"], c["overlap"], key_share(terms, c["sentence"])
-                )  # type: ignore[arg-type]
+                    c["sentence"],
+                    None,  # type: ignore[arg-type]
+                    None,  # type: ignore[arg-type]
+                    c["cosine"],
+                    c["overlap"],
+                    key_share(terms, c["sentence"]),
+                    words=word_share(words, c["sentence"]),
+                    states=asked is None or states_value(c["sentence"], asked, given),
+                )
                 for c in row["candidates"]
             ],
         )
@@ -181,7 +193,7 @@ def sweep(rows: list[dict[str, Any]]) -> list[Point]:
             for keys_weight in (0.0, 0.3):
                 for min_overlap in (0.0, 0.2, 0.34):
                     for min_coverage in (0.0, 0.5, 0.67, 0.8):
-                        for min_word_coverage in (0.0, 0.5, 0.67, 0.75, 1.0):
+                        for min_word_coverage in (0.0, 0.5, 0.6, 0.75, 1.0):
                             for step in range(10, 81, 5):
                                 params = GateParams(
                                     min_relevance=step / 100,

@@ -8,6 +8,7 @@ import re
 from typing import Literal
 
 from geo.folding import fold
+from ingest.values import find_dates, find_numbers, number_token
 
 AskedValue = Literal["number", "date"]
 
@@ -58,3 +59,23 @@ _ASKS_IDENTIFIER = re.compile(
 def asks_identifier(question: str) -> bool:
     """Whether the question asks for an identifier (a number that names, not counts)."""
     return bool(_ASKS_IDENTIFIER.search(fold(question)))
+
+
+def given_values(question: str) -> set[str]:
+    """The value tokens a question states itself ("num:2024", "date:2017-08-18")."""
+    given = {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
+    return given | {f"date:{d.token()}" for _, _, d in find_dates(question)}
+
+
+def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
+    """Whether the sentence states a value of the asked kind that the question does not give."""
+    if asked == "date":
+        dates = {d.token() for _, _, d in find_dates(sentence)}
+        years = {
+            f"num:{number_token(v)}"
+            for _, _, v in find_numbers(sentence)
+            if v.is_integer() and 1000 <= v <= 2999
+        }
+        return bool({f"date:{t}" for t in dates} - given) or bool(years - given)
+    numbers = {f"num:{number_token(v)}" for _, _, v in find_numbers(sentence)}
+    return bool(numbers - given)

@@ -32,7 +32,7 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer.asked import asked_value, asks_identifier
+from service.answer.asked import asked_value, asks_identifier, given_values, states_value
 from service.answer.content_words import WordIndex, absent_content_words, question_content_words
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
@@ -204,6 +204,8 @@ class Candidate:
     overlap: float = 0.0
     keys: float = 0.0  # share of the question's key terms (names, numbers, dates, codes) in the sentence
     score: float = 0.0  # GateParams.score of the above
+    words: float = 0.0  # share of the question's content words (content_words.py) in the sentence
+    states: bool = True  # it states a value of the kind the question asks for (when it asks for one)
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,12 @@ class GateParams:
     min_coverage: float = 0.0  # ...and the evidence pages together this share (every content word)
     # ...and the evidence pages this share of the question's content words (content_words.py):
     # "orçamento" or "net income" on no page is a question about something the pages lack
-    min_word_coverage: float = 0.67
+    min_word_coverage: float = 0.6
+    # a sentence holding every key term, this share of the content words and a value of the
+    # asked kind ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") answers from this
+    # cosine: a table row or a "label: value" line embeds far from any question
+    min_answer_cosine: float = 0.25
+    min_answer_words: float = 0.3
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
     key_rule: Literal["all", "names"] = "all"
@@ -281,7 +288,15 @@ def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]
     words = question_content_words(question, key_terms(question))
     if not words:
         return candidates
-    return [c for c in candidates if any(WordIndex(c.sentence).contains(w) for w in words)]
+    return [c for c in candidates if c.words > 0]
+
+
+def word_share(words: list[str], sentence: str) -> float:
+    """The share of `words` (content words) a sentence holds; 1.0 when there are none."""
+    if not words:
+        return 1.0
+    index = WordIndex(sentence)
+    return sum(index.contains(w) for w in words) / len(words)
 
 
 def decide(
@@ -302,10 +317,13 @@ def decide(
     best = max(candidates, key=lambda c: c.score, default=None)
     names_present = not any(t.name for t in missing)
     keys_ok = not missing if params.key_rule == "all" else names_present
+    relevant = best is not None and best.score >= params.min_relevance and best.overlap >= params.min_overlap
+    stating = [c for c in candidates if c.keys >= 1.0 and c.words >= params.min_answer_words and c.states]
+    if any(c.cosine >= params.min_answer_cosine for c in stating):
+        relevant = True
+        best = max(stating, key=lambda c: c.score) if best not in stating else best
     passed = (
-        best is not None
-        and best.score >= params.min_relevance
-        and best.overlap >= params.min_overlap
+        relevant
         and coverage >= params.min_coverage
         and word_coverage >= params.min_word_coverage
         and not other_year
@@ -412,9 +430,13 @@ class RelevanceGate:
         query_terms = self.sparse.embed_query(question)
         doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
         terms = question_key_terms(question)
+        words = question_content_words(question, key_terms(question))
+        asked, given = asked_value(question), given_values(question)
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
+            cand.words = word_share(words, cand.sentence)
+            cand.states = asked is None or states_value(cand.sentence, asked, given)
         # stable sort: ties keep retrieval order (best page, best chunk first)
         kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
         # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each

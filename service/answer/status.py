@@ -13,24 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ingest.values import find_dates, find_numbers, number_token
-from service.answer.asked import AskedValue, asked_value
+from ingest.values import find_numbers, number_token
+from service.answer.asked import asked_value, states_value
 from service.answer.gate import Candidate, Haystack, question_key_terms
 from service.answer.types import AnswerStatus
-
-
-def _states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
-    """Whether the sentence states a value of the asked kind that the question does not give."""
-    if asked == "date":
-        dates = {d.token() for _, _, d in find_dates(sentence)}
-        years = {
-            f"num:{number_token(v)}"
-            for _, _, v in find_numbers(sentence)
-            if v.is_integer() and 1000 <= v <= 2999
-        }
-        return bool({f"date:{t}" for t in dates} - given) or bool(years - given)
-    numbers = {f"num:{number_token(v)}" for _, _, v in find_numbers(sentence)}
-    return bool(numbers - given)
 
 
 class AnswerTest:
@@ -45,7 +31,7 @@ class AnswerTest:
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""
-        return self.asked is None or _states_value(sentence, self.asked, self.given)
+        return self.asked is None or states_value(sentence, self.asked, self.given)
 
     def answers(self, sentence: str) -> bool:
         hay = Haystack(sentence)
