@@ -49,7 +49,8 @@ _IGNORED = frozenset(
     maior menor maiores menores maximo minimo pior melhor only unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     among approximately roughly about exact exactly around cerca aproximadamente
-    end beginning start fim final inicio comeco fin debut
+    end beginning start fim final inicio comeco fin debut until ate whole inteiro todo
+    mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
     came come fell grew grow lie lies lay use uses usa usam utilise have generate generates exceed exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
     become reach reaches show occur occurs happen happens

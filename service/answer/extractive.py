@@ -11,7 +11,10 @@ answerer has its own, stricter tests in place of the gate's two: one clear best 
 column (or line) instead of sentence relevance, and every name, number and code of the
 question addressed by the cell's labels, the table's title or its page (values compared
 through ingest/values.py, so "18 de agosto de 2017" meets "18-ago-17") instead of the
-key-term check. When it has no answer the gate decides as before.
+key-term check. When it has no answer the gate decides as before. When it has one but the
+question's content words are not all on the evidence pages, or the pages speak of the
+subject in another year only, the answer is a refusal: the table the question names, asked
+for a quantity it does not hold ("soja" of the maize table).
 
 The quoted sentences are document text: citation look-alikes in them are neutralised
 (service/answer/markers.py), so the only markers of the answer are the ones written here,
@@ -114,9 +117,13 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
         return near
     reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
-    answering = [c for c in reach if test.answers(c.sentence)]
+    # a statement's page title dates and places it ("Northwind Analytics — Q3 2024 Quarterly Report")
+    answering = [c for c in reach if test.answers(f"{c.page.title}\n{c.sentence}" if c.page else c.sentence)]
     if answering:
-        return answering
+        # of those, the ones that speak most of the question's subject: "Active customers reached
+        # 3,412" before a product row that holds the report's name, its quarter and "active accounts"
+        most = max(c.words for c in answering)
+        return [c for c in answering if c.words >= most]
     valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
 

@@ -9,6 +9,15 @@ matches "31 décembre 2020", "18 de agosto de 2017" matches "18-ago-17", "2753" 
 "2 753", and "Nouvelle-Aquitaine" matches "Nouvelle Aquitaine". The thresholds were
 calibrated on labelled questions (scripts/calibrate_gate.py, docs/evaluation.md). The
 sentences it scored are the extractive answerer's candidates.
+
+Names and values are not the whole question: its subject is often a common noun. The gate
+also refuses when the evidence pages lack most of the question's content words
+(service/answer/content_words.py: "orçamento", "net income" on no page), when every
+sentence about the subject dates itself to another year than the one asked ("Em 2024, o
+Recife registrou precipitação..." for 2023), and, for a question asking for a value, it
+scores only sentences that speak of the subject. A sentence holding every key term, part
+of the subject and a value of the asked kind (a table row, a "label: value" line) passes
+from a low cosine, since such lines embed far from any question.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ from ingest.values import (
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.asked import asked_value, asks_identifier, given_values, states_value
-from service.answer.content_words import WordIndex, absent_content_words, question_content_words
+from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
@@ -206,6 +215,9 @@ class Candidate:
     score: float = 0.0  # GateParams.score of the above
     words: float = 0.0  # share of the question's content words (content_words.py) in the sentence
     states: bool = True  # it states a value of the kind the question asks for (when it asks for one)
+    # share of the key terms in the sentence and its page's title and headings ("Relatório
+    # Ambiental Municipal 2024", "Prefeitura do Recife"): what dates and places a bare statement
+    context_keys: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -318,10 +330,16 @@ def decide(
     names_present = not any(t.name for t in missing)
     keys_ok = not missing if params.key_rule == "all" else names_present
     relevant = best is not None and best.score >= params.min_relevance and best.overlap >= params.min_overlap
-    stating = [c for c in candidates if c.keys >= 1.0 and c.words >= params.min_answer_words and c.states]
-    if any(c.cosine >= params.min_answer_cosine for c in stating):
-        relevant = True
-        best = max(stating, key=lambda c: c.score) if best not in stating else best
+    stating = [
+        c
+        for c in candidates
+        if max(c.keys, c.context_keys) >= 1.0
+        and c.words >= params.min_answer_words
+        and c.states
+        and c.cosine >= params.min_answer_cosine
+    ]
+    if not relevant and stating:
+        relevant, best = True, max(stating, key=lambda c: c.score)
     passed = (
         relevant
         and coverage >= params.min_coverage
@@ -384,10 +402,8 @@ class RelevanceGate:
         candidates = about_subject(question, on_named_pages(question, candidates))
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
-        titles = [p.title for p in pages] + [
-            str(c.table.get("title") or "") for p in pages for c in p.chunks if c.table
-        ]
-        absent_words, word_coverage = content_coverage(question, [*titles, *page_texts])
+        page_words = ["\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in pages]
+        absent_words, word_coverage = content_coverage(question, page_words)
         other_year = asked_in_other_year(question, candidates)
         verdict = decide(
             candidates,
@@ -432,13 +448,17 @@ class RelevanceGate:
         terms = question_key_terms(question)
         words = question_content_words(question, key_terms(question))
         asked, given = asked_value(question), given_values(question)
+        headings = {id(c.page): page_headings(c.page) for c in candidates}
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
-            cand.words = word_share(words, cand.sentence)
+            cand.context_keys = key_share(terms, f"{headings.get(id(cand.page), '')}\n{cand.sentence}")
+            # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
+            cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
             cand.states = asked is None or states_value(cand.sentence, asked, given)
-        # stable sort: ties keep retrieval order (best page, best chunk first)
-        kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
+        # stable sort: ties keep retrieval order (best page, best chunk first); the content
+        # words count too, since they meet across languages where BM25 stems do not
+        kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys + c.words))[: self.max_embedded]
         # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each
         texts = [c.sentence[:EMBED_CHARS] for c in kept]
         embed = self.text.embed if self.sentence_vectors is None else self.sentence_vectors.embed
@@ -461,12 +481,16 @@ class RelevanceGate:
 def content_coverage(question: str, texts: list[str]) -> tuple[list[str], float]:
     """The question's content words (service/answer/content_words.py; its key terms are
     checked as such) that no text holds, and the share of them the texts hold (1.0 when the
-    question has none)."""
+    question has none). Over a text in another language than the question's, a word the
+    glossary cannot translate is not counted absent: "corn" may well be the page's "milho"."""
     skip = key_terms(question)
     words = question_content_words(question, skip)
     if not words:
         return [], 1.0
     absent = absent_content_words(question, texts, skip)
+    language = question_language(question)
+    if any(question_language(t) != language for t in texts if len(t) > 200):
+        absent = [w for w in absent if translations(w) != {w}]
     return absent, 1 - len(absent) / len(words)
 
 
@@ -495,6 +519,17 @@ def asked_in_other_year(question: str, candidates: list[Candidate]) -> bool:
         if not years or years & asked:
             return False
     return True
+
+
+def table_title(chunk: ChunkEvidence) -> str:
+    """The title of the table a chunk was cut from ("" for text)."""
+    return str(chunk.table.get("title") or "") if chunk.table else ""
+
+
+def page_headings(page: PageEvidence) -> str:
+    """A page's title and the first line of each of its chunks (running headers, section
+    titles): "Relatório Ambiental Municipal 2024", "Prefeitura do Recife · Secretaria"."""
+    return "\n".join([page.title, *(c.text.split("\n", 1)[0] for c in page.chunks)])
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

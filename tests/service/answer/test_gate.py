@@ -7,13 +7,19 @@ import pytest
 
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.content_words import question_content_words
 from service.answer.gate import (
+    Candidate,
     GateParams,
     RelevanceGate,
+    decide,
+    key_share,
     key_terms,
     missing_key_terms,
+    question_key_terms,
     question_language,
     sentences,
+    word_share,
 )
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
@@ -230,3 +236,25 @@ def test_a_year_asked_and_only_another_year_about_the_subject_is_refused(gate: R
     assert result.other_year and not result.passed
     result = grade(gate, "Qual foi a precipitação acumulada no Recife em 2024?", RECIFE)
     assert not result.other_year and result.passed
+
+
+def test_a_row_stating_every_key_term_and_the_value_passes_below_the_relevance_threshold() -> None:
+    """A table row ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") embeds far from
+    any question; holding every key term, some of the subject's words and a value of the
+    asked kind, it answers from GateParams.min_answer_cosine."""
+    row = "Código: EST-08 · Bairro / ponto: Santo Amaro · Oxigênio dissolvido (mg/L): 3,8 · pH: 7,0"
+    question = "Qual foi o oxigênio dissolvido na estação EST-08?"
+    words = question_content_words(question, key_terms(question))
+    params = GateParams()
+
+    def candidate(sentence: str, cosine: float) -> Candidate:
+        keys = key_share(question_key_terms(question), sentence)
+        return Candidate(sentence, None, None, cosine, 0.0, keys, words=word_share(words, sentence))  # type: ignore[arg-type]
+
+    assert decide([candidate(row, 0.3)], [], 1.0, params).passed
+    assert not decide([candidate(row, 0.1)], [], 1.0, params).passed  # nothing like the question
+    other = row.replace("EST-08", "EST-07")  # a key term absent from the sentence: relevance decides
+    assert not decide([candidate(other, 0.3)], [], 1.0, params).passed
+    # the subject on too few pages, or another year only: refused however close the sentence
+    assert not decide([candidate(row, 0.9)], [], 1.0, params, word_coverage=0.5).passed
+    assert not decide([candidate(row, 0.9)], [], 1.0, params, other_year=True).passed
