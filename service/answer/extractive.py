@@ -24,7 +24,7 @@ and each is checked against the evidence pages all the same.
 from __future__ import annotations
 
 from ingest.values import find_numbers
-from service.answer.gate import Candidate, Grade, RelevanceGate
+from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import TableAnswer, TableAnswerer
@@ -117,15 +117,24 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
         return near
     reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
-    # a statement's page title dates and places it ("Northwind Analytics — Q3 2024 Quarterly Report")
-    answering = [c for c in reach if test.answers(f"{c.page.title}\n{c.sentence}" if c.page else c.sentence)]
+    answering = [c for c in reach if _answers(test, c)]
     if answering:
-        # of those, the ones that speak most of the question's subject: "Active customers reached
-        # 3,412" before a product row that holds the report's name, its quarter and "active accounts"
+        # of those, the ones that speak most of the question's subject ("Active customers reached
+        # 3,412" before a product row holding the report's name, its quarter and "active
+        # accounts"), closest first: their key terms all hold, so the keys bonus no longer ranks
         most = max(c.words for c in answering)
-        return [c for c in answering if c.words >= most]
+        return sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine)
     valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
+
+
+def _answers(test: AnswerTest, cand: Candidate) -> bool:
+    """Whether the sentence states the asked thing: the key terms in it or in its page's
+    title and headings, which date and place a bare statement ("Relatório Ambiental Municipal
+    2024", "Prefeitura do Recife"), and a value of the asked kind in the sentence itself."""
+    context = f"{page_headings(cand.page)}\n{cand.sentence}" if cand.page else cand.sentence
+    hay = Haystack(context)
+    return all(hay.contains(t) for t in test.terms) and test.states_value(cand.sentence)
 
 
 def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:
