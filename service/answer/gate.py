@@ -235,7 +235,7 @@ class GateParams:
     # a sentence holding every key term, this share of the content words and a value of the
     # asked kind ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") answers from this
     # cosine: a table row or a "label: value" line embeds far from any question
-    min_answer_cosine: float = 0.25
+    min_answer_cosine: float = 0.2
     min_answer_words: float = 0.3
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
@@ -300,7 +300,18 @@ def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]
     words = question_content_words(question, key_terms(question))
     if not words:
         return candidates
-    return [c for c in candidates if c.words > 0]
+    language = question_language(question)
+    translatable = [w for w in words if translations(w) != {w}]
+    languages: dict[int, str] = {}
+    kept = []
+    for cand in candidates:
+        if cand.page is not None and id(cand.page) not in languages:
+            languages[id(cand.page)] = question_language("\n".join(c.text for c in cand.page.chunks))
+        foreign = cand.page is not None and languages[id(cand.page)] != language
+        # over a page in another language only the words the glossary translates can be checked
+        if cand.words > 0 or (foreign and not translatable):
+            kept.append(cand)
+    return kept
 
 
 def word_share(words: list[str], sentence: str) -> float:
