@@ -12,6 +12,7 @@ from service.answer.gate import (
     Candidate,
     GateParams,
     RelevanceGate,
+    about_subject,
     decide,
     key_share,
     key_terms,
@@ -258,3 +259,18 @@ def test_a_row_stating_every_key_term_and_the_value_passes_below_the_relevance_t
     # the subject on too few pages, or another year only: refused however close the sentence
     assert not decide([candidate(row, 0.9)], [], 1.0, params, word_coverage=0.5).passed
     assert not decide([candidate(row, 0.9)], [], 1.0, params, other_year=True).passed
+
+
+def test_a_value_question_scores_only_sentences_about_its_subject() -> None:
+    revenue = "Northwind Analytics delivered total revenue of $48.6 million in Q3 2024."
+    staff = "Northwind Analytics had 1,240 employees at the end of Q3 2024."
+    question = "How many employees did Northwind Analytics have at the end of Q3 2024?"
+    words = question_content_words(question, key_terms(question))
+
+    def candidates(q: str) -> list[Candidate]:
+        return [Candidate(s, None, None, words=word_share(words, s)) for s in (revenue, staff)]  # type: ignore[arg-type]
+
+    assert [c.sentence for c in about_subject(question, candidates(question))] == [staff]
+    # an identifier asked by its kind, or a "which" question: every sentence stays
+    assert len(about_subject("Qual o número da Resolução CONAMA citada?", candidates(question))) == 2
+    assert len(about_subject("Which product grew most in Q3 2024?", candidates(question))) == 2
