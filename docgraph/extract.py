@@ -24,7 +24,8 @@ from geo.folding import fold, fold_words
 from ingest.values import find_dates, parse_number
 
 # kinds that are named things (graph nodes with relations); dates and amounts are attributes
-NAMED_KINDS = frozenset({"org", "programme", "law", "code", "place"})
+# (person, product, event: only the LLM extractor finds them, docgraph/llm_extract.py)
+NAMED_KINDS = frozenset({"org", "programme", "law", "code", "place", "person", "product", "event"})
 
 
 @dataclass(frozen=True)

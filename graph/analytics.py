@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -325,9 +326,10 @@ class PlanExecutor:
         winners = sorted((f for f, v in pairs if v == best), key=lambda f: (f.name, f.id))
         result.value = best
         self._rows(result, winners, plan.attribute)
-        names = [f.name for f in feats]
+        shown = {f.name for f in winners[:MAX_ROWS]}
+        names = Counter(f.name for f in feats if f.name in shown)  # a name shared: tell them apart
         for row, f in zip(result.rows, winners, strict=False):
-            if names.count(f.name) > 1 and (code := _code_of(f)):
+            if names[f.name] > 1 and (code := _code_of(f)):
                 row["name"] = (
                     f"{f.name} ({code[0]} {code[1]})"  # a tract of a bairro: its code tells it apart
                 )

@@ -14,6 +14,7 @@ from geo.distance import haversine_m
 from geo.gazetteer import Gazetteer
 from graph.analytics import AnalyticResult, PlanExecutor
 from graph.communities import GlobalResult, GlobalSearch, global_query
+from graph.coverage import Coverage, Extent
 from graph.errors import BadAliases, DatasetNotFound, EmptyDataset, PoiFormatError, TooManyPois
 from graph.llm_parser import LLMConstraintParser, LLMPlanParser
 from graph.parser import ConstraintParser, Constraints, RuleParser, names_relation
@@ -176,23 +177,34 @@ class GraphChannel:
             lambda: self.store.poi_names(tenant),
         )
 
-    def plan(self, question: str, tenant: str) -> GeoPlan | None:
+    def plan(self, question: str, tenant: str, catalog: Catalog | None = None) -> GeoPlan | None:
         """The analytical plan of a question over the tenant's data, or None when it asks
         for none (the LLM's when one is configured, the rules' otherwise)."""
         if not may_be_analytical(question) or not self.store.categories(tenant):
             return None
-        return self.plan_parser.parse(question, self.catalog(tenant))
+        return self.plan_parser.parse(question, catalog or self.catalog(tenant))
 
     def analyze(self, question: str, tenant: str) -> AnalyticResult | None:
         """The executed plan of an analytical question; None when the question is not one
-        here, or asks for pairs (`answer` answers those)."""
-        plan = self.plan(question, tenant)
+        here, asks for pairs (`answer` answers those), or asks about a place the loaded
+        data does not cover (graph/coverage.py: the documents may answer it)."""
+        if not may_be_analytical(question) or not self.store.categories(tenant):
+            return None
+        catalog = self.catalog(tenant)
+        plan = self.plan(question, tenant, catalog)
         if plan is None or plan.operation == "pairs":
+            return None
+        if self.coverage(tenant, catalog).uncovered(question, plan) is not None:
             return None
         result = PlanExecutor(self.store, self._zone_namer(tenant), self._locate).run(tenant, plan)
         if plan.area.kind == "all" and not plan.area.name and self._far_from_place(question, result):
             return None  # "Nagaland's population in the 2011 census": not the Olinda tracts' question
         return result
+
+    def coverage(self, tenant: str, catalog: Catalog | None = None) -> Coverage:
+        """What the tenant's loaded data covers, to judge a plan's place by."""
+        extents = [Extent(*e) for e in self.store.extents(tenant)]
+        return Coverage(extents, catalog or self.catalog(tenant), self.gazetteer, self.rule_parser.place_hint)
 
     def _far_from_place(self, question: str, result: AnalyticResult) -> bool:
         """Whether the question names a city or state that none of the result's rows is

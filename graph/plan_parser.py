@@ -249,6 +249,17 @@ def _stem_match(folded: str, prop: str) -> int:
     return m.start() if m else -1
 
 
+def _polygon_layers(catalog: Catalog, category: str) -> tuple[list[str], list[str]]:
+    """(ids of the polygon datasets holding `category`, the words naming it): the layers a
+    "which bairro" / "por bairro" question groups by."""
+    layers = [
+        d.id
+        for d in catalog.datasets
+        if d.schema.get("polygons") and category in d.schema.get("categories", {})
+    ]
+    return layers, [*SYNONYMS.get(category, ()), category]
+
+
 def may_be_analytical(question: str) -> bool:
     """The cheap test before the catalog is read: an operation or group-by word is there."""
     folded = _norm(question)
@@ -561,13 +572,7 @@ class PlanRuleParser:
         a property of another dataset aggregated in each of its polygons."""
         if not held_cats or not (op in ("avg", "sum") or rank):
             return None
-        first = held_cats[0]
-        layers = [
-            d.id
-            for d in catalog.datasets
-            if d.schema.get("polygons") and first in d.schema.get("categories", {})
-        ]
-        words = [*SYNONYMS.get(first, ()), first]
+        layers, words = _polygon_layers(catalog, held_cats[0])
         grouped = any(
             re.search(
                 rf" (?:which|what|qual|que|quais|per|by|each|por|cada)(?: [a-z]+)? {re.escape(fold(w))}s? ",
@@ -594,13 +599,8 @@ class PlanRuleParser:
         category, right after which/qual, is a polygon layer's; the other one is counted."""
         if len(held_cats) < 2:
             return None
-        first, counted = held_cats[0], held_cats[1]
-        layers = [
-            d.id
-            for d in catalog.datasets
-            if d.schema.get("polygons") and first in d.schema.get("categories", {})
-        ]
-        words = [*SYNONYMS.get(first, ()), first]
+        counted = held_cats[1]
+        layers, words = _polygon_layers(catalog, held_cats[0])
         near_which = any(
             re.search(rf" (?:which|what|qual|que|quais)(?: [a-z]+)? {re.escape(fold(w))}s? ", folded)
             for w in words

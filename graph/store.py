@@ -21,6 +21,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -80,6 +81,7 @@ DocFilter = Callable[[str], bool]
 
 MAX_CACHED_SUMMARIES = 8  # LLM summaries kept per community (one per distinct summary text)
 VERTEX_DECIMALS = 6  # ~0.1 m: vertices closer than that are one junction
+FEATURE_CACHE_MAX = 500_000  # decoded features kept in memory, all datasets together (~1 KB each)
 POI_NAME_MIN_CHARS = 6  # shorter names ("Lidl", "Bar") are too ambiguous to count as mentions
 
 
@@ -183,6 +185,10 @@ class GraphStore:
         self.near_radius_m = near_radius_m
         self.near_max = near_max
         self._lock = threading.RLock()
+        self._feature_cache: OrderedDict[tuple[str, str, str, int], list[Feature]] = OrderedDict()
+        self._cached_features = 0
+        self._category_cache: dict[tuple[str, str, str, int], dict[str, int]] = {}
+        self._extent_cache: dict[tuple[str, str, str, int], tuple[float, float, float, float] | None] = {}
         # plain tuples: `edges()` and `nodes()` hand rows out as they come
         self._db = connect(self.path, synchronous="NORMAL", named_rows=False)
         migrate(self._db, _MIGRATIONS)
@@ -229,36 +235,60 @@ class GraphStore:
                 parsed.skipped,
                 datetime.now(UTC).isoformat(timespec="seconds"),
             )
-            with transaction(self._db):
-                cats: dict[str, int] = {}
-                for p in pois:
-                    cats[p.category] = cats.get(p.category, 0) + 1
-                schema = infer_schema((p.attrs for p in pois), cats)
-                schema["polygons"] = sum(1 for p in pois if p.geometry is not None)
-                self._db.execute(
-                    "INSERT INTO datasets (tenant,id,name,filename,kind,pois,roads,duplicates,skipped,"
-                    "created_at,schema,aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        tenant,
-                        info.id,
-                        info.name,
-                        info.filename,
-                        info.kind,
-                        info.pois,
-                        info.roads,
-                        info.duplicates,
-                        info.skipped,
-                        info.created_at,
-                        json.dumps(schema, ensure_ascii=False),
-                        json.dumps(aliases or {}, ensure_ascii=False),
-                    ),
-                )
-                cells = self._insert_pois(tenant, pois, source)
-                cells |= self._insert_roads(tenant, roads, source)
-                self._update_near(tenant, added=[poi_node(p.id) for p in pois])
-                self._refresh_zones(tenant, cells)
-                self._refresh_services(tenant, {p.category for p in pois})
+            try:
+                with transaction(self._db):
+                    poi_cells = self._store_dataset(tenant, info, pois, roads, source, aliases)
+            finally:
+                self.forget_cached(tenant, info.id)  # whatever a read cached while the rows were written
+            self._cache_features(
+                (tenant, info.id, info.created_at, info.pois),
+                [
+                    Feature(p.id, p.name, p.category, p.lat, p.lon, c, source, p.attrs or {}, p.geometry)
+                    for p, c in zip(pois, poi_cells, strict=True)
+                ],
+            )
             return info, True
+
+    def _store_dataset(
+        self,
+        tenant: str,
+        info: DatasetInfo,
+        pois: list[Poi],
+        roads: list[Road],
+        source: str,
+        aliases: dict[str, list[str]] | None,
+    ) -> list[str]:
+        """Write one dataset's rows (inside the caller's transaction); each POI's zone cell."""
+        cats: dict[str, int] = {}
+        for p in pois:
+            cats[p.category] = cats.get(p.category, 0) + 1
+        schema = infer_schema((p.attrs for p in pois), cats)
+        schema["polygons"] = sum(1 for p in pois if p.geometry is not None)
+        self._db.execute(
+            "INSERT INTO datasets (tenant,id,name,filename,kind,pois,roads,duplicates,skipped,"
+            "created_at,schema,aliases) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                tenant,
+                info.id,
+                info.name,
+                info.filename,
+                info.kind,
+                info.pois,
+                info.roads,
+                info.duplicates,
+                info.skipped,
+                info.created_at,
+                json.dumps(schema, ensure_ascii=False),
+                json.dumps(aliases or {}, ensure_ascii=False),
+            ),
+        )
+        poi_cells = self._insert_pois(tenant, pois, source)
+        cells = set(poi_cells)
+        cells |= self._insert_roads(tenant, roads, source)
+        self._update_near(tenant, added=[poi_node(p.id) for p in pois])
+        self._refresh_zones(tenant, cells)
+        self._refresh_services(tenant, {p.category for p in pois})
+        return poi_cells
 
     def delete_dataset(self, tenant: str, dataset_id: str) -> bool:
         """Remove a dataset's POIs, roads, their edges and zone contributions; the NEAR
@@ -270,7 +300,17 @@ class GraphStore:
             with transaction(self._db):
                 self._db.execute("DELETE FROM datasets WHERE tenant=? AND id=?", (tenant, dataset_id))
                 self._remove_source(tenant, source)
+            self.forget_cached(tenant, dataset_id)
             return True
+
+    def forget_cached(self, tenant: str, dataset_id: str) -> None:
+        """Drop a dataset's cached features, categories and extent."""
+        with self._lock:
+            for key in [k for k in self._feature_cache if k[:2] == (tenant, dataset_id)]:
+                self._cached_features -= len(self._feature_cache.pop(key))
+            for cache in (self._extent_cache, self._category_cache):
+                for key in [k for k in cache if k[:2] == (tenant, dataset_id)]:
+                    del cache[key]
 
     def dataset(self, tenant: str, dataset_id: str) -> DatasetInfo | None:
         row = self._db.execute(
@@ -305,30 +345,74 @@ class GraphStore:
         categories: Iterable[str] | None = None,
         polygons_only: bool = False,
     ) -> list[Feature]:
-        """POIs with their typed attributes (and polygon), of some datasets or categories."""
-        sql = "SELECT id,name,category,lat,lon,h3,source,data FROM nodes WHERE tenant=? AND type='poi'"
-        args: list[Any] = [tenant]
-        if datasets is not None:
-            sources = sorted({f"ds:{d}" for d in datasets})
-            sql += f" AND source IN ({','.join('?' * len(sources))})"
-            args += sources
-        if categories is not None:
-            cats = sorted(set(categories))
-            sql += f" AND category IN ({','.join('?' * len(cats))})"
-            args += cats
-        if polygons_only:
-            sql += " AND data LIKE '%\"geometry\"%'"
-        out = []
-        for r in self._db.execute(sql, args):
-            data = json.loads(r[7]) if r[7] else {}
-            if polygons_only and not data.get("geometry"):
+        """POIs with their typed attributes (and polygon), of some datasets or categories,
+        in the order they were stored. Read from the per-dataset cache (`_dataset_features`)."""
+        wanted = None if datasets is None else set(datasets)
+        cats = None if categories is None else set(categories)
+        out: list[Feature] = []
+        for info in self.datasets(tenant):
+            if wanted is not None and info.id not in wanted:
                 continue
-            out.append(
-                Feature(
-                    r[0][4:], r[1], r[2], r[3], r[4], r[5], r[6], data.get("attrs", {}), data.get("geometry")
-                )
-            )
+            feats = self._dataset_features(tenant, info)
+            held = self._dataset_categories(tenant, info)
+            if cats is not None and not cats & held.keys():
+                continue
+            # None: every feature of the dataset is of an asked category, none to filter out
+            cats_here = None if cats is not None and held.keys() <= cats else cats
+            if cats_here is not None or polygons_only:
+                feats = [
+                    f
+                    for f in feats
+                    if (cats_here is None or f.category in cats_here)
+                    and (not polygons_only or f.geometry is not None)
+                ]
+            out += feats
         return out
+
+    def _dataset_features(self, tenant: str, info: DatasetInfo) -> list[Feature]:
+        """A dataset's features decoded once and kept (least recently used first out, at
+        most FEATURE_CACHE_MAX features in all): a question over 100k features must not
+        decode 100k JSON rows. The key holds the dataset's creation time and size, so a
+        dataset deleted and added again (here or by another process) is read afresh."""
+        key = (tenant, info.id, info.created_at, info.pois)
+        with self._lock:
+            feats = self._feature_cache.get(key)
+            if feats is not None:
+                self._feature_cache.move_to_end(key)
+                return feats
+            feats = []
+            rows = self._db.execute(
+                "SELECT id,name,category,lat,lon,h3,source,data FROM nodes "
+                "WHERE tenant=? AND type='poi' AND source=? ORDER BY rowid",
+                (tenant, f"ds:{info.id}"),
+            )
+            for r in rows:
+                data = json.loads(r[7]) if r[7] else {}
+                feats.append(
+                    Feature(
+                        r[0][4:],
+                        r[1],
+                        r[2],
+                        r[3],
+                        r[4],
+                        r[5],
+                        r[6],
+                        data.get("attrs", {}),
+                        data.get("geometry"),
+                    )
+                )
+            self._cache_features(key, feats)
+            return feats
+
+    def _cache_features(self, key: tuple[str, str, str, int], feats: list[Feature]) -> None:
+        with self._lock:
+            if key in self._feature_cache:
+                return
+            self._feature_cache[key] = feats
+            self._cached_features += len(feats)
+            while self._cached_features > FEATURE_CACHE_MAX and len(self._feature_cache) > 1:
+                _, dropped = self._feature_cache.popitem(last=False)
+                self._cached_features -= len(dropped)
 
     def polygon_names(self, tenant: str) -> list[tuple[str, str, str]]:
         """(dataset id, feature id, name) of every named polygon feature (zones by name)."""
@@ -338,6 +422,19 @@ class GraphStore:
             (tenant,),
         ).fetchall()
         return [(s[3:], i[4:], n) for s, i, n in rows if s.startswith("ds:")]
+
+    def extents(self, tenant: str) -> list[tuple[str, float, float, float, float]]:
+        """(dataset id, south, west, north, east) of each dataset's feature points."""
+        out = []
+        for info in self.datasets(tenant):
+            key = (tenant, info.id, info.created_at, info.pois)
+            if key not in self._extent_cache:
+                feats = self._dataset_features(tenant, info)
+                lats, lons = [f.lat for f in feats], [f.lon for f in feats]
+                self._extent_cache[key] = (min(lats), min(lons), max(lats), max(lons)) if feats else None
+            if (box := self._extent_cache[key]) is not None:
+                out.append((info.id, *box))
+        return out
 
     def poi_names(self, tenant: str) -> list[tuple[str, str]]:
         """(poi id, name) of every named POI."""
@@ -413,10 +510,23 @@ class GraphStore:
         return [PoiRow(r[0][4:], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
 
     def categories(self, tenant: str) -> dict[str, int]:
-        rows = self._db.execute(
-            "SELECT category, COUNT(*) FROM nodes WHERE tenant=? AND type='poi' GROUP BY category", (tenant,)
-        ).fetchall()
-        return dict(rows)
+        """POI count per category over the tenant's datasets."""
+        total: dict[str, int] = {}
+        for info in self.datasets(tenant):
+            for category, n in self._dataset_categories(tenant, info).items():
+                total[category] = total.get(category, 0) + n
+        return total
+
+    def _dataset_categories(self, tenant: str, info: DatasetInfo) -> dict[str, int]:
+        """A dataset's POI count per category, kept beside its cached features."""
+        key = (tenant, info.id, info.created_at, info.pois)
+        counts = self._category_cache.get(key)
+        if counts is None:
+            counts = {}
+            for f in self._dataset_features(tenant, info):
+                counts[f.category] = counts.get(f.category, 0) + 1
+            self._category_cache[key] = counts
+        return counts
 
     def zones(self, tenant: str, cells: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
         """Zone profiles: {cell: {"total", "categories", "documents"}}."""
@@ -497,7 +607,8 @@ class GraphStore:
             )
         return found
 
-    def _insert_pois(self, tenant: str, pois: Sequence[Poi], source: str) -> set[str]:
+    def _insert_pois(self, tenant: str, pois: Sequence[Poi], source: str) -> list[str]:
+        """Insert the POI nodes and their IN_ZONE / IS_A edges; each POI's zone cell."""
         cells = [h3.latlng_to_cell(p.lat, p.lon, self.resolution) for p in pois]
         self._db.executemany(
             "INSERT INTO nodes (tenant,id,type,source,name,category,lat,lon,h3,data) "
@@ -515,7 +626,7 @@ class GraphStore:
             ]
             + [(tenant, poi_node(p.id), f"svc:{p.category}", "IS_A", source) for p in pois],
         )
-        return set(cells)
+        return cells
 
     def _insert_roads(self, tenant: str, roads: Sequence[Road], source: str) -> set[str]:
         touched: set[str] = set()
@@ -707,7 +818,7 @@ class GraphStore:
     def _load_around(self, tenant: str, seeds: Sequence[str], rings: int) -> tuple:
         """POIs in the cells within `rings` of the seeds' cells: ids, index, lats, lons, cells, sources."""
         seed_rows = self._poi_rows(tenant, seeds)
-        area = sorted({c for r in seed_rows for c in h3.grid_disk(r[4], rings)})
+        area = sorted({c for cell in {r[4] for r in seed_rows} for c in h3.grid_disk(cell, rings)})
         rows = self._poi_rows_in_cells(tenant, area)
         ids = [r[0] for r in rows]
         return (
@@ -750,7 +861,7 @@ class GraphStore:
             merged = sorted(cur + extra, key=lambda nd: (nd[1], nd[0]))[: self.near_max]
             if merged != cur:
                 lists[node] = merged
-        self._write_near(tenant, lists, sources)
+        self._write_near(tenant, lists, sources, fresh={ids[i] for i in new.tolist()})
 
     def _recompute_near(self, tenant: str, nodes: Sequence[str]) -> None:
         """NEAR lists of `nodes` recomputed from every POI around them."""
@@ -781,10 +892,15 @@ class GraphStore:
         return out
 
     def _write_near(
-        self, tenant: str, lists: dict[str, list[tuple[str, float]]], sources: dict[str, str]
+        self,
+        tenant: str,
+        lists: dict[str, list[tuple[str, float]]],
+        sources: dict[str, str],
+        fresh: set[str] | frozenset[str] = frozenset(),
     ) -> None:
-        """Replace the NEAR lists of the given sources."""
-        nodes = sorted(lists)
+        """Replace the NEAR lists of the given sources; `fresh`: POIs just inserted, which
+        have no list to delete."""
+        nodes = sorted(n for n in lists if n not in fresh)
         for start in range(0, len(nodes), 500):
             part = nodes[start : start + 500]
             self._db.execute(

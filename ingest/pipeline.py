@@ -35,6 +35,7 @@ from ingest.geotagging import (
 from ingest.loaders import LoadedPage, LoadOptions, PointKind
 from ingest.map_card import map_card
 from ingest.ocr import INSTALL_HINT, tesseract_available
+from ingest.timing import StageTimes
 from ingest.upload import IngestRequest, open_upload, sniff_upload, validate_upload
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
@@ -48,7 +49,8 @@ DOCUMENT_ANCHOR_CONFIDENCE = 0.5
 @dataclass(frozen=True)
 class Progress:
     filename: str
-    stage: str  # "pages" while pages are indexed, then "done"
+    # "pages" while pages are indexed, "entities" while the LLM reads chunks (done/total: chunks), "done"
+    stage: str
     done: int
     total: int
 
@@ -56,8 +58,9 @@ class Progress:
 ProgressFn = Callable[[Progress], None]
 # (point id, page image, payload) triples -> points of the visual collection
 VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint]]
-# called with every document that has just become ready (e.g. the graph's page nodes)
-IndexedHook = Callable[[Document], None]
+# called with every document that has just become ready (e.g. the graph's page nodes), and the
+# ingestion's progress function for the hooks that take long (the LLM's entity extraction)
+IndexedHook = Callable[[Document, ProgressFn | None], None]
 
 
 @dataclass
@@ -65,6 +68,7 @@ class IngestResult:
     document: Document
     created: bool  # False when the same content was already indexed for this tenant
     warnings: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # per stage (ingest/timing.py), + "total"
 
 
 def content_id(data: bytes) -> str:
@@ -134,16 +138,18 @@ class Ingestor:
     def ingest(self, request: IngestRequest, progress: ProgressFn | None = None) -> IngestResult:
         """Index one file (an IngestError, with nothing stored, when it is refused); the
         same content again for the tenant answers the existing document."""
+        times = StageTimes()
         ftype = sniff_upload(request, self.max_upload_bytes)
         tenant, filename, data = request.tenant, request.safe_filename, request.data
         doc_id = content_id(data)
         existing = self.registry.get(tenant, doc_id)
         if existing and self._is_current(existing):
             return IngestResult(existing, created=False)
-        upload = open_upload(request, ftype, self.options)  # raises on bad input: nothing stored yet
-        opened = upload.document
-        # a map's card (ingest/map_card.py) is its first page's text; it adds region tags
-        card = map_card(request, upload, self.geotagger.gazetteer if self.geotagger else None)
+        with times.stage("read"):
+            upload = open_upload(request, ftype, self.options)  # raises on bad input: nothing stored yet
+            opened = upload.document
+            # a map's card (ingest/map_card.py) is its first page's text; it adds region tags
+            card = map_card(request, upload, self.geotagger.gazetteer if self.geotagger else None)
         tags = upload.document_tags + (card.region_tags if card else [])
         geo = _GeoContext(tags, upload.loader.point_kind(upload.document_tags))
         if existing:  # an earlier attempt failed or was interrupted: start clean
@@ -169,21 +175,27 @@ class Ingestor:
         captions = self.captioner.budget() if self.captioner else None
         try:
             batch: list[LoadedPage] = []
-            for page in opened.pages():
-                page = card.on(page) if card else page
+            page_iter = opened.pages()
+            while True:
+                with times.stage("read"):  # the loaders render, read, OCR and find tables here
+                    page = next(page_iter, None)
+                    if page is None:
+                        break
+                    page = card.on(page) if card else page
                 for note in page.warnings:
                     page_notes.setdefault(note, []).append(page.page_no)
                 batch.append(page)
                 if len(batch) == PAGE_BATCH:
-                    self._index_pages(doc, batch, warnings, geo, sections, captions)
+                    self._index_pages(doc, batch, warnings, geo, sections, times, captions)
                     self._report(progress, filename, page.page_no, opened.page_count)
                     batch = []
             if batch:
-                self._index_pages(doc, batch, warnings, geo, sections, captions)
+                self._index_pages(doc, batch, warnings, geo, sections, times, captions)
                 self._report(progress, filename, batch[-1].page_no, opened.page_count)
             ready = Filter({"tenant": tenant, "doc_id": doc_id})
-            for spec in self.collections.all():
-                self.store.set_payload(spec.name, ready, {"state": "ready"})
+            with times.stage("store"):
+                for spec in self.collections.all():
+                    self.store.set_payload(spec.name, ready, {"state": "ready"})
         except BaseException as exc:
             self.purge(tenant, doc_id, keep_row=True)
             self.registry.set_status(tenant, doc_id, "failed", error=f"{exc.__class__.__name__}: {exc}")
@@ -193,13 +205,15 @@ class Ingestor:
         self.registry.set_status(
             tenant, doc_id, "ready", pages=opened.page_count, footprint=footprint_geojson(geo.all_tags)
         )
+        doc = self.registry.get(tenant, doc_id) or doc
+        with times.stage("after"):
+            for hook in self.indexed_hooks:
+                hook(doc, progress)
         if progress:
             progress(Progress(filename, "done", opened.page_count, opened.page_count))
-        doc = self.registry.get(tenant, doc_id) or doc
-        for hook in self.indexed_hooks:
-            hook(doc)
         warnings.extend(f"{_page_label(pages)}: {note}" for note, pages in page_notes.items())
-        return IngestResult(doc, created=True, warnings=sorted(set(warnings)))
+        log.info("indexed %s: %d pages in %s", filename, opened.page_count, times.summary())
+        return IngestResult(doc, created=True, warnings=sorted(set(warnings)), seconds=times.rounded())
 
     def purge(self, tenant: str, doc_id: str, keep_row: bool = False) -> None:
         """Remove every point, image and page row of a document, and its registry row
@@ -229,21 +243,29 @@ class Ingestor:
         warnings: list[str],
         geo: _GeoContext,
         sections: SectionContext,
+        times: StageTimes,
         captions: CaptionBudget | None = None,
     ) -> None:
         chunks: list[Chunk] = []
-        for page in pages:
-            self.images.save(doc.tenant, doc.id, page.page_no, page.image)
-            if page.text_source == "none":
-                warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
-            chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars, page.tables, sections))
+        with times.stage("images"):
+            for page in pages:
+                self.images.save(doc.tenant, doc.id, page.page_no, page.image)
+        with times.stage("chunk"):
+            for page in pages:
+                if page.text_source == "none":
+                    warnings.append(f"some pages have no extractable text{self._ocr_hint()}")
+                chunks.extend(chunk_page(page.page_no, page.blocks, self.chunk_chars, page.tables, sections))
         if self.captioner and captions:
-            chunks.extend(self.captioner.chunks(pages, geo.point_kind, chunks, captions, warnings))
+            with times.stage("caption"):
+                chunks.extend(self.captioner.chunks(pages, geo.point_kind, chunks, captions, warnings))
         texts = [c.text for c in chunks]
         indexed = [c.indexed_text() for c in chunks]  # with the context header
-        embeddings = self.text.embed_with_tokens(indexed)
-        sparse = self.sparse.embed_documents(indexed)
-        chunk_tags = self._chunk_tags(texts, geo)
+        with times.stage("embed"):
+            embeddings = self.text.embed_with_tokens(indexed, bulk=True)  # a batch of pages: torch
+        with times.stage("sparse"):
+            sparse = self.sparse.embed_documents(indexed)
+        with times.stage("geotag"):
+            chunk_tags = self._chunk_tags(texts, geo)
         page_tags = {
             p.page_no: geo.document_tags
             + [t for c, ts in zip(chunks, chunk_tags, strict=True) if c.page_no == p.page_no for t in ts]
@@ -318,11 +340,16 @@ class Ingestor:
             if self.page_pool:
                 page_vectors[POOLED_VECTOR] = self.page_pool(tokens).tolist()
             page_points.append(StorePoint(page_id, page_vectors, payload))
-        self.store.upsert(self.collections.chunks.name, chunk_points)
-        self.store.upsert(self.collections.pages.name, page_points)
+        with times.stage("store"):
+            self.store.upsert(self.collections.chunks.name, chunk_points)
+            self.store.upsert(self.collections.pages.name, page_points)
         if self.visual_points and self.collections.visual:
-            self.store.upsert(self.collections.visual.name, self.visual_points(visual_inputs))
-        self.registry.put_pages(records)
+            with times.stage("embed"):  # the visual profile's page-image encoder
+                visual = self.visual_points(visual_inputs)
+            with times.stage("store"):
+                self.store.upsert(self.collections.visual.name, visual)
+        with times.stage("store"):
+            self.registry.put_pages(records)
 
     @staticmethod
     def _chunk_geo(text: str, own: list[GeoTag], page: list[GeoTag], geo: _GeoContext) -> list[GeoTag]:

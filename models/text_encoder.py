@@ -108,17 +108,19 @@ class TextEncoder:
                     "point CARTA_TEXT_MODEL at a local sentence-transformers directory"
                 ) from exc
 
-    def _numpy_runtime(self, texts: list[str]) -> BertRuntime | None:
-        """The NumPy runtime for this call, or None: sentence-transformers runs it."""
-        bulk = len(texts) > BULK_TEXTS
+    def _numpy_runtime(self, texts: list[str], bulk: bool | None) -> BertRuntime | None:
+        """The NumPy runtime for this call, or None: sentence-transformers runs it. `bulk`
+        None decides by the number of texts; ingestion says True for every batch (a batch
+        of a few pages may hold fewer than BULK_TEXTS chunks, and torch is loaded anyway)."""
+        bulk = len(texts) > BULK_TEXTS if bulk is None else bulk
         self._load(bulk)
         return None if bulk or self._bert is None else self._runtime
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], bulk: bool | None = None) -> np.ndarray:
         """Pooled, normalised vectors, shape (len(texts), dim)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if (runtime := self._numpy_runtime(texts)) is not None:
+        if (runtime := self._numpy_runtime(texts, bulk)) is not None:
             return np.stack([_unit(e.pooled) for e in runtime.encode(texts, self.batch_size)])
         vecs = self._st.encode(
             texts,
@@ -129,11 +131,11 @@ class TextEncoder:
         )
         return np.asarray(vecs, dtype=np.float32)
 
-    def embed_with_tokens(self, texts: list[str]) -> list[TextEmbedding]:
+    def embed_with_tokens(self, texts: list[str], bulk: bool | None = None) -> list[TextEmbedding]:
         """Pooled vector plus per-token vectors for each text, in one pass."""
         if not texts:
             return []
-        if (runtime := self._numpy_runtime(texts)) is not None:
+        if (runtime := self._numpy_runtime(texts, bulk)) is not None:
             return [
                 TextEmbedding(
                     dense=_unit(e.pooled), tokens=_unit_rows(e.tokens[1 : max(len(e.tokens) - 1, 2)])

@@ -1,12 +1,21 @@
-"""Offline document-graph cost per page: extraction (docgraph/extract.py) and extraction +
-resolution + storage (DocGraphStore.add_document, communities included), over the corpus
-PDFs' text layer, one document at a time into a fresh store. Prints a table.
+"""Document-graph cost per page over the corpus PDFs' text layer, one document at a time
+into a fresh store; prints tables.
 
-    .venv/bin/python scripts/bench_docgraph.py
+Offline: extraction (docgraph/extract.py) and extraction + resolution + storage
+(DocGraphStore.add_document, communities included).
+--llm: the LLM extraction (docgraph/llm_extract.py) against the loopback OpenAI-protocol
+server (tests/openai_protocol.py) scripted as an extracting model (it names the offline
+organisations of each passage): LLM calls, prompt and completion tokens per page (as the
+server counts them: 4 characters a token over the messages; the strict schema a real
+endpoint also reads is shown apart), under the default budget (CARTA_DOCGRAPH_LLM_CHUNKS)
+and unbounded, then the same documents again (cache hits: no call).
+
+    .venv/bin/python scripts/bench_docgraph.py [--llm]
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -18,7 +27,11 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from docgraph.extract import extract  # noqa: E402
+from docgraph.llm_extract import LLMExtractor, response_format  # noqa: E402
 from docgraph.store import ChunkText, DocGraphStore, detect_communities  # noqa: E402
+from models.llm_client import LLMClient, LLMConfig  # noqa: E402
+from service.settings import Settings  # noqa: E402
+from tests.openai_protocol import OpenAIProtocolServer, part_texts  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))
@@ -65,5 +78,60 @@ def main() -> None:
     )
 
 
+def extracting_model(body: dict) -> str:
+    """The scripted model's reply: the organisations and programmes the offline extractors
+    find in the passage, each related to the next."""
+    passage = part_texts(body)[-1].removeprefix("PASSAGE:\n")
+    orgs = [m for m in extract(passage) if m.kind in ("org", "programme")]
+    entities = [
+        {"name": m.text.split(" (")[0], "kind": m.kind, "acronym": m.acronym, "description": ""} for m in orgs
+    ]
+    relations = [
+        {"source": a["name"], "target": b["name"], "type": "related to", "description": ""}
+        for a, b in zip(entities, entities[1:], strict=False)
+    ]
+    return json.dumps({"entities": entities, "relations": relations})
+
+
+def bench_llm() -> None:
+    files = sorted((CORPUS / "pdf").glob("*.pdf"))
+    docs = []
+    for path in files:
+        with pymupdf.open(path) as doc:
+            docs.append((path, chunks_of(path.stem, [page.get_text() for page in doc])))
+    schema_tokens = len(json.dumps(response_format())) // 4
+    budget = Settings.model_fields["docgraph_llm_chunks"].default
+    print(f"strict schema sent with every call: ~{schema_tokens} tokens (not in the counts below)")
+    print(
+        f"{'budget':>9} {'run':>6} {'pages':>5} {'chunks':>6} {'calls':>5} {'cached':>6} "
+        f"{'calls/page':>10} {'prompt tok/page':>15} {'compl tok/page':>14} {'ms/page':>8}"
+    )
+    with OpenAIProtocolServer() as server, tempfile.TemporaryDirectory() as tmp:
+        server.responder = extracting_model
+        client = LLMClient(LLMConfig(base_url=server.url, model="bench-model", max_retries=0))
+        for label, max_chunks in ((str(budget), budget), ("none", 100_000)):
+            store = DocGraphStore(Path(tmp) / f"docgraph-{label}.sqlite3")
+            extractor = LLMExtractor(client, store, max_chunks)
+            for run in ("first", "again"):
+                pages = chunks = calls = cached = prompt = completion = 0
+                t0 = time.perf_counter()
+                for path, doc_chunks in docs:
+                    refs = [((c.page_no, c.chunk_no), c.text) for c in doc_chunks]
+                    found, stats = extractor.extract_document("bench", path.stem, refs)
+                    store.add_document("bench", doc_chunks, found)
+                    pages += max(c.page_no for c in doc_chunks)
+                    chunks += stats.chunks
+                    calls += stats.sent
+                    cached += stats.cached
+                    prompt += stats.prompt_tokens
+                    completion += stats.completion_tokens
+                ms = (time.perf_counter() - t0) * 1e3 / pages
+                print(
+                    f"{label:>9} {run:>6} {pages:5d} {chunks:6d} {calls:5d} {cached:6d} "
+                    f"{calls / pages:10.2f} {prompt / pages:15.1f} {completion / pages:14.1f} {ms:8.1f}"
+                )
+            store.close()
+
+
 if __name__ == "__main__":
-    main()
+    bench_llm() if "--llm" in sys.argv[1:] else main()

@@ -91,6 +91,27 @@ def served_startup_s() -> float:
             proc.wait(timeout=30)
 
 
+def bare_pymupdf_s(pdfs: list[Path], dpi: int) -> tuple[int, float]:
+    """(pages, seconds) of the floor ingestion is measured against: a bare PyMuPDF pass over
+    the same PDFs, as Carta reads them (render at render_dpi, WebP at Carta's quality, the
+    text blocks), storing nothing."""
+    import io
+
+    import pymupdf
+    from PIL import Image
+
+    pages, t0 = 0, time.perf_counter()
+    for path in pdfs:
+        with pymupdf.open(path) as doc:
+            for page in doc:
+                pix = page.get_pixmap(matrix=pymupdf.Matrix(dpi / 72, dpi / 72), alpha=False)
+                image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+                image.save(io.BytesIO(), "WEBP", quality=85)
+                page.get_text("dict", sort=True)
+                pages += 1
+    return pages, time.perf_counter() - t0
+
+
 def ingest_all(carta: Carta, files: list[Path]) -> list[dict]:
     rows = []
     for path in files:
@@ -105,6 +126,7 @@ def ingest_all(carta: Carta, files: list[Path]) -> list[dict]:
                 "pages": len(sources),
                 "ocr_pages": sources.count("ocr"),
                 "seconds": round(seconds, 3),
+                "stages": result.seconds,  # ingest/timing.py
             }
         )
     return rows
@@ -172,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         carta = Carta(Settings(data_dir=Path(tmp), _env_file=None))
         startup = time.perf_counter() - t0
+        pdfs = [f for f in files if f.suffix.lower() == ".pdf"]
+        bare_pages, bare_s = bare_pymupdf_s(pdfs, carta.settings.render_dpi)
         try:
             rows = ingest_all(carta, files)
             carta.search(SearchQuery("warm up", "bench"))
@@ -202,6 +226,27 @@ def main(argv: list[str] | None = None) -> int:
         pages, seconds, rate = throughput(rows, pred)
         ingestion[name] = {"pages": pages, "seconds": round(seconds, 2), "pages_per_s": round(rate, 2)}
         print(f"{name:<26}{pages:>7}{seconds:>9.1f}{rate:>9.2f}")
+    _, _, pdf_rate = throughput(rows, lambda r: r["kind"] == "pdf")
+    bare_rate = bare_pages / bare_s if bare_s else float("nan")
+    ingestion["bare_pymupdf"] = {
+        "pages": bare_pages,
+        "seconds": round(bare_s, 2),
+        "pages_per_s": round(bare_rate, 2),
+    }
+    ingestion["pdf_rate_vs_bare"] = round(pdf_rate / bare_rate, 3)
+    print(
+        f"{'bare PyMuPDF pass (PDFs)':<26}{bare_pages:>7}{bare_s:>9.1f}{bare_rate:>9.2f}"
+        f"   Carta's PDF rate = {pdf_rate / bare_rate:.2f}x the bare pass (target >= 0.5x)"
+    )
+    stages: dict[str, float] = {}
+    for row in rows:
+        for stage, seconds in row["stages"].items():
+            stages[stage] = stages.get(stage, 0.0) + seconds
+    total = stages.pop("total", 0.0) or 1.0
+    ingestion["stages_s"] = {k: round(v, 2) for k, v in stages.items()}
+    print(f"\n{'ingestion stage':<16}{'seconds':>9}{'share':>8}")
+    for stage, seconds in sorted(stages.items(), key=lambda kv: -kv[1]):
+        print(f"{stage:<16}{seconds:>9.1f}{seconds / total:>8.0%}")
     base = statistics.median(timings["dense"])
     print(
         f"\n{'query stage':<16}{'p50 ms':>9}{'p95 ms':>9}{'x dense p50':>13}"

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from docgraph.global_search import GlobalSearch
+from docgraph.llm_extract import LLMExtractor
 from docgraph.store import ChunkText, DocGraphStore
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
@@ -36,6 +38,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import RelevanceGate, question_language
+from service.answer.global_answer import global_answer, global_sources
 from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
@@ -45,11 +48,13 @@ from service.erasure import JOURNAL_NAME, ErasureJournal
 from service.errors import DocumentNotFound
 from service.jobs import JobStore
 from service.query.channels import ChannelContext, build_channels
+from service.query.channels.communities import GlobalChannel
 from service.query.channels.entities import EntitiesChannel
 from service.query.channels.graph import GraphEvidenceChannel
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.query.planner import PlannerLimits, QueryPlanner
 from service.query.retrieval import Retriever
+from service.query.router import asks_global
 from service.query.types import PriorMode, SearchQuery, SearchResult
 from service.query.visual import VisualProfile, reindex_message, with_visual
 from service.settings import DEFAULT_CAPTION_PAGES, Settings
@@ -206,6 +211,14 @@ def open_graph(settings: Settings, gazetteer: Gazetteer | None, text: TextEncode
     )
 
 
+def docgraph_llm(settings: Settings, docgraph: DocGraphStore | None) -> LLMExtractor | None:
+    """The LLM entity extractor when an LLM is configured and CARTA_DOCGRAPH_LLM_CHUNKS > 0."""
+    config = llm_config(settings)
+    if docgraph is None or config is None or settings.docgraph_llm_chunks == 0:
+        return None
+    return LLMExtractor(LLMClient(config), docgraph, settings.docgraph_llm_chunks)
+
+
 def query_planner(
     settings: Settings, retriever: Retriever, docgraph: DocGraphStore | None
 ) -> QueryPlanner | None:
@@ -267,10 +280,12 @@ class Carta:
             registry=self.registry,
             gazetteer=self.gazetteer,
         )
-        self.retriever = Retriever(self.text, self.sparse, build_channels(channels))
+        text_language = settings.text_model_language or None  # empty: a multilingual model
+        self.retriever = Retriever(self.text, self.sparse, build_channels(channels), text_language)
         self.docgraph: DocGraphStore | None = (
             DocGraphStore(settings.docgraph_path) if settings.docgraph else None
         )
+        self.entity_llm = docgraph_llm(settings, self.docgraph)
         self.sentence_vectors: SentenceVectors | None = (
             SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
         )
@@ -289,10 +304,22 @@ class Carta:
         # The job table lives with the service, not the API: an in-process `carta delete`
         # erases the finished jobs that name the file too.
         self.job_store = JobStore(settings.jobs_path)
+        self.global_channel: GlobalChannel | None = None  # questions across the documents
+        self.global_llm: LLMClient | None = None  # its map-reduce, when an LLM is configured
         if self.docgraph is not None:  # the document graph: extracted once a document is ready
             self.retriever.channels.append(
                 EntitiesChannel(self.store, self.collections.chunks.name, self.docgraph)
             )
+            self.global_channel = GlobalChannel(
+                self.store,
+                self.collections.chunks.name,
+                GlobalSearch(self.docgraph),
+                self.registry,
+                asks_global,
+            )
+            self.retriever.channels.append(self.global_channel)
+            config = llm_config(settings)
+            self.global_llm = LLMClient(config) if config else None
             self.erasure_hooks.append(self.docgraph.delete_document)
         if self.sentence_vectors is not None:
             self.erasure_hooks.append(self.sentence_vectors.delete_document)
@@ -390,7 +417,7 @@ class Carta:
             )
         return None
 
-    def _index_graph_pages(self, doc: Document) -> None:
+    def _index_graph_pages(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """Page nodes and MENTIONS edges from the geo payloads ingestion stored."""
         if self.graph is None or doc.status != "ready":
             return
@@ -398,22 +425,47 @@ class Carta:
         pages = [h.payload for h in self.store.scroll(self.collections.pages.name, flt)]
         self.graph.index_document(doc.tenant, doc.id, doc.title, pages)
 
-    def _index_docgraph(self, doc: Document) -> None:
-        """Entities, mentions and relations of a ready document's chunks (docgraph/)."""
+    def _index_docgraph(self, doc: Document, progress: ProgressFn | None = None) -> None:
+        """Entities, mentions and relations of a ready document's chunks (docgraph/): the
+        offline extractors', plus the LLM's where one is configured (its chunks read
+        reported as "entities" progress)."""
         if self.docgraph is None or doc.status != "ready":
             return
-        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
-        chunks = [h.payload for h in self.store.scroll(self.collections.chunks.name, flt)]
-        self.docgraph.add_document(
-            doc.tenant,
-            [
-                # no gazetteer places: precision 0.71 on eval/docgraph (< 0.9); the geo graph has them
-                ChunkText(doc.id, p["page_no"], p["chunk_no"], p.get("text", ""))
-                for p in sorted(chunks, key=lambda p: (p["page_no"], p["chunk_no"]))
-            ],
-        )
+        from ingest.pipeline import Progress
 
-    def _index_sentence_vectors(self, doc: Document) -> None:
+        flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
+        payloads = [h.payload for h in self.store.scroll(self.collections.chunks.name, flt)]
+        chunks = [
+            # no gazetteer places: precision 0.71 on eval/docgraph (< 0.9); the geo graph has them
+            ChunkText(doc.id, p["page_no"], p["chunk_no"], p.get("text", ""))
+            for p in sorted(payloads, key=lambda p: (p["page_no"], p["chunk_no"]))
+        ]
+        found = None
+        if self.entity_llm is not None:
+            report = (
+                (lambda done, total: progress(Progress(doc.filename, "entities", done, total)))
+                if progress
+                else None
+            )
+            found, stats = self.entity_llm.extract_document(
+                doc.tenant, doc.id, [((c.page_no, c.chunk_no), c.text) for c in chunks], report
+            )
+            log.info(
+                "entities of %s/%s: %d chunks, %d LLM calls, %d cached, %d over budget, %d failed, "
+                "%d+%d tokens",
+                doc.tenant,
+                doc.id,
+                stats.chunks,
+                stats.sent,
+                stats.cached,
+                stats.over_budget,
+                stats.failed,
+                stats.prompt_tokens,
+                stats.completion_tokens,
+            )
+        self.docgraph.add_document(doc.tenant, chunks, found)
+
+    def _index_sentence_vectors(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py);
         a store that cannot be written leaves the document to the gate's on-the-fly embedding."""
         if self.sentence_vectors is None or doc.status != "ready":
@@ -589,8 +641,21 @@ class Carta:
         if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
             language = question_language(query.text)
             evidence = self.graph_evidence.run(query.text, query.tenant, query.acl, language)
+        found = None
+        if evidence is None and self.global_channel is not None and self._asks_global(query, result):
+            found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)
         if evidence is not None:
             events: Iterator[Event] = answer_events(graph_answer(query.text, result, evidence), result)
+        elif found is not None and found.communities:  # across the documents: their communities
+            sent = global_sources(
+                found,
+                lambda d, p: self.page_chunks(query.tenant, d, p),
+                lambda d: doc.title if (doc := self.registry.get(query.tenant, d)) else d,
+            )
+            answer = global_answer(
+                query.text, result, found, sent, self.global_llm, self.settings.llm_context_tokens
+            )
+            events = answer_events(answer, result)
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:
@@ -600,6 +665,16 @@ class Carta:
                 event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior
                 event.data.plan = result.plan
             yield event
+
+    @staticmethod
+    def _asks_global(query: SearchQuery, result: SearchResult) -> bool:
+        """Whether the question asks across the documents: the planner's route when it ran,
+        else the router's rule; a query whose channels leave "global" out does not."""
+        if query.channels is not None and "global" not in query.channels:
+            return False
+        if result.plan is not None:
+            return "global" in result.plan.get("routes", [])
+        return asks_global(query.text)
 
     def close(self) -> None:
         """Finish deferred erasures, then close every store; closing twice does nothing."""

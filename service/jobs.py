@@ -360,6 +360,9 @@ class JobRunner:
         sidecars = {s: (folder / f"sidecar{s}").read_bytes() for s in job.sidecars if s in SIDECAR_SUFFIXES}
 
         def progress(p: Progress) -> None:
+            if p.stage == "entities":  # the LLM reads the ready document's chunks (docgraph)
+                self.store.update(job.id, stage=f"entities {p.done}/{p.total} chunks")
+                return
             stage = "indexing" if p.stage == "pages" else "finishing"
             self.store.update(job.id, stage=stage, pages_done=p.done, pages_total=p.total)
 

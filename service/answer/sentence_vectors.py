@@ -97,7 +97,7 @@ class SentenceVectors:
         todo = [i for i, k in enumerate(keys) if k not in known]
         vectors = dict(known)
         if todo:
-            for i, vec in zip(todo, self.text.embed([texts[i] for i in todo]), strict=True):
+            for i, vec in zip(todo, self.text.embed([texts[i] for i in todo], bulk=True), strict=True):
                 vectors[keys[i]] = vec
         rows = [(k, tenant, doc_id, np.asarray(vectors[k], dtype=np.float32).tobytes()) for k in keys]
         with self._lock, transaction(self._conn):

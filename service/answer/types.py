@@ -69,6 +69,7 @@ class Answer:
     # What the user got: a composed "answer", only "passages" the evidence offers, or "refused".
     status: AnswerStatus = "answer"
     plan: dict | None = None  # the query planner's trace (service/query/planner.py), when it ran
+    communities: dict | None = None  # a global answer's communities (service/answer/global_answer.py)
 
     def __post_init__(self) -> None:
         if self.refused:

@@ -80,7 +80,7 @@ class SearchRequest(BaseModel):
     top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
     doc_ids: list[str] | None = Field(None, description="Only these documents.")
     kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
-    channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities"]] | None = Field(
+    channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities", "global"]] | None = Field(
         None, description="Retrieval channels to run (default all); one channel alone is a baseline."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
@@ -207,6 +207,11 @@ class IngestedOut(BaseModel):
     document: DocumentOut
     created: bool
     warnings: list[str] = []
+    seconds: dict[str, float] = Field(
+        default_factory=dict,
+        description="Wall seconds per ingestion stage (read, images, chunk, caption, embed, sparse, geotag, "
+        "store, after) and their total; empty when the content was already indexed.",
+    )
 
 
 class KeyRequest(BaseModel):
@@ -387,6 +392,34 @@ class InvalidCitationOut(BaseModel):
     reason: str = Field(description="Why it does not count (not in the evidence sent).")
 
 
+class GlobalChunkOut(BaseModel):
+    """A chunk a community summary's sentence comes from."""
+
+    doc_id: str = Field(description="The document.")
+    page_no: int = Field(description="The page (1-based).")
+    chunk_no: int = Field(description="The chunk of the page.")
+
+
+class GlobalCommunityOut(BaseModel):
+    """One document-graph community a global answer drew on."""
+
+    id: int = Field(description="The community (Leiden over the tenant's entity relations).")
+    score: float = Field(description="How well its summary matches the question.")
+    why: list[str] = Field(description="What ranked it: named entities, topic words, an asked kind, size.")
+    entities: int = Field(description="Its entities the caller may see.")
+    chunks: list[GlobalChunkOut] = Field(description="The chunks behind its summary (the first few).")
+
+
+class GlobalSearchOut(BaseModel):
+    """How a question across the documents was answered from the document graph."""
+
+    terms: list[str] = Field(description="The question's topic words (folded), its phrasing left out.")
+    kinds: list[str] = Field(description="Entity kinds the question asks for (org, programme, law, ...).")
+    named_entities: list[int] = Field(description="Entities the question names (ids).")
+    communities: list[GlobalCommunityOut] = Field(description="The communities used, the best first.")
+    llm: bool = Field(description="True when an LLM mapped and reduced them; false: extractive.")
+
+
 class AskResponse(BaseModel):
     model_config = ConfigDict(json_schema_extra={"example": ASK_EXAMPLE})
 
@@ -423,6 +456,12 @@ class AskResponse(BaseModel):
     understood: UnderstoodOut | None = Field(None, description="How the question was understood.")
     plan: PlanOut | None = Field(
         None, description="CARTA_PLANNER=auto: routes, sub-questions and every retrieval step."
+    )
+    communities: GlobalSearchOut | None = Field(
+        None,
+        description="A question across the documents: the document-graph communities the answer was "
+        "composed from (ids, scores, why they ranked, the chunks behind each summary) and whether an LLM "
+        "reduced them.",
     )
 
 
@@ -633,6 +672,7 @@ def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> As
         usage=documented(UsageOut, answer.usage),
         understood=understood,
         plan=answer.plan,
+        communities=answer.communities,
     )
 
 
@@ -682,9 +722,10 @@ class EntityRelationOut(BaseModel):
     entity_id: int
     name: str
     kind: str
-    type: str  # co-occurs
+    type: str  # co-occurs, subordinate-to / superior-of, or the LLM's verb ("directs")
     count: int
     chunks: list[EntityChunkOut]
+    description: str = ""  # what the LLM said about it (LLM extraction), else empty
 
 
 class EntityCommunityOut(BaseModel):

@@ -59,12 +59,21 @@ def ingest(
             bar.update(
                 task,
                 description=f"{path.name} [green]{body['document']['id']}"
-                f"{'' if body['created'] else ' (already indexed)'}",
+                f"{'' if body['created'] else ' (already indexed)'}{_took(body)}",
             )
     if as_json:
         print_json(results)
     if failures:
         raise typer.Exit(1)
+
+
+def _took(body: dict[str, Any]) -> str:
+    """' in 12.4 s (embed 7.9 s)': the time and its biggest stage, when the body has them."""
+    seconds = {k: v for k, v in body.get("seconds", {}).items() if k != "total"}
+    if not seconds:
+        return ""
+    stage = max(seconds, key=seconds.__getitem__)
+    return f" in {body['seconds'].get('total', sum(seconds.values())):.1f} s ({stage} {seconds[stage]:.1f} s)"
 
 
 def list_documents(server: ServerOpt = None, as_json: JsonOpt = False) -> None:

@@ -35,10 +35,16 @@ class LocalClient:
 
         result = self.carta.ingest(
             IngestRequest(path.read_bytes(), path.name, self.tenant, title=title, source_path=path),
-            (lambda p: on_progress(p.done, p.total)) if on_progress else None,
+            # pages only: the "entities" stage counts chunks the LLM reads, not pages
+            (lambda p: on_progress(p.done, p.total) if p.stage != "entities" else None)
+            if on_progress
+            else None,
         )
         return schemas.IngestedOut(
-            document=schemas.document_out(result.document), created=result.created, warnings=result.warnings
+            document=schemas.document_out(result.document),
+            created=result.created,
+            warnings=result.warnings,
+            seconds=result.seconds,
         ).model_dump()
 
     def delete(self, doc_id: str) -> None:

@@ -3,7 +3,8 @@ channel that applies concurrently, fuse their ranked lists by reciprocal rank.
 
 The channels are in service/query/channels/ (one file each, registered in one list), the
 filter in filters.py and the fusion in fusion.py; this module only orchestrates them and
-times each stage.
+times each stage. A question in a language the text encoder does not read has that
+encoder's lists bound to the question's language in the fusion (`readers`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.gate import question_language
 from service.query.channels import BaseChannel, EncodedQuery
 from service.query.channels.maps import MAP_CHANNEL, maps_first
 from service.query.filters import engine_filter
@@ -24,10 +26,17 @@ from service.query.types import SearchQuery, SearchResult
 class Retriever:
     """Runs the channels for a query and fuses their lists into page evidence."""
 
-    def __init__(self, text: TextEncoder, sparse: SparseEncoder, channels: Sequence[BaseChannel]) -> None:
+    def __init__(
+        self,
+        text: TextEncoder,
+        sparse: SparseEncoder,
+        channels: Sequence[BaseChannel],
+        text_language: str | None = None,
+    ) -> None:
         self.text = text
         self.sparse = sparse
         self.channels = list(channels)  # in fusion order (service.query.channels.build_channels)
+        self.text_language = text_language  # the one language the text encoder reads; None: any
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="carta-channel")
 
     def channel(self, name: str) -> BaseChannel | None:
@@ -45,7 +54,8 @@ class Retriever:
         lists = {name: future.result() for name, future in futures.items()}
         t2 = time.perf_counter()
         maps = lists.get(MAP_CHANNEL)  # map intent: the maps covering the place come first
-        pages = maps_first(fuse_pages(lists, q.top_k + len(maps or [])), maps)[: q.top_k]
+        readers = bound_readers(q.text, running, self.text_language)
+        pages = maps_first(fuse_pages(lists, q.top_k + len(maps or []), readers=readers), maps)[: q.top_k]
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
         return SearchResult(
@@ -58,6 +68,20 @@ class Retriever:
         )
 
 
+def bound_readers(
+    question: str, channels: Sequence[BaseChannel], text_language: str | None
+) -> dict[str, str] | None:
+    """The text encoder's lists bound to the question's language, when the encoder reads
+    one language (`text_language`) and the question is in another. Measured on the eval
+    sets (docs/evaluation.md): all-MiniLM finds Portuguese pages for English questions about
+    as well as BM25 does, but English pages for Portuguese questions almost never, so only
+    a question in another language than the encoder's is bound."""
+    language = question_language(question)
+    if text_language is None or language == text_language:
+        return None
+    return {c.name: language for c in channels if c.reads_text}
+
+
 # SearchQuery, SearchResult, engine_filter and fuse_pages live in types.py, filters.py and
 # fusion.py; modules that still import them from here keep working until they move.
-__all__ = ["Retriever"]
+__all__ = ["Retriever", "bound_readers"]

@@ -30,7 +30,7 @@ ROUTE_CHANNELS: dict[str, frozenset[str]] = {
     "visual": frozenset({"visual", "clip", "pages"}),
     "geodata": frozenset(),
     "graph": frozenset({"entities"}),
-    "global": frozenset({"entities", "dense"}),
+    "global": frozenset({"global", "entities", "dense"}),
 }
 
 _VISUAL = re.compile(
@@ -45,13 +45,27 @@ _GEODATA = re.compile(
     re.IGNORECASE,
 )
 _GLOBAL = re.compile(
-    r"\b(?:what do (?:the|these|all) documents say|across (?:the )?documents|all documents|"
-    r"main themes|overview|summari[sz]e|o que (?:os|estes|esses|todos os) documentos dizem|"
-    r"em todos os documentos|principais temas|visão geral|resum[ao]|resumir)\b",
+    r"\b(?:what do (?:the|these|all|my|our) (?:documents|reports|files) say|across (?:the |all |these )?"
+    r"(?:documents|reports|files)|in all (?:the )?documents|all documents|main (?:themes|topics)|overview|"
+    r"summari[sz]e|which (?:organi[sz]ations|agencies|institutions|programmes|programs|laws|companies|"
+    r"entities|people) (?:appear|are (?:mentioned|named|cited))|"
+    r"o que (?:os|estes|esses|todos os|meus|nossos) (?:documentos|relatórios|relatorios|arquivos) dizem|"
+    r"em todos os documentos|principais (?:temas|assuntos)|visão geral|visao geral|"
+    r"resum[ao]|resumir|quais (?:são )?(?:as |os )?(?:organizações|organizacoes|instituições|instituicoes|"
+    r"órgãos|orgaos|programas|leis|empresas|entidades|pessoas) (?:aparecem|são citad[oa]s|"
+    r"são mencionad[oa]s|sao citad[oa]s|sao mencionad[oa]s))\b",
     re.IGNORECASE,
 )
+
 # A code (letters and digits: CT-SMA-0427/2024, SKU NW-4471) or an acronym (IBAMA, CONAMA).
 _CODE_OR_ACRONYM = re.compile(r"\b(?:[A-Z]{2,}[\w/-]*\d[\w/-]*|\w+-\d[\w/-]*|[A-Z]{3,})\b")
+
+
+def asks_global(question: str) -> bool:
+    """Whether a question asks across the documents ("what are the main themes", "which
+    organisations appear across the documents", "o que os documentos dizem sobre X"): the
+    global route, answered from the document graph's communities."""
+    return _GLOBAL.search(question) is not None
 
 
 @dataclass(frozen=True)

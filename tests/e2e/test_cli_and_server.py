@@ -89,10 +89,15 @@ def test_cli_errors_are_one_clear_line(tmp_path: Path) -> None:
 
 @pytest.fixture
 def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
-    """`carta serve` as its own process (what `make run` starts), samples indexed on start."""
+    """`carta serve` as its own process (what `make run` starts), samples indexed on start.
+    Its output goes to a file, not a pipe: nobody reads a pipe after the start, and a full
+    one (64 KiB of request logs: more job polls on a slow machine) would block the server.
+    The output's end is printed at teardown (pytest shows it when the test failed)."""
     data = tmp_path / "served"
     port = free_port()
     env = {**os.environ, "CARTA_DATA_DIR": str(data)}
+    log_path = tmp_path / "serve.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -105,7 +110,7 @@ def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
             str(samples_dir),
         ],
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
     )
@@ -119,7 +124,8 @@ def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
             pass
         if proc.poll() is not None or time.time() > deadline:
             proc.kill()
-            pytest.fail(f"carta serve did not come up: {proc.stdout.read() if proc.stdout else ''}")
+            log.close()
+            pytest.fail(f"carta serve did not come up: {log_path.read_text()[-3000:]}")
         time.sleep(0.5)
     yield url, data
     proc.terminate()
@@ -128,6 +134,8 @@ def served(tmp_path: Path, samples_dir: Path) -> Iterator[tuple[str, Path]]:
     except subprocess.TimeoutExpired:  # a server that does not stop must not outlive the test
         proc.kill()
         proc.wait(timeout=30)
+    log.close()
+    print(f"carta serve output (end):\n{log_path.read_text()[-3000:]}")
 
 
 def test_serve_indexes_samples_and_answers_over_http(served: tuple[str, Path], samples_dir: Path) -> None:

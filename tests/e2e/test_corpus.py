@@ -19,6 +19,9 @@ from service.query.types import SearchQuery
 from tests.conftest import CORPUS, settings_for
 
 PDF_DIR = CORPUS / "pdf"
+# the first test's setup ingests 14 PDFs (~200 pages) in a `carta` process: on a loaded
+# 2-core machine that passes the suite's 600 s default; the process's own limit is 1200 s
+pytestmark = pytest.mark.timeout(1500)
 
 # (question, file, pages that state the fact) - pages checked with pymupdf's text of each file
 FACTS = [
@@ -59,7 +62,9 @@ def corpus_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not PDF_DIR.exists():
         pytest.skip(f"shared corpus not found at {PDF_DIR} (set CARTA_CORPUS_DIR)")
     data_dir = tmp_path_factory.mktemp("corpus-data")
-    env = {**os.environ, "CARTA_DATA_DIR": str(data_dir)}
+    # no sentence vectors (a fifth of the ingestion's time): only /v1/ask's extractive gate
+    # reads them, and these tests search; tests/service/answer checks the vectors
+    env = {**os.environ, "CARTA_DATA_DIR": str(data_dir), "CARTA_SENTENCE_VECTORS": "false"}
     run = subprocess.run(
         [sys.executable, "-m", "service.cli", "ingest", str(PDF_DIR), "--json"],
         env=env,

@@ -307,3 +307,52 @@ def test_a_city_name_that_starts_a_longer_name_is_weak_evidence(gaz: Gazetteer) 
     teimosa = _best(gaz, "Moradores da comunidade de Brasília Teimosa reclamam do esgoto.")
     assert teimosa["Brasília"][2] < 0.5  # the Recife bairro, not the capital
     assert _best(gaz, "Moradores de Brasília reclamam do trânsito.")["Brasília"][2] >= 0.5
+
+
+def test_unsure_names_near_each_other_support_each_other(gaz: Gazetteer) -> None:
+    """Mutual support: neither name settles its namesake alone (Portland ME/OR, Salem
+    MA/OR/IN, Victoria HK/BC), but the readings that lie together win and grow surer."""
+    alone = {m.text: m for t in ("Storms hit Portland.", "Storms hit Salem.") for m in gaz.find_places(t)}
+    pair = {m.text: m for m in gaz.find_places("Storms hit Portland and Salem overnight.")}
+    assert {(m.place.country, m.place.admin1) for m in pair.values()} == {("US", "OR")}
+    assert all(pair[name].confidence > alone[name].confidence for name in ("Portland", "Salem"))
+    assert all(m.confidence >= 0.5 for m in pair.values())
+    canada = gaz.find_places("Ferries between Vancouver and Victoria were cancelled on Monday.")
+    assert [(m.place.country, m.place.admin1) for m in canada] == [("CA", "02"), ("CA", "02")]
+    assert gaz.find_places("Rain in Victoria.")[0].place.country != "CA"  # alone it is Hong Kong's
+
+
+def test_a_named_country_lowers_no_place_outside_it(gaz: Gazetteer) -> None:
+    """ "Talks in Geneva on aid for Mozambique": the country is no evidence against a city
+    elsewhere (its capital is no measure of nearness), so Geneva keeps its own confidence."""
+    alone = gaz.find_places("Talks in Geneva ended.")[0]
+    with_country = gaz.find_places("Talks in Geneva on aid for Mozambique ended.")[0]
+    assert with_country.place.id == alone.place.id and with_country.confidence == alone.confidence
+
+
+def test_a_state_named_after_its_countrys_capital_yields_to_the_city(gaz: Gazetteer) -> None:
+    """ "Washington" alone is the capital (a national capital's own name is preferred over
+    its namesakes, and a state named after a big city of its country yields to it); a list
+    of states still reads it as the state."""
+    best = gaz.lookup("Washington")[0]
+    assert (best.place.kind, best.place.admin1) == ("city", "DC") and best.confidence >= 0.5
+    states = gaz.find_places("Oregon, Idaho and Washington ban open fires this summer.")
+    assert [m.place.kind for m in states] == ["state", "state", "state"]
+
+
+def test_far_apart_big_places_are_no_cluster_to_be_far_from(gaz: Gazetteer) -> None:
+    """Coherence lowers a reading far from the text's cluster of places; a text whose big
+    places are themselves continents apart has none, so the capital keeps its confidence.
+    A small far namesake next to a metropolis is still lowered ("a Ribeira" of Salvador)."""
+    trip = gaz.find_places("Officials travelled from Washington to Brasília and Recife last week.")
+    assert [(m.place.country, m.confidence >= 0.5) for m in trip] == [
+        ("US", True),
+        ("BR", True),
+        ("BR", True),
+    ]
+    assert trip[0].place.admin1 == "DC"
+    salvador = {
+        m.text: m
+        for m in gaz.find_places("Moradores de Salvador lotaram a Penha e a Ribeira no domingo.", "BR")
+    }
+    assert salvador["Ribeira"].confidence < 0.5

@@ -17,8 +17,8 @@ from graph.analytics_text import answer_sentence, label
 from graph.channel import GraphChannel
 from graph.plan import GeoPlan
 from tests.conftest import corpus_path
+from tests.utils.geodata import TENANT, ask
 
-TENANT = "t"
 OLINDA_ALIASES = {"V014": ["residentes", "residents", "population", "população", "moradores"]}
 
 
@@ -37,12 +37,6 @@ def channel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphChannel]:
         ch.add_dataset(paths[name].read_bytes(), name, TENANT, None, aliases)
     yield ch
     ch.close()
-
-
-def ask(channel: GraphChannel, question: str) -> AnalyticResult:
-    result = channel.analyze(question, TENANT)
-    assert result is not None, f"not analytical: {question}"
-    return result
 
 
 def names(result: AnalyticResult) -> list[str]:

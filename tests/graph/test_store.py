@@ -159,3 +159,47 @@ def test_tenants_are_isolated(store: GraphStore) -> None:
     store.delete_dataset("t1", info.id)
     assert store.pois("t1") == [] and len(store.pois("t2")) == 30
     assert store.datasets("t1") == [] and len(store.datasets("t2")) == 1
+
+
+def _attributed(n: int, seed: int, prefix: str) -> list[Poi]:
+    return [
+        Poi(p.id, p.name, p.category, p.lat, p.lon, {"IDEB": 4.0 + i % 3, "nome": p.name})
+        for i, p in enumerate(pois(n, seed, prefix))
+    ]
+
+
+def test_cached_features_equal_the_stored_rows(store: GraphStore, tmp_path: Path) -> None:
+    """The features a question reads come from the per-dataset cache filled at store time;
+    they equal what a fresh read of the SQLite rows decodes, in the same order."""
+    info, _ = add(store, "t", _attributed(120, 7, "a"))
+    add(store, "t", pois(40, 8, "b", ("park",)), tag=b"b")
+    cached = store.features("t")
+    parks = store.features("t", categories=["park"])
+    fresh = GraphStore(tmp_path / "g.sqlite3")  # another process: nothing cached
+    try:
+        assert [(f, f.attrs, f.geometry) for f in fresh.features("t")] == [
+            (f, f.attrs, f.geometry) for f in cached
+        ]
+        assert fresh.features("t", categories=["park"]) == parks
+        assert fresh.categories("t") == store.categories("t") == {"school": 40, "park": 80, "recycling": 40}
+        assert fresh.extents("t") == store.extents("t")
+    finally:
+        fresh.close()
+    assert len(parks) == 80 and {f.source for f in parks} == {f"ds:{info.id}", parks[-1].source}
+    assert store.features("t", datasets=[info.id], categories=["park"]) == parks[:40]
+
+
+def test_a_dataset_deleted_and_added_again_elsewhere_is_read_afresh(tmp_path: Path) -> None:
+    """Two stores on one file (two processes): one deletes a dataset and adds another; the
+    other's cache must not answer with the deleted features."""
+    a, b = GraphStore(tmp_path / "g.sqlite3"), GraphStore(tmp_path / "g.sqlite3")
+    try:
+        first, _ = add(a, "t", _attributed(50, 1, "x"))
+        assert len(b.features("t")) == 50 and b.categories("t")["school"] == 17
+        a.delete_dataset("t", first.id)
+        add(a, "t", pois(30, 2, "y", ("park",)), tag=b"y")
+        assert {f.category for f in b.features("t")} == {"park"} and len(b.features("t")) == 30
+        assert b.categories("t") == {"park": 30}
+    finally:
+        a.close()
+        b.close()

@@ -133,7 +133,7 @@ def test_same_bytes_again_is_not_indexed_twice(make_carta: Callable[..., Carta],
     before = _snapshot(carta, data_dir)
 
     again = carta.ingest(IngestRequest(data, "renamed-copy.pdf", "default", title="Outro título"))
-    assert again.created is False
+    assert again.created is False and again.seconds == {}  # nothing was done: no stage timed
     assert again.document.id == first.document.id
     assert again.document.filename == QUARTERLY  # the stored document, untouched
     assert again.document.title == first.document.title
@@ -177,6 +177,13 @@ def test_progress_counts_pages_up_to_done(make_carta: Callable[..., Carta]) -> N
     assert 0 < dones[0] < pages
     assert dones[-1] == pages
     assert events[-1] == Progress("longo.pdf", "done", pages, pages)
+    # where the time went, per stage (the `carta ingest --json` report): every stage a PDF
+    # goes through ran, none is negative, and the total is their sum
+    spent = result.seconds
+    assert {"read", "images", "chunk", "embed", "sparse", "store", "after"} <= set(spent)
+    assert all(v >= 0 for v in spent.values()) and spent["embed"] > 0 and spent["read"] > 0
+    stages = sum(v for k, v in spent.items() if k != "total")
+    assert spent["total"] == pytest.approx(stages, abs=0.01)
 
 
 def test_image_named_like_a_pdf_is_stored_as_an_image(make_carta: Callable[..., Carta]) -> None:

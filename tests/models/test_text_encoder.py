@@ -147,3 +147,17 @@ def test_bulk_calls_run_on_sentence_transformers_with_the_same_vectors() -> None
     np.testing.assert_allclose(bulk, small, atol=1e-5)
     tokens = encoder.embed_with_tokens(texts)
     np.testing.assert_allclose(np.stack([t.dense for t in tokens]), small, atol=1e-5)
+
+
+def test_ingestion_batches_run_on_torch_however_few_their_texts() -> None:
+    """A batch of pages may hold fewer than BULK_TEXTS chunks: ingestion says bulk=True, and
+    sentence-transformers (2.4x faster there) embeds it, with the runtime's vectors."""
+    encoder = TextEncoder()
+    texts = ["Olinda lies north of Recife.", "Chuva acumulada em julho: 412 mm."]
+    bulk = encoder.embed_with_tokens(texts, bulk=True)
+    assert encoder._st is not None and encoder._runtime is None
+    small = encoder.embed_with_tokens(texts, bulk=False)
+    assert encoder._runtime is not None
+    for a, b in zip(bulk, small, strict=True):
+        np.testing.assert_allclose(a.dense, b.dense, atol=1e-5)
+        np.testing.assert_allclose(a.tokens, b.tokens, atol=1e-4)

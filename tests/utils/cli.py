@@ -24,11 +24,18 @@ class CliRun:
     stderr: str
 
 
-def run_cli(*args: str, data_dir: Path, check: bool = True, api_key: str | None = None) -> CliRun:
-    """`carta ARGS` on `data_dir` (CARTA_DATA_DIR), with CARTA_API_KEY when given; with
-    `check`, anything but exit code 0 fails the test, showing stderr (and any crash)."""
-    env = {"CARTA_DATA_DIR": str(data_dir), "CARTA_API_KEY": api_key}
-    result = CliRunner().invoke(app, list(args), env=env)
+def run_cli(
+    *args: str,
+    data_dir: Path,
+    check: bool = True,
+    api_key: str | None = None,
+    env: dict[str, str] | None = None,
+) -> CliRun:
+    """`carta ARGS` on `data_dir` (CARTA_DATA_DIR), with CARTA_API_KEY when given and any
+    other CARTA_* variables in `env`; with `check`, anything but exit code 0 fails the test,
+    showing stderr (and any crash)."""
+    variables = {**(env or {}), "CARTA_DATA_DIR": str(data_dir), "CARTA_API_KEY": api_key}
+    result = CliRunner().invoke(app, list(args), env=variables)
     crash = ""
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         crash = "".join(traceback.format_exception(result.exception))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from service.query.channels.base import BaseChannel, ChannelContext, EncodedQuery
 from service.query.channels.bm25 import Bm25Channel
 from service.query.channels.clip import ClipChannel
+from service.query.channels.communities import GlobalChannel
 from service.query.channels.dense import DenseChannel
 from service.query.channels.entities import EntitiesChannel
 from service.query.channels.geo_prior import GeoPriorChannel
@@ -29,6 +30,7 @@ CHANNEL_TYPES: tuple[type[BaseChannel], ...] = (
     GeoPriorChannel,
     MapsChannel,
     EntitiesChannel,
+    GlobalChannel,
 )
 # the names a query selects channels by ("dense", "bm25", "pages", "visual", "clip")
 CHANNELS: frozenset[str] = frozenset(t.selector for t in CHANNEL_TYPES if t.selector is not None)

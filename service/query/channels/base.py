@@ -61,6 +61,9 @@ class BaseChannel(ABC):
 
     # the name SearchQuery.channels selects it by; None: it runs whenever it applies
     selector: ClassVar[str | None] = None
+    # its list ranks by the text encoder's vectors of the question, so it matches pages only
+    # in the languages that encoder reads (fusion's blind lists, service/query/fusion.py)
+    reads_text: ClassVar[bool] = False
     name: str  # its ranked list's name in the evidence (PageEvidence.channels)
 
     @classmethod

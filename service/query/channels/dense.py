@@ -18,6 +18,7 @@ class DenseChannel(BaseChannel):
 
     selector = "dense"
     name = CHUNK_VECTOR
+    reads_text = True
 
     def __init__(self, store: VectorStore, chunks: str) -> None:
         self.store = store

@@ -16,6 +16,7 @@ class PagesChannel(BaseChannel):
 
     selector = "pages"
     name = "pages"
+    reads_text = True
 
     def __init__(self, store: VectorStore, pages: str, two_stage: bool, prefetch: int) -> None:
         self.store = store

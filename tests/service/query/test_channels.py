@@ -21,7 +21,7 @@ def test_the_api_channel_names_are_the_registry_names() -> None:
     field = schemas.SearchRequest.model_json_schema()["properties"]["channels"]
     listed = next(option for option in field["anyOf"] if option.get("type") == "array")
     assert set(listed["items"]["enum"]) == CHANNELS
-    assert {"dense", "bm25", "pages", "visual", "clip", "entities"} == CHANNELS
+    assert {"dense", "bm25", "pages", "visual", "clip", "entities", "global"} == CHANNELS
 
 
 def test_selectors_are_unique() -> None:
@@ -39,8 +39,8 @@ def test_the_prior_modes_are_defined_once() -> None:
 
 def test_lite_channels_in_fusion_order(sample_carta: Carta) -> None:
     names = [c.name for c in sample_carta.retriever.channels]
-    # no visual encoders in lite; the document graph's channel last (CARTA_DOCGRAPH)
-    assert names == ["dense", *sample_carta.sparse.names, "pages", "geo", "maps", "entities"]
+    # no visual encoders in lite; the document graph's channels last (CARTA_DOCGRAPH)
+    assert names == ["dense", *sample_carta.sparse.names, "pages", "geo", "maps", "entities", "global"]
 
 
 def test_only_selected_channels_apply_and_the_prior_needs_a_chunk_branch(sample_carta: Carta) -> None:

@@ -11,6 +11,10 @@ import pytest
 
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from service.query.channels.bm25 import Bm25Channel
+from service.query.channels.dense import DenseChannel
+from service.query.channels.pages import PagesChannel
+from service.query.retrieval import bound_readers
 from service.query.types import SearchQuery
 
 
@@ -64,3 +68,32 @@ def test_tenants_are_isolated(make_carta: Callable[..., Carta], samples_dir: Pat
 def test_blank_query_has_no_sparse_branch_but_does_not_fail(sample_carta: Carta, query: str) -> None:
     result = sample_carta.search(SearchQuery(query, "default", top_k=2))
     assert len(result.pages) <= 2
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qual foi a receita do produto Pipeline Connect?",
+        "Qual foi o crescimento anual do DataVault Enterprise?",
+    ],
+)
+def test_a_portuguese_question_finds_the_english_table_page(sample_carta: Carta, question: str) -> None:
+    # the English report's product table (page 4) names the product; MiniLM's lists for a
+    # Portuguese question hold the Portuguese reports only, and no longer outvote BM25
+    assert sample_carta.retriever.text_language == "en"
+    top = sample_carta.search(SearchQuery(question, "default", top_k=3)).pages[0]
+    assert (_doc_ids(sample_carta)["quarterly_report_q3_2024.pdf"], 4) == (top.doc_id, top.page_no)
+    assert top.channels["bm25_pt"].rank == 1 and top.channels["bm25_en"].rank == 1
+
+
+def test_only_the_text_encoders_lists_are_bound_and_only_for_a_question_it_does_not_read() -> None:
+    store: Any = None  # bound_readers reads the channels' names, never their store
+    channels = [
+        DenseChannel(store, "c"),
+        Bm25Channel(store, "c", "bm25_pt"),
+        PagesChannel(store, "p", False, 10),
+    ]
+    portuguese = "Qual foi a taxa de crescimento da população de Nagaland entre 2001 e 2011?"
+    assert bound_readers(portuguese, channels, "en") == {"dense": "pt", "pages": "pt"}
+    assert bound_readers("What was the growth rate of Nagaland in 2001-2011?", channels, "en") is None
+    assert bound_readers(portuguese, channels, None) is None  # a multilingual encoder reads every page
