@@ -34,15 +34,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.sparse_encoder import SparseEncoder  # noqa: E402
+from service.answer.asked import asked_value, given_values, states_value  # noqa: E402
+from service.answer.content_words import question_content_words  # noqa: E402
 from service.answer.gate import (  # noqa: E402
     Candidate,
     GateParams,
+    about_subject,
     absent_key_terms,
+    asked_in_other_year,
+    content_coverage,
     decide,
     key_share,
     key_terms,
     question_key_terms,
     stem_coverage,
+    word_share,
 )
 
 POSITIVE = {"text", "table", "chart", "map", "geo-filtered", "exact-code", "multi-hop"}
@@ -137,17 +143,40 @@ def prepare(rows: list[dict[str, Any]]) -> None:
         row["coverage"] = stem_coverage(sparse, row["question"], row["page_texts"])
         terms = question_key_terms(row["question"])
         row["missing"] = absent_key_terms(row["question"], row["page_texts"])
-        row["scored"] = [
-            Candidate(c["sentence"], None, None, c["cosine"], c["overlap"], key_share(terms, c["sentence"]))  # type: ignore[arg-type]
-            for c in row["candidates"]
-        ]
+        words = question_content_words(row["question"], key_terms(row["question"]))
+        asked, given = asked_value(row["question"]), given_values(row["question"])
+        row["scored"] = about_subject(
+            row["question"],
+            [
+                Candidate(
+                    c["sentence"],
+                    None,  # type: ignore[arg-type]
+                    None,  # type: ignore[arg-type]
+                    c["cosine"],
+                    c["overlap"],
+                    key_share(terms, c["sentence"]),
+                    words=word_share(words, c["sentence"]),
+                    states=asked is None or states_value(c["sentence"], asked, given),
+                )
+                for c in row["candidates"]
+            ],
+        )
+        row["absent_words"], row["word_coverage"] = content_coverage(row["question"], row["page_texts"])
+        row["other_year"] = asked_in_other_year(row["question"], row["scored"])
 
 
 def replay(rows: list[dict[str, Any]], params: GateParams) -> tuple[Point, list[str], list[str]]:
     """The gate's verdicts on the prepared cache under `params`: the point and the ids it gets wrong."""
     refused_ok, answered_bad = [], []
     for row in rows:
-        passed = decide(row["scored"], row["missing"], row["coverage"], params).passed
+        passed = decide(
+            row["scored"],
+            row["missing"],
+            row["coverage"],
+            params,
+            word_coverage=row["word_coverage"],
+            other_year=row["other_year"],
+        ).passed
         if row["answerable"] and not passed:
             refused_ok.append(row["id"])
         if not row["answerable"] and passed:
@@ -163,17 +192,19 @@ def sweep(rows: list[dict[str, Any]]) -> list[Point]:
         for overlap_weight in (0.0, 0.25, 0.5):
             for keys_weight in (0.0, 0.3):
                 for min_overlap in (0.0, 0.2, 0.34):
-                    for min_coverage in (0.0, 0.5, 0.6, 0.67, 0.75, 0.8):
-                        for step in range(10, 81, 5):
-                            params = GateParams(
-                                min_relevance=step / 100,
-                                overlap_weight=overlap_weight,
-                                keys_weight=keys_weight,
-                                min_overlap=min_overlap,
-                                min_coverage=min_coverage,
-                                key_rule=key_rule,
-                            )
-                            points.append(replay(rows, params)[0])
+                    for min_coverage in (0.0, 0.5, 0.67, 0.8):
+                        for min_word_coverage in (0.0, 0.5, 0.6, 0.75, 1.0):
+                            for step in range(10, 81, 5):
+                                params = GateParams(
+                                    min_relevance=step / 100,
+                                    overlap_weight=overlap_weight,
+                                    keys_weight=keys_weight,
+                                    min_overlap=min_overlap,
+                                    min_coverage=min_coverage,
+                                    min_word_coverage=min_word_coverage,
+                                    key_rule=key_rule,
+                                )
+                                points.append(replay(rows, params)[0])
     return points
 
 
@@ -195,7 +226,8 @@ def pareto(points: list[Point]) -> list[Point]:
 def describe(p: GateParams) -> str:
     return (
         f"min_relevance={p.min_relevance:.2f} overlap_w={p.overlap_weight} keys_w={p.keys_weight} "
-        f"min_overlap={p.min_overlap} min_coverage={p.min_coverage} keys={p.key_rule}"
+        f"min_overlap={p.min_overlap} min_coverage={p.min_coverage} min_words={p.min_word_coverage} "
+        f"keys={p.key_rule}"
     )
 
 
@@ -255,6 +287,10 @@ def main() -> None:
     )
     print("  unanswerable answered:", ", ".join(answered))
     print("  key terms of those:", {i: key_terms(by_id[i]["question"]) for i in answered})
+    print(
+        "  content words absent from the pages of the refused:",
+        {i: by_id[i]["absent_words"] for i in refused},
+    )
 
 
 if __name__ == "__main__":

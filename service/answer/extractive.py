@@ -11,7 +11,10 @@ answerer has its own, stricter tests in place of the gate's two: one clear best 
 column (or line) instead of sentence relevance, and every name, number and code of the
 question addressed by the cell's labels, the table's title or its page (values compared
 through ingest/values.py, so "18 de agosto de 2017" meets "18-ago-17") instead of the
-key-term check. When it has no answer the gate decides as before.
+key-term check. When it has no answer the gate decides as before. When it has one but the
+question's content words are not all on the evidence pages, or the pages speak of the
+subject in another year only, the answer is a refusal: the table the question names, asked
+for a quantity it does not hold ("soja" of the maize table).
 
 The quoted sentences are document text: citation look-alikes in them are neutralised
 (service/answer/markers.py), so the only markers of the answer are the ones written here,
@@ -21,7 +24,7 @@ and each is checked against the evidence pages all the same.
 from __future__ import annotations
 
 from ingest.values import find_numbers
-from service.answer.gate import Candidate, Grade, RelevanceGate
+from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import TableAnswer, TableAnswerer
@@ -41,6 +44,10 @@ class ExtractiveAnswerer:
         """The answer composed from the evidence, or the gate's refusal."""
         grade = self.gate.grade(question, result)
         table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
+        if table is not None and (grade.absent_words or grade.other_year):
+            # the table the question names, asked for something it does not hold: the maize
+            # table's area cell does not answer a question about soy ("soja" on no page)
+            return self.gate.refusal(question, result, grade)
         if table is not None:
             return self._from_table(question, result, grade, table)
         if not grade.passed:
@@ -110,11 +117,24 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
         return near
     reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
-    answering = [c for c in reach if test.answers(c.sentence)]
+    answering = [c for c in reach if _answers(test, c)]
     if answering:
-        return answering
+        # of those, the ones that speak most of the question's subject ("Active customers reached
+        # 3,412" before a product row holding the report's name, its quarter and "active
+        # accounts"), closest first: their key terms all hold, so the keys bonus no longer ranks
+        most = max(c.words for c in answering)
+        return sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine)
     valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
+
+
+def _answers(test: AnswerTest, cand: Candidate) -> bool:
+    """Whether the sentence states the asked thing: the key terms in it or in its page's
+    title and headings, which date and place a bare statement ("Relatório Ambiental Municipal
+    2024", "Prefeitura do Recife"), and a value of the asked kind in the sentence itself."""
+    context = f"{page_headings(cand.page)}\n{cand.sentence}" if cand.page else cand.sentence
+    hay = Haystack(context)
+    return all(hay.contains(t) for t in test.terms) and test.states_value(cand.sentence)
 
 
 def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:

@@ -9,6 +9,15 @@ matches "31 décembre 2020", "18 de agosto de 2017" matches "18-ago-17", "2753" 
 "2 753", and "Nouvelle-Aquitaine" matches "Nouvelle Aquitaine". The thresholds were
 calibrated on labelled questions (scripts/calibrate_gate.py, docs/evaluation.md). The
 sentences it scored are the extractive answerer's candidates.
+
+Names and values are not the whole question: its subject is often a common noun. The gate
+also refuses when the evidence pages lack most of the question's content words
+(service/answer/content_words.py: "orçamento", "net income" on no page), when every
+sentence about the subject dates itself to another year than the one asked ("Em 2024, o
+Recife registrou precipitação..." for 2023), and, for a question asking for a value, it
+scores only sentences that speak of the subject. A sentence holding every key term, part
+of the subject and a value of the asked kind (a table row, a "label: value" line) passes
+from a low cosine, since such lines embed far from any question.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.asked import asked_value, asks_identifier, given_values, states_value
+from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
@@ -202,6 +213,11 @@ class Candidate:
     overlap: float = 0.0
     keys: float = 0.0  # share of the question's key terms (names, numbers, dates, codes) in the sentence
     score: float = 0.0  # GateParams.score of the above
+    words: float = 0.0  # share of the question's content words (content_words.py) in the sentence
+    states: bool = True  # it states a value of the kind the question asks for (when it asks for one)
+    # share of the key terms in the sentence and its page's title and headings ("Relatório
+    # Ambiental Municipal 2024", "Prefeitura do Recife"): what dates and places a bare statement
+    context_keys: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -213,6 +229,14 @@ class GateParams:
     keys_weight: float = 0.3
     min_overlap: float = 0.0  # ...and the best sentence must hold this share of the question's stems
     min_coverage: float = 0.0  # ...and the evidence pages together this share (every content word)
+    # ...and the evidence pages this share of the question's content words (content_words.py):
+    # "orçamento" or "net income" on no page is a question about something the pages lack
+    min_word_coverage: float = 0.6
+    # a sentence holding every key term, this share of the content words and a value of the
+    # asked kind ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") answers from this
+    # cosine: a table row or a "label: value" line embeds far from any question
+    min_answer_cosine: float = 0.2
+    min_answer_words: float = 0.3
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
     key_rule: Literal["all", "names"] = "all"
@@ -264,22 +288,74 @@ def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate
     return [c for c in candidates if holds[c.page.doc_id]]
 
 
+def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]:
+    """For a question that asks for a value ("how many employees", "quantos metros cúbicos
+    de sedimentos"), the candidates that speak of its subject: a sentence holding none of
+    its content words (service/answer/content_words.py) states some other quantity ("total
+    revenue of $48.6 million", a dredging contract's cost), so its number is no answer.
+    Other questions keep every candidate (a "which" question's answer need not repeat it,
+    nor one asking for an identifier: "Qual o número da Resolução CONAMA citada?")."""
+    if asked_value(question) is None or asks_identifier(question):
+        return candidates
+    words = question_content_words(question, key_terms(question))
+    if not words:
+        return candidates
+    language = question_language(question)
+    translatable = [w for w in words if translations(w) != {w}]
+    languages: dict[int, str] = {}
+    kept = []
+    for cand in candidates:
+        if cand.page is not None and id(cand.page) not in languages:
+            languages[id(cand.page)] = question_language("\n".join(c.text for c in cand.page.chunks))
+        foreign = cand.page is not None and languages[id(cand.page)] != language
+        # over a page in another language only the words the glossary translates can be checked
+        if cand.words > 0 or (foreign and not translatable):
+            kept.append(cand)
+    return kept
+
+
+def word_share(words: list[str], sentence: str) -> float:
+    """The share of `words` (content words) a sentence holds; 1.0 when there are none."""
+    if not words:
+        return 1.0
+    index = WordIndex(sentence)
+    return sum(index.contains(w) for w in words) / len(words)
+
+
 def decide(
-    candidates: list[Candidate], missing: list[KeyTerm], coverage: float, params: GateParams
+    candidates: list[Candidate],
+    missing: list[KeyTerm],
+    coverage: float,
+    params: GateParams,
+    word_coverage: float = 1.0,
+    other_year: bool = False,
 ) -> Verdict:
     """The gate's decision on scored candidates (cosine, overlap and keys set), the key
-    terms absent from the evidence pages and the share of the question's stems the pages
-    hold (`coverage`); pure, so scripts/calibrate_gate.py replays it on cached features."""
+    terms absent from the evidence pages, the share of the question's stems the pages hold
+    (`coverage`), the share of its content words they hold (`word_coverage`) and whether
+    the evidence speaks of the asked subject only in other years (`other_year`); pure, so
+    scripts/calibrate_gate.py replays it on cached features."""
     for cand in candidates:
         cand.score = params.score(cand)
     best = max(candidates, key=lambda c: c.score, default=None)
     names_present = not any(t.name for t in missing)
     keys_ok = not missing if params.key_rule == "all" else names_present
+    relevant = best is not None and best.score >= params.min_relevance and best.overlap >= params.min_overlap
+    stating = [
+        c
+        for c in candidates
+        if max(c.keys, c.context_keys) >= 1.0
+        and c.words >= params.min_answer_words
+        and c.states
+        and c.cosine >= params.min_answer_cosine
+    ]
+    if not relevant and stating:
+        relevant, best = True, max(stating, key=lambda c: c.score)
     passed = (
-        best is not None
-        and best.score >= params.min_relevance
-        and best.overlap >= params.min_overlap
+        relevant
         and coverage >= params.min_coverage
+        and word_coverage >= params.min_word_coverage
+        and not other_year
         and keys_ok
     )
     related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
@@ -296,6 +372,9 @@ class Grade:
     candidates: list[Candidate]
     related: bool = False  # the evidence is not clearly absent (what the LLM path asks)
     missing: list[str] = field(default_factory=list)
+    absent_words: list[str] = field(default_factory=list)  # content words on no evidence page
+    word_coverage: float = 1.0  # the share of the question's content words the pages hold
+    other_year: bool = False  # the pages speak of the asked subject in other years only
 
 
 class RelevanceGate:
@@ -331,10 +410,20 @@ class RelevanceGate:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         pages = result.pages[: self.evidence_pages]
         candidates = self._score(question, self._candidates(pages), result)
-        candidates = on_named_pages(question, candidates)
+        candidates = about_subject(question, on_named_pages(question, candidates))
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
-        verdict = decide(candidates, absent_key_terms(question, page_texts), coverage, self.params)
+        page_words = ["\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in pages]
+        absent_words, word_coverage = content_coverage(question, page_words)
+        other_year = asked_in_other_year(question, candidates)
+        verdict = decide(
+            candidates,
+            absent_key_terms(question, page_texts),
+            coverage,
+            self.params,
+            word_coverage=word_coverage,
+            other_year=other_year,
+        )
         relevance = round(verdict.best.score, 4) if verdict.best else 0.0
         return Grade(
             question_language(question),
@@ -343,6 +432,9 @@ class RelevanceGate:
             candidates,
             related=verdict.related,
             missing=verdict.missing,
+            absent_words=absent_words,
+            word_coverage=word_coverage,
+            other_year=other_year,
         )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
@@ -365,11 +457,19 @@ class RelevanceGate:
         query_terms = self.sparse.embed_query(question)
         doc_terms = self.sparse.embed_documents([c.sentence for c in candidates])
         terms = question_key_terms(question)
+        words = question_content_words(question, key_terms(question))
+        asked, given = asked_value(question), given_values(question)
+        headings = {id(c.page): page_headings(c.page) for c in candidates}
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
-        # stable sort: ties keep retrieval order (best page, best chunk first)
-        kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys))[: self.max_embedded]
+            cand.context_keys = key_share(terms, f"{headings.get(id(cand.page), '')}\n{cand.sentence}")
+            # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
+            cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
+            cand.states = asked is None or states_value(cand.sentence, asked, given)
+        # stable sort: ties keep retrieval order (best page, best chunk first); the content
+        # words count too, since they meet across languages where BM25 stems do not
+        kept = sorted(candidates, key=lambda c: -(c.overlap + c.keys + c.words))[: self.max_embedded]
         # the head of a sentence carries its meaning; long table rows would cost ~0.03 s each
         texts = [c.sentence[:EMBED_CHARS] for c in kept]
         embed = self.text.embed if self.sentence_vectors is None else self.sentence_vectors.embed
@@ -387,6 +487,60 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+def content_coverage(question: str, texts: list[str]) -> tuple[list[str], float]:
+    """The question's content words (service/answer/content_words.py; its key terms are
+    checked as such) that no text holds, and the share of them the texts hold (1.0 when the
+    question has none). Over a text in another language than the question's, a word the
+    glossary cannot translate is not counted absent: "corn" may well be the page's "milho"."""
+    skip = key_terms(question)
+    words = question_content_words(question, skip)
+    if not words:
+        return [], 1.0
+    absent = absent_content_words(question, texts, skip)
+    language = question_language(question)
+    if any(question_language(t) != language for t in texts if len(t) > 200):
+        absent = [w for w in absent if translations(w) != {w}]
+    return absent, 1 - len(absent) / len(words)
+
+
+def years_of(text: str) -> set[int]:
+    """The years a text states (whole numbers 1900-2100)."""
+    return {int(v) for _, _, v in find_numbers(text) if v.is_integer() and 1900 <= v <= 2100}
+
+
+def asked_in_other_year(question: str, candidates: list[Candidate]) -> bool:
+    """Whether the question asks about a year (2023) and every evidence sentence about its
+    subject (holding one of its content words) dates itself to other years only: "Em 2024,
+    o Recife registrou precipitação acumulada de 2.345 mm" does not answer "a precipitação
+    acumulada no Recife em 2023". A sentence without a year is dated by its page title and
+    chunk heading; one with no date at all leaves the question open."""
+    asked = years_of(question)
+    words = question_content_words(question, key_terms(question))
+    if not asked or not words:
+        return False
+    about = [c for c in candidates if any(WordIndex(c.sentence).contains(w) for w in words)]
+    if not about:
+        return False
+    for cand in about:
+        # its page title and its chunk's heading line (none in scripts/calibrate_gate.py's cache)
+        context = f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
+        years = years_of(cand.sentence) or years_of(context)
+        if not years or years & asked:
+            return False
+    return True
+
+
+def table_title(chunk: ChunkEvidence) -> str:
+    """The title of the table a chunk was cut from ("" for text)."""
+    return str(chunk.table.get("title") or "") if chunk.table else ""
+
+
+def page_headings(page: PageEvidence) -> str:
+    """A page's title and the first line of each of its chunks (running headers, section
+    titles): "Relatório Ambiental Municipal 2024", "Prefeitura do Recife · Secretaria"."""
+    return "\n".join([page.title, *(c.text.split("\n", 1)[0] for c in page.chunks)])
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

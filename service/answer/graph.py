@@ -29,6 +29,9 @@ def graph_answer(question: str, result: SearchResult, evidence: GraphEvidence) -
             _analytic_text(evidence, language, citations),
             citations,
             evidence.analytic.block(),
+            # "the loaded data has no flooding points; categories available: ...": the asked
+            # category or attribute is not in the data, so nothing was answered
+            refused=evidence.analytic.unknown is not None,
         )
     if evidence.overview is not None:
         overview = evidence.overview
@@ -77,13 +80,14 @@ def _answer(
     text: str,
     citations: list[Citation],
     block: dict,
+    refused: bool = False,
 ) -> Answer:
     return Answer(
         question=question,
         answer=text,
         language=language,
         grounded=True,  # every pair and count is computed from the loaded data
-        refused=False,
+        refused=refused,
         citations=citations,
         evidence=result.pages,
         timings_ms=dict(result.timings_ms),

@@ -7,22 +7,32 @@ import pytest
 
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.content_words import question_content_words
 from service.answer.gate import (
+    Candidate,
     GateParams,
     RelevanceGate,
+    about_subject,
+    decide,
+    key_share,
     key_terms,
     missing_key_terms,
+    question_key_terms,
     question_language,
     sentences,
+    word_share,
 )
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
 # Page texts as the corpus writes them (fr_pv_seranon p9, br_imea p1, the WHO guidelines).
 SERANON = (
     "La région Nouvelle-Aquitaine reste la région dotée du plus grand parc installé, "
-    "avec 2 753 MW au 31 décembre 2020."
+    "avec 2 753 MW au 31 décembre 2020.\nCarte 2 : Puissance solaire raccordée par région au 30 juin 2021"
 )
-IMEA = "MILHO SAFRA 16/17 Mato Grosso Área 16/17 (ha) 4.738.950\n18-ago-17 100,00% 99,63% 98,34% 99,62%"
+IMEA = (
+    "MILHO SAFRA 16/17: ACOMPANHAMENTO DE COLHEITA POR REGIÃO\nMILHO SAFRA 16/17 Mato Grosso Área 16/17 (ha) "
+    "4.738.950\n18-ago-17 100,00% 99,63% 98,34% 99,62%"
+)
 WHO = (
     "The guidelines were reviewed by experts from Australia along with national laboratories in Myanmar.\n"
     "In 2019, WHO estimated that 58 million persons were chronically infected with hepatitis C virus."
@@ -196,3 +206,71 @@ def test_names_may_sit_on_different_pages_of_one_document(gate: RelevanceGate) -
     ]
     result = gate.grade(question, SearchResult("q", pages, gate.text.embed([question])[0], {}))
     assert any(c.page.page_no == 3 for c in result.candidates)
+
+
+NORTHWIND = (
+    "Northwind Analytics delivered total revenue of $48.6 million in Q3 2024, up 14.1% from "
+    "$42.6 million in Q3 2023. Operating margin reached 18.2% in the quarter."
+)
+RECIFE = (
+    "Em 2024, o Recife registrou precipitação acumulada de 2.345 mm, cerca de 11,1% acima da média "
+    "climatológica de 2.110 mm.\nO volume removido dos canais foi 17,5% superior ao de 2023."
+)
+
+
+def test_a_subject_on_no_evidence_page_is_refused(gate: RelevanceGate) -> None:
+    """A common noun ("net income", "orçamento") is what the question asks about: the
+    revenue sentence of the right report does not answer it."""
+    result = grade(gate, "What was Northwind Analytics' net income in Q3 2024?", NORTHWIND)
+    assert not result.passed and "income" in result.absent_words
+    result = grade(gate, "What was Northwind Analytics' total revenue in Q3 2024?", NORTHWIND)
+    assert result.passed and result.absent_words == []
+    # the glossary carries the subject across languages
+    result = grade(
+        gate, "Qual foi a receita total da Northwind Analytics no terceiro trimestre de 2024?", NORTHWIND
+    )
+    assert result.absent_words == []
+
+
+def test_a_year_asked_and_only_another_year_about_the_subject_is_refused(gate: RelevanceGate) -> None:
+    result = grade(gate, "Qual foi a precipitação acumulada no Recife em 2023?", RECIFE)
+    assert result.other_year and not result.passed
+    result = grade(gate, "Qual foi a precipitação acumulada no Recife em 2024?", RECIFE)
+    assert not result.other_year and result.passed
+
+
+def test_a_row_stating_every_key_term_and_the_value_passes_below_the_relevance_threshold() -> None:
+    """A table row ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") embeds far from
+    any question; holding every key term, some of the subject's words and a value of the
+    asked kind, it answers from GateParams.min_answer_cosine."""
+    row = "Código: EST-08 · Bairro / ponto: Santo Amaro · Oxigênio dissolvido (mg/L): 3,8 · pH: 7,0"
+    question = "Qual foi o oxigênio dissolvido na estação EST-08?"
+    words = question_content_words(question, key_terms(question))
+    params = GateParams()
+
+    def candidate(sentence: str, cosine: float) -> Candidate:
+        keys = key_share(question_key_terms(question), sentence)
+        return Candidate(sentence, None, None, cosine, 0.0, keys, words=word_share(words, sentence))  # type: ignore[arg-type]
+
+    assert decide([candidate(row, 0.3)], [], 1.0, params).passed
+    assert not decide([candidate(row, 0.1)], [], 1.0, params).passed  # nothing like the question
+    other = row.replace("EST-08", "EST-07")  # a key term absent from the sentence: relevance decides
+    assert not decide([candidate(other, 0.3)], [], 1.0, params).passed
+    # the subject on too few pages, or another year only: refused however close the sentence
+    assert not decide([candidate(row, 0.9)], [], 1.0, params, word_coverage=0.5).passed
+    assert not decide([candidate(row, 0.9)], [], 1.0, params, other_year=True).passed
+
+
+def test_a_value_question_scores_only_sentences_about_its_subject() -> None:
+    revenue = "Northwind Analytics delivered total revenue of $48.6 million in Q3 2024."
+    staff = "Northwind Analytics had 1,240 employees at the end of Q3 2024."
+    question = "How many employees did Northwind Analytics have at the end of Q3 2024?"
+    words = question_content_words(question, key_terms(question))
+
+    def candidates(q: str) -> list[Candidate]:
+        return [Candidate(s, None, None, words=word_share(words, s)) for s in (revenue, staff)]  # type: ignore[arg-type]
+
+    assert [c.sentence for c in about_subject(question, candidates(question))] == [staff]
+    # an identifier asked by its kind, or a "which" question: every sentence stays
+    assert len(about_subject("Qual o número da Resolução CONAMA citada?", candidates(question))) == 2
+    assert len(about_subject("Which product grew most in Q3 2024?", candidates(question))) == 2

@@ -7,6 +7,7 @@ import pytest
 
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
+from service.answer.asked import asks_identifier
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import Candidate, RelevanceGate
 from service.answer.status import answer_status, asked_value
@@ -76,3 +77,17 @@ def test_the_extractive_answerer_reports_its_status(answerer: ExtractiveAnswerer
     assert not answer.refused and answer.status == "passages" and answer.grounded
     answer = ask(answerer, "What is the capital of Australia?", WHO, SERANON)
     assert answer.refused and answer.status == "refused"
+
+
+@pytest.mark.parametrize(
+    ("question", "identifier"),
+    [
+        ("Qual o número da Resolução CONAMA citada no boletim?", True),
+        ("What is the IBM Redpaper form number of the RCAC paper?", True),
+        ("Qual é o ISBN da versão impressa?", True),
+        ("Qual o número de funcionários da Acme?", False),
+        ("What was the total number of NICS checks in Texas?", False),
+    ],
+)
+def test_an_identifier_asked_by_its_kind_is_not_a_count(question: str, identifier: bool) -> None:
+    assert asks_identifier(question) is identifier

@@ -232,6 +232,23 @@ def test_extractive_answerer_answers_from_the_cell_with_its_box(
     assert refused.refused and refused.status == "refused" and refused.citations == []
 
 
+def test_a_crop_the_table_does_not_hold_is_refused_not_read_from_its_cells(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder, imea: Grid
+) -> None:
+    """The maize table's Médio-Norte area cell does not answer a question about soy: the
+    table answerer matches names, numbers and codes, and "soja" is on no evidence page."""
+    for question, refused in (
+        ("Qual a área plantada de soja na safra 16/17 na região Médio-Norte segundo o IMEA?", True),
+        ("Qual a área de milho da safra 16/17 na região Médio-Norte?", False),
+    ):
+        result = table_result(question, [table_page("imea", imea, title=IMEA_TITLE)])
+        result.query_vector = text_encoder.embed([question])[0]
+        answer = answerer.answer(question, result)
+        assert answer.refused is refused, (question, answer.answer)
+        if not refused:
+            assert "2.025.045" in answer.answer
+
+
 def test_the_llm_gets_a_table_as_markdown_with_its_header_once(imea: Grid) -> None:
     page = table_page("imea", imea, rows_per_chunk=8)  # three chunks of one table
     for vision in (True, False):

@@ -1,0 +1,81 @@
+"""What kind of value a question asks for: a quantity ("how many", "quanto", "what
+percentage") or a date ("when", "quando", "em que ano"), in pt / en / fr / es. The gate
+(service/answer/gate.py) and the answer status (service/answer/status.py) both ask."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from geo.folding import fold
+from ingest.values import find_dates, find_numbers, number_token
+
+AskedValue = Literal["number", "date"]
+
+# On folded questions (lower case, no accents), pt / en / fr / es.
+_ASKS_DATE = re.compile(
+    r"\b(when|quando|cuando|quand|what date|which date|which year|what year|in what year|in which year|"
+    r"em que (?:data|ano|dia|mes)|qual (?:a data|o ano|o dia)|en que (?:fecha|ano)|en quelle annee)\b"
+)
+_QUANTITY_EN = (
+    "number|total|amount|value|rate|area|percentage|share|capacity|population|revenue|count|cost|price|"
+    "fine|average|mean|size|length|height|depth|weight|dose|concentration|temperature|output|production|"
+    "growth|deviation|time|score|budget|outlay|spending|expenditure"
+)
+_QUANTITY_PT = (
+    "numero|total|valor|taxa|area|percentual|porcentagem|quantidade|potencia|populacao|receita|media|"
+    "custo|preco|multa|capacidade|producao|concentracao|temperatura|crescimento|desvio|tempo|gasto|"
+    "orcamento|dose|producao|extensao|altura|profundidade|peso"
+)
+_QUANTITY_FR = "puissance|capacite|production|part|taux|nombre|montant|valeur|superficie|surface|croissance"
+_ASKS_NUMBER = re.compile(
+    r"\b(how many|how much|how long|how far|how tall|how big|how large|what percentage|what share|"
+    r"what proportion|"
+    rf"what (?:was|is|were|are) (?:the|its|their|[\w-]+['’]s) (?:[\w-]+ ){{0,3}}(?:{_QUANTITY_EN})|"
+    rf"quant[oa]s?|qual (?:(?:foi|era|e) )?(?:o|a) (?:[\w/-]+ ){{0,3}}(?:{_QUANTITY_PT})|"
+    r"que percentual|cuant[oa]s?|combien|"
+    rf"quel(?:le)?s? (?:(?:est|etait|a ete) )?(?:la |le )?(?:{_QUANTITY_FR}))\b"
+)
+
+
+def asked_value(question: str) -> AskedValue | None:
+    """The kind of value the question asks for, if it asks for one."""
+    folded = fold(question)
+    if _ASKS_DATE.search(folded):
+        return "date"
+    if _ASKS_NUMBER.search(folded):
+        return "number"
+    return None
+
+
+# "Qual o número da Resolução", "What is the form number", "What is the ISBN": an identifier
+# asked by its kind, not a count ("número de funcionários", "number of employees")
+_ASKS_IDENTIFIER = re.compile(
+    r"\b(?:numero d[ao]s?|codigo|code|isbn|issn|cnpj|cpf|referencia|reference|identifier|"
+    r"(?:form|serial|model|part|document|report|phone) number)\b"
+)
+
+
+def asks_identifier(question: str) -> bool:
+    """Whether the question asks for an identifier (a number that names, not counts)."""
+    return bool(_ASKS_IDENTIFIER.search(fold(question)))
+
+
+def given_values(question: str) -> set[str]:
+    """The value tokens a question states itself ("num:2024", "date:2017-08-18")."""
+    given = {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
+    return given | {f"date:{d.token()}" for _, _, d in find_dates(question)}
+
+
+def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
+    """Whether the sentence states a value of the asked kind that the question does not give."""
+    if asked == "date":
+        dates = {d.token() for _, _, d in find_dates(sentence)}
+        years = {
+            f"num:{number_token(v)}"
+            for _, _, v in find_numbers(sentence)
+            if v.is_integer() and 1000 <= v <= 2999
+        }
+        return bool({f"date:{t}" for t in dates} - given) or bool(years - given)
+    numbers = {f"num:{number_token(v)}" for _, _, v in find_numbers(sentence)}
+    return bool(numbers - given)

@@ -1,0 +1,238 @@
+"""The question's content words (what it asks about: "orçamento", "net income", "soja") and
+whether the evidence holds them, across pt / en / fr spellings.
+
+The gate's key terms (service/answer/gate.py) are names, numbers, dates and codes; a
+question whose subject is a common noun ("Qual é o orçamento anual da Secretaria?",
+"What was Northwind's net income?") passes them on any page of the right organisation,
+and the best sentence about something else ("revenue") is quoted. Content words are the
+question's words less function words (pt / en / fr / es), question frames ("value",
+"número", "according") and its key terms; one is found in a text when a word there has the
+same stem (plural and gender endings off: "sedimentos" = "sedimento"), shares a long
+prefix (cognates: "precipitação" = "precipitation", "populacional" = "population"), or is
+its translation in the query glossary (service/query/translate.py: "receita" =
+"revenue").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from geo.folding import fold
+from ingest.values import MONTHS
+from service.query.translate import EN_PT, PT_EN
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+# Function words and question frames, folded; a word here never has to be in the evidence.
+_IGNORED = frozenset(
+    """
+    a o os as um uma uns umas de do da dos das em no na nos nas ao aos por pelo pela pelos pelas para
+    com sem que qual quais quanto quantos quanta quantas quando onde como quem cujo cuja foi foram era
+    eram e ou se seu sua seus suas teve tiveram tem tinha tinham ter estava estavam esta este esse essa
+    isso isto segundo sobre entre ate houve ha sao nao mais menos muito muita cada todo toda todos todas
+    mesmo mesma outro outra outros outras qualquer algum alguma desse dessa deste desta neste nesta nesse
+    nessa ser sido sendo havia pode podem deve devem fica ficou
+    the an of in on at to for by with from and or is was were are be been being had has have having did
+    does do what which who whom whose how much many when where why according there this that these those
+    its their it as than into over under per about any each all some other same own than then also
+    can could should would will may might must
+    le la les un une des du de et est etait sont ont ete au aux dans pour par sur selon quel quelle quels
+    quelles combien ou qui que quoi en ce cette ces son sa ses leur leurs avec sans
+    el los las del es fue con segun hay cual cuales cuanto cuantos cuanta cuantas donde cuando
+    value values valor valores number numero amount quantidade figure numbers numeros
+    text texto page pagina document documento table tabela chart grafico map mapa
+    show shows shown mostra mostram says diz informa indica indicated listed given dado dados
+    according conforme segundo apres acordo alors cela acima abaixo
+    coordinates coordenadas coordonnees latitude longitude
+    most more less least highest lowest largest smallest higher lower larger smaller farthest nearest
+    maior menor maiores menores maximo minimo pior melhor only unico unica one two three first last
+    primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
+    among approximately roughly about exact exactly around cerca aproximadamente
+    end beginning start fim final inicio comeco fin debut until ate whole inteiro todo
+    mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
+    came come fell grew grow lie lies lay use uses usa usam utilise have generate generates exceed exceeds
+    belong belongs expect expects define defines cause causes make made take took give gave get got
+    become reach reaches show occur occurs happen happens
+    """.split()
+)
+# Verb endings, folded (pt past and participles, en past, fr imperfect and participles): a
+# verb of the question ("registrou", "retirados", "recorded", "etaient") names the asking,
+# not the fact, and the evidence often says it otherwise.
+_VERB_ENDINGS = re.compile(
+    r"(?:[^aeiou]ou|eu|iu|aram|eram|iram|ava|avam|iam|ado|ada|ados|adas|ido|ida|idos|idas|ed|ait|aient)$"
+)
+# Units the evidence writes as symbols: a word of the question stands for its symbol.
+_UNIT_WORDS: dict[str, tuple[str, ...]] = {
+    "m³": ("metros", "cubicos", "cubic", "metres", "meters", "metre", "meter", "volume"),
+    "m3": ("metros", "cubicos", "cubic", "metres", "meters", "metre", "meter", "volume"),
+    "km": ("quilometros", "kilometres", "kilometers", "kilometre", "kilometer", "extensao", "length"),
+    "mm": ("milimetros", "millimetres", "millimeters"),
+    "ha": ("hectares", "hectare", "area"),
+    "%": ("percent", "percentage", "percentual", "porcentagem", "pourcentage", "share", "proportion"),
+    "mw": ("megawatts", "megawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
+    "mwc": ("megawatts", "megawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
+    "gw": ("gigawatts", "gigawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
+    "r$": ("reais", "real"),
+    "$": ("dollars", "dolares"),
+}
+# Words reports ask about that the query glossary (service/query/translate.py) lacks, en -> pt / fr.
+_MORE_EN: dict[str, str] = {
+    "status": "situacao",
+    "dredging": "desassoreamento",
+    "drainage": "drenagem",
+    "basin": "bacia",
+    "code": "codigo",
+    "study": "estudo etude",
+    "share": "participacao parcela",
+    "country": "pais",
+    "city": "cidade municipio",
+    "tree": "arvore arborea arborizacao",
+    "canopy": "cobertura",
+    "waste": "residuos",
+    "average": "media moyenne",
+    "environmental": "ambiental",
+    "limit": "limite",
+    "reference": "referencia",
+    "classification": "classificacao",
+    "rating": "classificacao",
+    "material": "material",
+    "sediment": "sedimento",
+    "inhabitants": "habitantes",
+    "fine": "multa",
+    "company": "empresa",
+    "municipality": "municipio",
+    "power": "potencia puissance",
+    "capacity": "capacidade potencia puissance",
+    "solar": "solaire",
+    "area": "superficie",
+}
+MIN_PREFIX = 5  # a shared prefix this long (and all but 3 letters of the shorter word) is a cognate
+
+
+def singular(word: str) -> str:
+    """A folded word with its plural (and pt / fr gender) ending off, so that both
+    numbers of a noun meet: "sedimentos" -> "sediment", "regioes" -> "regiao",
+    "anuais" -> "anual", "employees" -> "employee", "companies" -> "company"."""
+    if len(word) <= 3:
+        return word
+    for suffix, repl in (("oes", "ao"), ("aes", "ao"), ("ais", "al"), ("eis", "el"), ("ies", "y")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith(("o", "a", "e")):
+        word = word[:-1]
+    return word
+
+
+def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]:
+    """The question's content words, folded, in order, each once: no function word, no
+    question frame, no month, nothing in `skip` (its key terms, checked as such)."""
+    skipped = {w for term in skip for w in _WORD.findall(fold(term))}
+    out: list[str] = []
+    for raw in _WORD.findall(question):
+        word = fold(raw)
+        if len(word) < 3 or word in _IGNORED or word in skipped or word in MONTHS or word in out:
+            continue
+        if len(word) >= 4 and _VERB_ENDINGS.search(word):
+            continue
+        out.append(word)
+    return out
+
+
+class WordIndex:
+    """The words of an evidence text, looked up by stem, by long shared prefix and by translation."""
+
+    def __init__(self, text: str) -> None:
+        folded = fold(text)
+        words = {w for w in _WORD.findall(folded)}
+        for symbol, names in _UNIT_WORDS.items():
+            if re.search(rf"(?<![\w$]){re.escape(symbol)}(?!\w)", folded):
+                words.update(names)
+        if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
+            words.update(("quarter", "trimestre", "trimestral", "quarterly"))
+        words |= {cognate(w) for w in words}
+        self.stems = {singular(w) for w in words}
+        self.by_prefix: dict[str, set[str]] = {}
+        for w in words:
+            if len(w) >= MIN_PREFIX - 1:
+                self.by_prefix.setdefault(w[: MIN_PREFIX - 1], set()).add(w)
+
+    def _has(self, word: str) -> bool:
+        if singular(word) in self.stems:
+            return True
+        if len(word) < MIN_PREFIX:
+            return False
+        for other in self.by_prefix.get(word[: MIN_PREFIX - 1], ()):
+            shared = len(_common_prefix(word, other))
+            shorter = min(len(word), len(other))
+            if shared >= shorter - 1 or (shared >= MIN_PREFIX and shared >= shorter - 3):
+                return True
+        return False
+
+    def contains(self, word: str) -> bool:
+        """Whether the text holds `word` (folded), a form of it, a cognate or its translation."""
+        return any(self._has(w) or self._has(cognate(w)) for w in translations(word))
+
+
+def _reverse(glossary: dict[str, str]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for source, targets in glossary.items():
+        for target in targets.split():
+            out.setdefault(target, set()).add(source)
+    return out
+
+
+_EN_PT_ALL = _reverse(PT_EN)  # every pt word per en word ("rainfall": chuva, precipitacao)
+_MORE_PT = _reverse(_MORE_EN)
+
+
+def translations(word: str) -> set[str]:
+    """The word and its glossary translations, pt -> en and en -> pt, singular or plural."""
+    out = {word}
+    for form in (word, singular(word), f"{word}s"):
+        out.update(PT_EN.get(form, "").split())
+        out.update(_MORE_EN.get(form, "").split())
+        out.update(_EN_PT_ALL.get(form, ()))
+        out.update(_MORE_PT.get(form, ()))
+        if form in EN_PT:
+            out.add(EN_PT[form])
+    return out
+
+
+_COGNATE_SPELLINGS = (
+    ("th", "t"),
+    ("ph", "f"),
+    ("y", "i"),
+    ("ll", "l"),
+    ("ss", "s"),
+    ("mm", "m"),
+    ("ct", "t"),
+)
+
+
+def cognate(word: str) -> str:
+    """A spelling shared by pt / en / fr cognates: "thermotolerant" and "termotolerante"
+    both read "termotolerant...", "physical" and "fisico" "fisic..."."""
+    for a, b in _COGNATE_SPELLINGS:
+        word = word.replace(a, b)
+    return word
+
+
+def absent_content_words(question: str, texts: Iterable[str], skip: Iterable[str] = ()) -> list[str]:
+    """The question's content words that none of `texts` holds."""
+    words = question_content_words(question, skip)
+    if not words:
+        return []
+    index = WordIndex("\n".join(texts))
+    return [w for w in words if not index.contains(w)]
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return a[:n]

@@ -1,0 +1,70 @@
+"""The question's content words and how evidence text holds them: plural and gender
+endings, cognates across pt / en / fr, the query glossary, units written as symbols."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.answer.content_words import (
+    WordIndex,
+    absent_content_words,
+    question_content_words,
+    singular,
+)
+
+
+def test_content_words_leave_out_function_words_frames_verbs_months_and_key_terms() -> None:
+    words = question_content_words(
+        "Quantos metros cúbicos de sedimentos foram retirados do Canal do Jordão em agosto de 2024?",
+        skip=["canal", "jordao"],
+    )
+    assert words == ["metros", "cubicos", "sedimentos"]
+    assert question_content_words(
+        "What was Northwind Analytics' net income in Q3 2024?", ["northwind", "analytics"]
+    ) == [
+        "net",
+        "income",
+    ]
+    assert question_content_words("How many employees did Acme have?", ["acme"]) == ["employees"]
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [("sedimentos", "sediment"), ("regioes", "regiao"), ("anuais", "anual"), ("companies", "company")],
+)
+def test_singular(word: str, stem: str) -> None:
+    assert singular(word) == stem
+
+
+@pytest.mark.parametrize(
+    ("word", "text"),
+    [
+        ("receita", "Northwind delivered total revenue of $48.6 million"),  # the glossary, pt -> en
+        ("rainfall", "Precipitação mensal em Recife 2024 (mm)"),  # every pt word of the glossary
+        ("precipitacao", "Monthly precipitation in Recife"),  # a cognate: a long shared prefix
+        ("populacional", "decadal growth rate of population"),
+        ("thermotolerant", "coliformes termotolerantes (NMP/100 mL)"),  # th = t
+        ("solar", "le parc solaire français"),
+        ("metros", "41.200 m³ removidos"),  # a unit written as its symbol
+        ("sedimentos", "o sedimento retirado"),
+    ],
+)
+def test_a_word_is_found_in_its_forms_translations_and_cognates(word: str, text: str) -> None:
+    assert WordIndex(text).contains(word)
+
+
+def test_the_subject_on_no_page_is_absent() -> None:
+    report = "Northwind Analytics delivered total revenue of $48.6 million in Q3 2024. Operating margin 18%."
+    assert absent_content_words("What was Northwind Analytics' net income in Q3 2024?", [report]) == [
+        "net",
+        "income",
+    ]
+    assert absent_content_words("What was Northwind Analytics' total revenue in Q3 2024?", [report]) == []
+    assert (
+        absent_content_words("Qual foi a receita total da Northwind no 3º trimestre de 2024?", [report]) == []
+    )
+    milho = "MILHO SAFRA 16/17: ACOMPANHAMENTO DE COLHEITA POR REGIÃO Médio-Norte Área 16/17 (ha) 2.025.045"
+    assert absent_content_words(
+        "Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", [milho]
+    ) == ["soja"]
+    assert absent_content_words("Qual a área de milho da safra 16/17 na região Médio-Norte?", [milho]) == []
