@@ -23,6 +23,8 @@ and each is checked against the evidence pages all the same.
 
 from __future__ import annotations
 
+import re
+
 from ingest.values import find_numbers
 from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings
 from service.answer.markers import cite_label, neutralise, parse
@@ -44,7 +46,11 @@ class ExtractiveAnswerer:
         """The answer composed from the evidence, or the gate's refusal."""
         grade = self.gate.grade(question, result)
         table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
-        if table is not None and (grade.absent_words or grade.other_year):
+        if (
+            table is not None
+            and (grade.absent_words or grade.other_year)
+            and not self._row_by_code(question, grade, table)
+        ):
             # the table the question names, asked for something it does not hold: the maize
             # table's area cell does not answer a question about soy ("soja" on no page)
             return self.gate.refusal(question, result, grade)
@@ -79,6 +85,18 @@ class ExtractiveAnswerer:
             status=answer_status(question, chosen),
         )
 
+    def _row_by_code(self, question: str, grade: Grade, table: TableAnswer) -> bool:
+        """Whether the table answer reads the row an identifier of the question names, with
+        most of the question's content words on the pages: "o valor da multa do auto de
+        infração 679199" is the row of A.I. 679199, though the table writes "Nº A.I." and
+        never "auto". An identifier is a bare number of 5+ digits or a word mixing letters
+        and digits ("EST-08"); a year asked elsewhere still refuses."""
+        if grade.other_year or grade.word_coverage < self.gate.params.min_word_coverage:
+            return False
+        codes = [w for w in _TOKEN.findall(question) if _is_code(w)]
+        read = " ".join([table.text, *(c.quote for c in table.citations)]).casefold()
+        return any(code.casefold() in read for code in codes)
+
     @staticmethod
     def _from_table(question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:
         invalid = outside_evidence(table.text, result)
@@ -94,6 +112,17 @@ class ExtractiveAnswerer:
             invalid_citations=invalid,
             status="answer",
         )
+
+
+_TOKEN = re.compile(r"[\w][\w-]*[\w]|\w", re.UNICODE)
+
+
+def _is_code(word: str) -> bool:
+    """A bare number of 5+ digits (an A.I., a protocol) or a word of letters and digits."""
+    digits = sum(ch.isdigit() for ch in word)
+    return (digits == len(word) and digits >= 5) or (
+        0 < digits < len(word) and any(ch.isalpha() for ch in word)
+    )
 
 
 QUOTE_REACH = 0.85  # passages: the sentences scoring this share of the best one

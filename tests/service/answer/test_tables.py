@@ -249,6 +249,25 @@ def test_a_crop_the_table_does_not_hold_is_refused_not_read_from_its_cells(
             assert "2.025.045" in answer.answer
 
 
+def test_a_row_named_by_its_identifier_answers_though_the_table_words_its_label_otherwise(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "auto de infração 679199": the table's column is "Nº A.I." and "auto" is on no page,
+    but the identifier names the row: the fine is read, not refused. An identifier the
+    table lacks still refuses a question whose subject the pages do not hold."""
+    path = corpus_path("pdf", "br_ibama_autuacoes_amazonas_2010_p2.pdf")
+    grid = corpus_grid(path, header_rows=1, title="Autuações IBAMA Amazonas 2010")
+    for question, refused, value in (
+        ("Qual o valor da multa do auto de infração 679199?", False, "39.000,00"),
+        ("Qual o valor do orçamento da auto-escola 679199?", True, ""),
+    ):
+        result = table_result(question, [table_page("ibama", grid)])
+        result.query_vector = text_encoder.embed([question])[0]
+        answer = answerer.answer(question, result)
+        assert answer.refused is refused, (question, answer.answer)
+        assert value in answer.answer
+
+
 def test_the_llm_gets_a_table_as_markdown_with_its_header_once(imea: Grid) -> None:
     page = table_page("imea", imea, rows_per_chunk=8)  # three chunks of one table
     for vision in (True, False):
