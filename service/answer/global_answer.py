@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from docgraph.global_search import GlobalResult, RankedCommunity
+from graph.communities import PartialAnswer  # one community's map reply, as the zone communities use
 from models.errors import LLMError
 from models.llm_client import LLMClient
 from service.answer import citations as cites
@@ -34,15 +35,6 @@ MAPPED_SENTENCES = 8  # a community's sentences its map call reads
 MAP_MAX_TOKENS = 250
 ChunkPayloads = Callable[[str, int], list[dict]]  # (doc_id, page_no) -> the page's chunk payloads
 TitleOf = Callable[[str], str]  # doc_id -> the document's title
-
-
-class PartialAnswer(BaseModel):
-    """One community's map reply (strict)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    answer: str
-    score: int
 
 
 PARTIAL_FORMAT = {
