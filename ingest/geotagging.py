@@ -32,6 +32,8 @@ FOOTPRINT_MIN_CONFIDENCE = 0.7
 FOOTPRINT_FAR_WEIGHT = 3.0  # summed confidence that keeps a place far from the cluster
 ANCHOR_RADIUS_KM = 300.0
 MAJOR_CITY = 1_000_000
+ANCHOR_CANDIDATES = 50  # the heaviest points weighed for the anchor (support is quadratic)
+GLOBAL_MIN_COUNTRIES = 5  # a document naming this many countries, none dominant, is about the world
 SMALL_TOWN = 100_000  # below this, a name far from the text's metropolis is read as a local place
 
 
@@ -47,6 +49,7 @@ class GeoTag:
     kind: str = "point"  # gazetteer kind (city, area, poi, state, country, continent) or "point"
     population: int = 0
     country: str | None = None  # ISO2 of a gazetteer place
+    admin1: str | None = None  # GeoNames admin1 code (the state) of a gazetteer place
 
     @property
     def is_local(self) -> bool:
@@ -57,6 +60,7 @@ class GeoTag:
     def to_payload(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("ring")
+        data.pop("admin1")
         data["area"] = self.ring is not None
         return data
 
@@ -88,8 +92,9 @@ class GeoTagger:
         if self.gazetteer is not None:
             near = [(t.lat, t.lon) for t in found]
             for m in self.gazetteer.find_places(text, country_hint=country_hint, near=near):
+                confidence = m.confidence * (AFFILIATION_FACTOR if _in_address(text, m.start, m.end) else 1.0)
                 if (
-                    m.confidence < self.min_confidence
+                    confidence < self.min_confidence
                     or _names_something_else(text, m.start)
                     or _names_water_after(text, m.end)
                 ):
@@ -100,12 +105,13 @@ class GeoTagger:
                         m.place.lon,
                         "gazetteer",
                         m.place.name,
-                        m.confidence,
+                        confidence,
                         place_id=m.place.id,
                         ring=outer_ring(m.place.geometry),
                         kind=m.place.kind,
                         population=m.place.population,
                         country=m.place.country,
+                        admin1=m.place.admin1,
                     )
                 )
         return _dedupe(_within_text_cluster(found))[:MAX_TAGS_PER_UNIT]
@@ -128,6 +134,34 @@ NOT_A_PLACE_AFTER = frozenset(
     "lake river dam reservoir creek bay basin lagoon estuary "
     "protocol agreement accord summit convention".split()
 )
+
+
+# A place in a postal address or an author's affiliation says where the author works, not
+# what the document is about: "165 rue Ph. Maupas - 30900 NIMES", "(Kirby Institute,
+# University of New South Wales), Sydney, Australia", "Lab Services in Rochester, Minnesota".
+AFFILIATION_FACTOR = 0.5
+AFFILIATION_WORDS = frozenset(
+    "university universidade universidad universite universita universitat institute instituto "
+    "institut school college faculty faculdade facultad faculte department departamento "
+    "departement laboratory laboratorio laboratoire lab labs hospital clinic organization "
+    "organisation foundation fundacao fundacion inc ltd ltda gmbh".split()
+)
+_POSTCODE_BEFORE = re.compile(r"\b\d{4,5}(?:-\d{3})?\s*$")
+_AFFILIATION_WINDOW = 80
+
+
+def _in_address(text: str, start: int, end: int) -> bool:
+    """True when a place match sits in an address or an affiliation: right after a postcode
+    on its line, or ending its clause (a comma, parenthesis or line end follows) within a
+    few words of an institution word of the same sentence."""
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    if _POSTCODE_BEFORE.search(line):
+        return True
+    if not re.match(r"\s*(?:[,)]|\n|$)", text[end : end + 3]):
+        return False
+    before = text[max(0, start - _AFFILIATION_WINDOW) : start]
+    before = re.split(r"[.;:]\s|\n\s*\n", before)[-1]
+    return any(w in AFFILIATION_WORDS for w in re.findall(r"\w+", fold(before)))
 
 
 def _names_water_after(text: str, end: int) -> bool:
@@ -172,20 +206,64 @@ def _dedupe(tags: list[GeoTag]) -> list[GeoTag]:
 
 
 def choose_anchor(tag_lists: list[list[GeoTag]]) -> tuple[float, float] | None:
-    """Where a document mostly is: the local place with the most mention weight (sum of
-    confidences; explicit coordinates count double); failing that, the most-mentioned
-    state (a crop report about Mato Grosso); else None."""
+    """Where a document mostly is: the local place with the most support (its own mention
+    weight, the places around it, the state it lies in; explicit coordinates count double);
+    failing that, the most-mentioned state (a crop report about Mato Grosso); None for a
+    document about the world (see `names_the_world`)."""
+    tags = [t for tags in tag_lists for t in tags]
+    if names_the_world(tags):
+        return None
     for eligible in (lambda t: t.is_local, lambda t: t.kind == "state"):
-        weight: Counter[tuple[float, float]] = Counter()
-        for tags in tag_lists:
-            for t in tags:
-                if eligible(t):
-                    weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (
-                        2 if t.source != "gazetteer" else 1
-                    )
-        if weight:
-            return weight.most_common(1)[0][0]
+        if place := heaviest_place([t for t in tags if eligible(t)], tags):
+            return place
     return None
+
+
+def _weight(tag: GeoTag) -> float:
+    return tag.confidence * (2 if tag.source != "gazetteer" else 1)
+
+
+def heaviest_place(candidates: list[GeoTag], context: list[GeoTag]) -> tuple[float, float] | None:
+    """The candidate point with the most support: its own mention weight, plus the weight of
+    the other candidates within ANCHOR_RADIUS_KM, plus that of the states of `context` it
+    lies in. A Salvador bulletin whose table names one beach that is also a town in Ceará
+    stays in Salvador: Salvador has Bahia and its metropolitan towns around it."""
+    weight: Counter[tuple[float, float]] = Counter()
+    state_of: dict[tuple[float, float], tuple[str, str]] = {}
+    for t in candidates:
+        point = (round(t.lat, 2), round(t.lon, 2))
+        weight[point] += _weight(t)
+        if t.country and t.admin1 and t.kind != "state":
+            state_of[point] = (t.country, t.admin1)
+    if not weight:
+        return None
+    states: Counter[tuple[str, str]] = Counter()
+    for t in context:
+        if t.kind == "state" and t.country and t.admin1:
+            states[(t.country, t.admin1)] += _weight(t)
+    radius_m = ANCHOR_RADIUS_KM * 1000
+
+    def support(point: tuple[float, float]) -> float:
+        around = sum(
+            w for other, w in weight.items() if other != point and haversine_m(*point, *other) <= radius_m
+        )
+        return weight[point] + around + (states[state_of[point]] if point in state_of else 0.0)
+
+    return max((p for p, _ in weight.most_common(ANCHOR_CANDIDATES)), key=support)
+
+
+def names_the_world(tags: list[GeoTag]) -> bool:
+    """True for a document about no one place: it names places in GLOBAL_MIN_COUNTRIES or
+    more countries and no country holds half of the mention weight (a WHO guideline with
+    contributors and case studies on four continents). Such a document has no anchor and no
+    footprint, rather than a hull from London to Yangon."""
+    weight: Counter[str] = Counter()
+    for t in tags:
+        if t.source == "gazetteer" and t.country:
+            weight[t.country] += t.confidence
+    if len(weight) < GLOBAL_MIN_COUNTRIES:
+        return False
+    return weight.most_common(1)[0][1] < 0.5 * sum(weight.values())
 
 
 def coherent(
@@ -241,14 +319,16 @@ def footprint_geojson(tags: list[GeoTag]) -> str | None:
     (summed confidence >= FOOTPRINT_FAR_WEIGHT, e.g. three sure mentions). An author's
     affiliation in Sydney does not stretch a Myanmar case study across the world."""
     chosen = [t for t in tags if t.is_local and t.confidence >= FOOTPRINT_MIN_CONFIDENCE]
-    if not chosen:
+    if not chosen or names_the_world(tags):
         return None
     from shapely.geometry import MultiPoint, mapping
 
     weight: Counter[tuple[float, float]] = Counter()
     for t in chosen:
-        weight[(round(t.lat, 2), round(t.lon, 2))] += t.confidence * (2 if t.source != "gazetteer" else 1)
-    (alat, alon), _ = weight.most_common(1)[0]
+        weight[(round(t.lat, 2), round(t.lon, 2))] += _weight(t)
+    anchor = heaviest_place(chosen, tags)
+    assert anchor is not None  # chosen is not empty
+    alat, alon = anchor
 
     def kept(t: GeoTag) -> bool:
         near = haversine_m(t.lat, t.lon, alat, alon) <= ANCHOR_RADIUS_KM * 1000

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from shapely.geometry import box, shape
 
 from models.text_encoder import TextEncoder
 from service.carta import Carta
@@ -57,6 +58,60 @@ FACTS = [
 ]
 
 
+# Where each document is about, written by hand from reading it: (region, (west, south, east,
+# north), required). A footprint must lie inside its region; `required` when the document is
+# plainly about that place; None when it is about no place Carta can know (no place named,
+# only an author's affiliation or a consultant's address, or the whole world).
+Region = tuple[str, tuple[float, float, float, float], bool] | None
+INDIA = ("India", (68.0, 6.0, 98.0, 37.5), False)  # tables of every state: a point in India, or none
+RECIFE = ("Recife", (-35.05, -8.20, -34.80, -7.90), True)
+CORPUS_REGIONS: dict[str, Region] = {
+    "fr_pv_seranon_etude_impact_2022_p1-10.pdf": None,  # Séranon: in no gazetteer; Nîmes: the consultant
+    "docling_picture_classification.pdf": None,  # lorem ipsum
+    "acme_annual_report_fy2023.pdf": None,  # a fictitious company, no place
+    "br_imea_milho_safra_16-17.pdf": ("Mato Grosso", (-61.7, -18.1, -50.2, -7.3), False),  # a state
+    "br_balneabilidade_salvador_26-2010.pdf": (
+        "Salvador and the Bahia coast",
+        (-39.5, -14.0, -37.5, -12.0),
+        True,
+    ),
+    "br_ibama_autuacoes_amazonas_2010_p2.pdf": ("Amazonas", (-73.8, -9.9, -56.1, 2.3), True),
+    "in_imd_rainfall_distribution_2016-07-10.pdf": INDIA,
+    "in_public_health_outlay_2012-13.pdf": INDIA,
+    "in_decadal_population_growth.pdf": INDIA,
+    "us_nics_background_checks_2015-11.pdf": ("United States", (-180.0, 17.0, -64.0, 72.0), False),
+    "dib_2019_corrosion_inhibitor_p454.pdf": None,  # a materials experiment
+    "arxiv_2305.03393v1_p9_otsl_table.pdf": None,  # a paper page on table formats
+    "ibm_redp5110_sampled.pdf": None,  # a manual; Rochester, Minnesota is in the authors' bios only
+    "who_hcv_children_guidelines_2022.pdf": None,  # a global guideline: four continents, no one place
+}
+SAMPLE_REGIONS: dict[str, Region] = {
+    "relatorio_ambiental_recife_2024.pdf": RECIFE,
+    "nota_tecnica_drenagem_2024.pdf": RECIFE,
+    "grafico_chuvas_2024.png": RECIFE,
+    "quarterly_report_q3_2024.pdf": ("Brazil", (-74.0, -34.0, -34.0, 5.5), False),  # its São Paulo office
+}
+
+
+def assert_footprints_in_regions(carta: Carta, regions: dict[str, Region]) -> None:
+    footprints = {d.filename: d.footprint for d in carta.registry.list("default")}
+    assert set(regions) <= set(footprints), sorted(set(regions) - set(footprints))
+    wrong = {}
+    for name, region in regions.items():
+        footprint = shape(json.loads(footprints[name])) if footprints[name] else None
+        if region is None:
+            if footprint is not None:
+                wrong[name] = f"expected none, got {footprint.bounds}"
+            continue
+        label, bounds, required = region
+        if footprint is None:
+            if required:
+                wrong[name] = f"expected a footprint in {label}, got none"
+        elif not box(*bounds).buffer(1e-6).contains(footprint):
+            wrong[name] = f"expected inside {label} {bounds}, got {footprint.bounds}"
+    assert not wrong, wrong
+
+
 @pytest.fixture(scope="module")
 def corpus_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not PDF_DIR.exists():
@@ -95,6 +150,15 @@ def test_all_corpus_pdfs_are_ready_with_their_pages(corpus_carta: Carta) -> None
         records = corpus_carta.registry.pages("default", doc.id)
         assert len(records) == doc.pages
         assert all(r.chars > 0 for r in records if r.text_source != "none"), name
+
+
+def test_corpus_footprints_lie_in_the_regions_the_documents_are_about(corpus_carta: Carta) -> None:
+    assert set(CORPUS_REGIONS) == {p.name for p in PDF_DIR.glob("*.pdf")}
+    assert_footprints_in_regions(corpus_carta, CORPUS_REGIONS)
+
+
+def test_sample_footprints_lie_in_the_regions_the_documents_are_about(sample_carta: Carta) -> None:
+    assert_footprints_in_regions(sample_carta, SAMPLE_REGIONS)
 
 
 def test_chart_only_pages_were_ocred(corpus_carta: Carta) -> None:

@@ -121,3 +121,39 @@ def test_footprint_keeps_the_document_cluster_and_strong_far_places() -> None:
     assert hull.bounds[2] < -34  # one mention of Sydney does not stretch the footprint
     hull = shape(json.loads(footprint_geojson(recife + olinda + sydney * 4) or "{}"))
     assert hull.bounds[2] > 150  # named often: kept
+
+
+def test_addresses_and_affiliations_are_weak_evidence(tagger: GeoTagger) -> None:
+    labels = lambda text: {t.label for t in tagger.tags(text, None)}  # noqa: E731
+    # the consultant's office, the contributors' universities: not what the document is about
+    assert "Nîmes" not in labels("Dossier réalisé par :\n165 rue Ph. Maupas - 30900 NIMES\nTél. : 04.66")
+    assert "Sydney" not in labels(
+        "Jason Grebely (Kirby Institute, University of New South\nWales), Sydney, Australia"
+    )
+    # the same names in running text stay
+    assert "Nîmes" in labels("Le projet est situé près de Nîmes, dans le Gard.")
+    assert "Sydney" in labels("The clinic in Sydney treated 300 children in 2019.")
+
+
+def test_the_anchor_is_the_place_with_the_most_support() -> None:
+    def city(name: str, lat: float, lon: float, conf: float, admin1: str) -> GeoTag:
+        return GeoTag(lat, lon, "gazetteer", name, conf, kind="city", country="BR", admin1=admin1)
+
+    # a beach of Salvador that is also a town in Ceará, named in two table chunks
+    boa_viagem = [city("Boa Viagem", -5.13, -39.73, 1.0, "06")] * 2
+    salvador = [city("Salvador", -12.98, -38.49, 0.75, "05")] * 2
+    around = [city("Dias d'Ávila", -12.61, -38.30, 0.9, "05")]
+    bahia = [GeoTag(-12.5, -41.7, "gazetteer", "Bahia", 1.0, kind="state", country="BR", admin1="05")]
+    assert choose_anchor([boa_viagem, salvador + around, bahia]) == (-12.98, -38.49)
+    hull = footprint_geojson(boa_viagem + salvador + around + bahia)
+    assert hull is not None and "-39.73" not in hull
+
+
+def test_a_document_about_the_world_has_no_anchor_or_footprint() -> None:
+    capitals = [("GB", 51.51, -0.13), ("MM", 16.81, 96.16), ("EG", 30.06, 31.25), ("IN", 28.62, 77.21)]
+    capitals += [("AU", -33.87, 151.21), ("TH", 13.75, 100.5)]
+    tags = [GeoTag(lat, lon, "gazetteer", c, 1.0, kind="city", country=c) for c, lat, lon in capitals] * 4
+    assert choose_anchor([tags]) is None and footprint_geojson(tags) is None
+    # a report naming a few other countries around its own city keeps its footprint
+    recife = [GeoTag(-8.05, -34.88, "gazetteer", "Recife", 0.9, kind="city", country="BR")] * 8
+    assert footprint_geojson(recife + tags[:4]) is not None
