@@ -26,7 +26,7 @@ run: install samples
 	$(VENV)/bin/carta serve --host 127.0.0.1 --port 8000 --ingest-samples $(SAMPLES)
 
 test: install samples
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=20
 
 lint: install
 	$(VENV)/bin/ruff check .
