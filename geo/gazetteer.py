@@ -336,6 +336,8 @@ _FULL_SCORE = 0.8  # a top score at which confidence is limited by ambiguity onl
 _QUALITY_FLOOR = 0.3
 _OFF_HINT = 0.8  # confidence factor for a place outside the hinted country
 _STATE_CONTEXT_BONUS = 0.4
+_STATE_LIST_MIN = 4  # distinct names that read as states before a text counts as a list of states
+_STATE_LIST_SHARE = 0.6  # ... and their share of the text's distinct names
 _CONTINUED_FACTOR = 0.6  # a name followed by another capitalised word is likely part of a longer name
 # ", " or ", no baixo sul da " / ", in northern ": lower-case words between a name and its region
 _QUALIFIER_GAP_RE = re.compile(r"\s*,\s*(?:[a-zà-ÿ]+\s+){0,5}")
@@ -869,7 +871,7 @@ class Gazetteer:
         to the points `near` (coordinates written in the same text: (lat, lon)).
         """
         points = [self._point_anchor(lat, lon) for lat, lon in near]
-        spans = list(self._scan(text, country_hint))
+        spans = self._in_state_lists(list(self._scan(text, country_hint)), country_hint)
         first: dict[tuple[str, bool], _Ranking] = {}
         for s in spans:
             first[s.key, s.state_context] = self._rank(s.key, country_hint, [], s.state_context)
@@ -900,6 +902,20 @@ class Gazetteer:
             mention = text[s.start : s.end]
             matches.append(PlaceMatch(place, s.start, s.end, mention, round(conf * s.factor, 4)))
         return matches
+
+    def _in_state_lists(self, spans: list[_Span], hint: str | None) -> list[_Span]:
+        """A text that is mostly a list of states (a table of US or Brazilian states) reads
+        its ambiguous names as states too: "Washington" between "Virginia" and "West
+        Virginia" is the state, though alone it is the capital."""
+        keys = {s.key for s in spans}
+        if len(keys) < _STATE_LIST_MIN:
+            return spans
+        tops = {k: self._rank(k, hint, [], False).places[0] for k in keys}
+        states = sum(1 for place in tops.values() if place.kind == "state")
+        if states < _STATE_LIST_MIN or states < _STATE_LIST_SHARE * len(keys):
+            return spans
+        has_state = {k for k in keys if any(e.place.kind == "state" for e in self._entries(k))}
+        return [replace(s, state_context=True) if s.key in has_state else s for s in spans]
 
     def _mutual_support(
         self,

@@ -356,3 +356,11 @@ def test_far_apart_big_places_are_no_cluster_to_be_far_from(gaz: Gazetteer) -> N
         for m in gaz.find_places("Moradores de Salvador lotaram a Penha e a Ribeira no domingo.", "BR")
     }
     assert salvador["Ribeira"].confidence < 0.5
+
+
+def test_a_list_of_states_reads_its_ambiguous_names_as_states(gaz: Gazetteer) -> None:
+    table = "Utah 1,000\nVermont 2,000\nVirginia 3,000\nWashington 4,000\nWest Virginia 5,000\nWisconsin 6"
+    kinds = {m.place.name: m.place.kind for m in gaz.find_places(table, "US")}
+    assert kinds["Washington"] == "state" and kinds["Virginia"] == "state"
+    # alone, or next to cities, Washington is still the capital
+    assert gaz.find_places("The meeting took place in Washington.", "US")[0].place.kind == "city"
