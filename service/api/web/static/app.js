@@ -642,8 +642,11 @@ function citationChip(c) {
  * a document's own look-alikes arrive neutralised as ⟦doc_id p.N⟧, which this never reads. */
 /** The answer without the raw dataset ids of its places ("Amin's cafe (osm:n1369465542)"):
  * names are for people; the graph table and the map keep the ids in their details. */
-function withoutIds(text) {
-  return text.replace(/ \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g, "");
+function withoutIds(text, graph) {
+  const ids = / \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g;
+  // a graph answer names each place with its dataset's id as well ("(recife_pois:0)")
+  const datasetIds = / \([A-Za-z][\w.-]*:[A-Za-z]?\d+\)/g;
+  return text.replace(ids, "").replace(graph && (graph.pairs || graph.pois || []).length ? datasetIds : ids, "");
 }
 
 function answerNodes(text, citations) {
@@ -845,14 +848,15 @@ async function runAsk(question, topK) {
     answerBox.dataset.refused = result.refused ? "true" : "false";
     answerBox.dataset.status = outcome;
     const themes = renderThemes(result);
-    text.replaceChildren(...answerNodes(withoutIds(themes ? themes.head : result.answer), result.citations));
+    text.replaceChildren(...answerNodes(withoutIds(themes ? themes.head : result.answer, result.graph), result.citations));
     renderEntities(result.entities || []);
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
     renderUnderstood(result.understood);
     renderEvidence(result.evidence, question);
     await renderGraph(result.graph);
     const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
-    status.textContent = `${statusText(outcome, result)} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
+    const pages = `${result.evidence.length} page${result.evidence.length === 1 ? "" : "s"}`;
+    status.textContent = `${statusText(outcome, result)} · ${pages} · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
     status.dataset.state = "done";
     fitMap();
   } catch (err) {
