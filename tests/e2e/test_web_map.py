@@ -336,10 +336,10 @@ def test_states_and_provinces_between_countries_and_places(browser: Any, server:
         "})"
     )
     browser.execute_script("window.cartaMap.setView([-12, -45], 2)")
-    wait(browser, lambda d: d.execute_script(drawn) == 0, 10, "no state lines at world scale")
+    wait(browser, lambda d: d.execute_script(drawn) <= 0, 10, "no state lines at world scale")
     assert browser.execute_script(labels) == []
     browser.execute_script("window.cartaMap.setView([-8.4, -37.8], 6)")  # Pernambuco
-    wait(browser, lambda d: d.execute_script(drawn) > 500, 10, "the state lines")
+    wait(browser, lambda d: d.execute_script(drawn) > 200, 10, "the state lines")
     shown = {name: (country, x, y) for name, country, x, y in browser.execute_script(labels)}
     assert "Pernambuco" in shown and shown["Pernambuco"][0] == "BR", shown
     for name, (_, x, y) in shown.items():  # each name sits on its state's centroid

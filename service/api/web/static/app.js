@@ -951,7 +951,8 @@ function renderThemes(result) {
         if (tail) quotes.push(h("li", {}, tail));
         parts.push(h("ul", { class: "theme-quotes" }, ...quotes));
       } else parts.push(h("p", { class: "theme-names" }, `Theme ${i + 1}`));
-      const sources = (c.chunks || []).map((ch) =>
+      const chunks = [...new Map((c.chunks || []).map((ch) => [`${ch.doc_id}/${ch.page_no}/${ch.chunk_no}`, ch])).values()];
+      const sources = chunks.map((ch) =>
         h("li", {}, h("a", { class: "chip citation", href: pageHref(ch.doc_id, ch.page_no, null, ch.chunk_no) }, `${titleOf(ch.doc_id)} · p.${ch.page_no}`)),
       );
       parts.push(
