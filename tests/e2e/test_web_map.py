@@ -227,6 +227,12 @@ def test_helsinki_graph_answer_fits_helsinki(browser: Any, make_carta: Any) -> N
         assert "osm:" not in answer and "Apteekki" in answer  # names, not raw ids
         assert axe_violations(browser) == []
         screenshot(browser, "ask-helsinki-graph")
+        browser.set_window_size(PHONE, 900)  # a phone: the pairs once, in the table, not in the text too
+        try:
+            assert not css(browser, "#answer-text .pair-lines").is_displayed()
+            assert "table below" in css(browser, "#answer-text .pair-note").text
+        finally:
+            browser.set_window_size(WIDE, 1000)
         assert off_machine(requested_urls(browser)) == []
 
 

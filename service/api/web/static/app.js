@@ -649,6 +649,19 @@ function withoutIds(text, graph) {
   return text.replace(ids, "").replace(graph && (graph.pairs || graph.pois || []).length ? datasetIds : ids, "");
 }
 
+/** The answer's nodes. A graph answer's pair lines repeat the pairs table under it: on a
+ * phone (CSS) only its first line shows, with a pointer to the table. */
+function answerParts(text, result) {
+  const pairs = (result.graph && result.graph.pairs) || [];
+  const cut = text.indexOf("\n");
+  if (!pairs.length || cut < 0) return answerNodes(text, result.citations);
+  return [
+    ...answerNodes(text.slice(0, cut), result.citations),
+    h("span", { class: "pair-lines" }, ...answerNodes(text.slice(cut), result.citations)),
+    h("span", { class: "pair-note" }, " The pairs and their distances are in the table below."),
+  ];
+}
+
 function answerNodes(text, citations) {
   const nodes = [];
   let last = 0;
@@ -848,7 +861,7 @@ async function runAsk(question, topK) {
     answerBox.dataset.refused = result.refused ? "true" : "false";
     answerBox.dataset.status = outcome;
     const themes = renderThemes(result);
-    text.replaceChildren(...answerNodes(withoutIds(themes ? themes.head : result.answer, result.graph), result.citations));
+    text.replaceChildren(...answerParts(withoutIds(themes ? themes.head : result.answer, result.graph), result));
     renderEntities(result.entities || []);
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
     renderUnderstood(result.understood);
