@@ -1002,15 +1002,16 @@ function renderEntities(entities) {
   $("#entities").replaceChildren(
     ...entities.map((e) => {
       const kind = KIND_NAMES[e.kind] || e.kind;
-      const where = `${e.mentions} mention${e.mentions === 1 ? "" : "s"} in ${e.documents} document${e.documents === 1 ? "" : "s"}`;
+      const where = ` mention${e.mentions === 1 ? "" : "s"} in ${e.documents} document${e.documents === 1 ? "" : "s"}: show them`;
       return h(
         "li",
         {},
         h(
           "button",
-          { type: "button", class: "chip entity", dataset: { entityId: String(e.id) }, "aria-label": `${e.name}, ${kind}: ${where}. Show the mentions`, onclick: () => showEntity(e) },
+          { type: "button", class: "chip entity", dataset: { entityId: String(e.id) }, onclick: () => showEntity(e) },
           e.name,
-          h("span", { class: "kind", "aria-hidden": "true" }, `${kind} · ${e.mentions}`),
+          h("span", { class: "kind" }, `${kind} · ${e.mentions}`),
+          h("span", { class: "visually-hidden" }, where),
         ),
       );
     }),
