@@ -222,6 +222,18 @@ function footprintText(fp) {
   return `${fmt.coord(b[1])}…${fmt.coord(b[3])}, ${fmt.coord(b[0])}…${fmt.coord(b[2])}`;
 }
 
+/** The footprint in the document list: latitudes and longitudes on a line each, unbroken. */
+function footprintCell(fp) {
+  if (!fp || fp.type === "Point") return footprintText(fp);
+  const b = boundsOf([fp]);
+  return h(
+    "span",
+    { class: "fp" },
+    h("span", {}, `lat ${fmt.coord(b[1])}…${fmt.coord(b[3])}`),
+    h("span", {}, `lon ${fmt.coord(b[0])}…${fmt.coord(b[2])}`),
+  );
+}
+
 /** The documents as the list shows them: filtered by title or file name, sorted. */
 function shownDocs() {
   const words = $("#doc-filter").value.trim().toLowerCase();
@@ -254,7 +266,7 @@ function renderDocs() {
         h(
           "td",
           { "data-label": "Footprint" },
-          footprintText(d.footprint),
+          footprintCell(d.footprint),
           d.footprint
             ? h("button", { type: "button", class: "link-button", "aria-label": `Show on map: ${d.title}`, onclick: () => showOnMap(d.footprint) }, "Show on map")
             : null,

@@ -290,14 +290,21 @@ export class GeoMap {
     const z = this.zoom;
     const minPop = z <= 3 ? 8e6 : z <= 4 ? 2e6 : z <= 5 ? 8e5 : z <= 6 ? 3e5 : z <= 8 ? 1e5 : 0;
     const view = this.map.getBounds().pad(0.1);
-    const taken = new Set();
+    // labels as boxes (width from the name's length, a little room around): a name is left
+    // out where it would touch one already placed
+    const taken = [];
+    const free = (pt, name, charWidth) => {
+      const w = name.length * charWidth + 8;
+      const box = [pt.x - w / 2, pt.y - 9, pt.x + w / 2, pt.y + 9];
+      if (taken.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) return false;
+      taken.push(box);
+      return true;
+    };
     if (this.admin1Labels && z >= ADMIN1_LABELS_ZOOM && z <= 9) {
       for (const [name, lat, lon, country] of this.admin1Labels) {
         if (!view.contains([lat, lon])) continue;
         const pt = this.map.latLngToContainerPoint([lat, lon]);
-        const cell = `${Math.floor(pt.x / 110)}:${Math.floor(pt.y / 28)}`;
-        if (taken.has(cell)) continue;
-        taken.add(cell);
+        if (!free(pt, name, 7.6)) continue; // upper case, spaced out
         const icon = L.divIcon({ className: "admin1-label", html: "", iconSize: null });
         const marker = L.marker([lat, lon], { icon, pane: "labels", interactive: false, keyboard: false });
         marker.addTo(this.placeLayer);
@@ -312,9 +319,7 @@ export class GeoMap {
       if (pop < minPop && !(capital === "primary" && z >= 4)) continue;
       if (!view.contains([lat, lon])) continue;
       const pt = this.map.latLngToContainerPoint([lat, lon]);
-      const cell = `${Math.floor(pt.x / 110)}:${Math.floor(pt.y / 28)}`;
-      if (taken.has(cell)) continue;
-      taken.add(cell);
+      if (!free(pt, name, 6.6)) continue;
       shown++;
       const icon = L.divIcon({ className: `place-label${capital === "primary" ? " capital" : ""}`, html: "", iconSize: null });
       const marker = L.marker([lat, lon], { icon, pane: "labels", interactive: false, keyboard: false });
