@@ -420,6 +420,17 @@ class GlobalSearchOut(BaseModel):
     llm: bool = Field(description="True when an LLM mapped and reduced them; false: extractive.")
 
 
+class AnswerEntityOut(BaseModel):
+    """A document-graph entity the answer names: the UI's chip, whose mentions are at
+    GET /v1/entities/{id}."""
+
+    id: int = Field(description="The entity (GET /v1/entities/{id} lists its mentions with their pages).")
+    kind: str = Field(description="org, programme, law, code, place, person, ...")
+    name: str = Field(description="Its name as the documents write it.")
+    mentions: int = Field(description="Its mentions in the documents the caller may see.")
+    documents: int = Field(description="How many of those documents mention it.")
+
+
 class AskResponse(BaseModel):
     model_config = ConfigDict(json_schema_extra={"example": ASK_EXAMPLE})
 
@@ -462,6 +473,11 @@ class AskResponse(BaseModel):
         description="A question across the documents: the document-graph communities the answer was "
         "composed from (ids, scores, why they ranked, the chunks behind each summary) and whether an LLM "
         "reduced them.",
+    )
+    entities: list[AnswerEntityOut] = Field(
+        default_factory=list,
+        description="Document-graph entities the answer names (then the question), that the caller's "
+        "documents mention; empty when the document graph is off.",
     )
 
 
@@ -649,7 +665,9 @@ def documented(model: type[WireT], data: dict[str, Any] | None) -> WireT | None:
             kept = {k: v for k, v in kept.items() if k not in bad}
 
 
-def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> AskResponse:
+def ask_response(
+    answer: Answer, understood: dict[str, Any] | None = None, entities: list[AnswerEntityOut] | None = None
+) -> AskResponse:
     return AskResponse(
         question=answer.question,
         answer=answer.answer,
@@ -673,6 +691,7 @@ def ask_response(answer: Answer, understood: dict[str, Any] | None = None) -> As
         understood=understood,
         plan=answer.plan,
         communities=answer.communities,
+        entities=entities or [],
     )
 
 

@@ -21,10 +21,14 @@ def sse(event: str, data: Any) -> str:
 
 
 Understand = Callable[[dict[str, Any] | None], dict[str, Any]]  # the answer's graph -> `understood`
+NameEntities = Callable[[Any], list[schemas.AnswerEntityOut]]  # the Answer -> the entities it names
 
 
-def event_data(event: Event, understand: Understand | None = None) -> dict[str, Any]:
-    """The JSON body of one event; `understand` adds how the question was understood to `done`."""
+def event_data(
+    event: Event, understand: Understand | None = None, name_entities: NameEntities | None = None
+) -> dict[str, Any]:
+    """The JSON body of one event; `understand` adds how the question was understood to
+    `done`, `name_entities` the document-graph entities the answer names."""
     if event.kind == "plan":
         return {"plan": event.data}
     if event.kind == "evidence":
@@ -38,7 +42,8 @@ def event_data(event: Event, understand: Understand | None = None) -> dict[str, 
             "invalid_citations": [c.__dict__ for c in event.data.invalid],
         }
     understood = understand(event.data.graph) if understand is not None else None
-    return schemas.ask_response(event.data, understood).model_dump()
+    entities = name_entities(event.data) if name_entities is not None else None
+    return schemas.ask_response(event.data, understood, entities).model_dump()
 
 
 def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
@@ -51,11 +56,13 @@ def error_body(exc: Exception) -> tuple[int, dict[str, Any]]:
     return INTERNAL.status, error_json(INTERNAL.code, f"the answer failed ({exc.__class__.__name__})")
 
 
-def sse_stream(events: Iterator[Event], understand: Understand | None = None) -> Iterator[str]:
+def sse_stream(
+    events: Iterator[Event], understand: Understand | None = None, name_entities: NameEntities | None = None
+) -> Iterator[str]:
     """The events as SSE text; a failure ends the stream with an `error` event."""
     try:
         for event in events:
-            yield sse(event.kind, event_data(event, understand))
+            yield sse(event.kind, event_data(event, understand, name_entities))
     except Exception as exc:  # noqa: BLE001 - every failure must reach the client as an event
         yield sse("error", error_body(exc)[1])
 

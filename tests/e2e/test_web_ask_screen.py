@@ -24,6 +24,7 @@ from tests.e2e.test_web_ui import (
     css,
     evidence,
     forget_ask_status,
+    go,
     open_ui,
     shoot,
     table_rows,
@@ -188,6 +189,7 @@ def test_roads_layer_from_a_loaded_osm_dataset(browser: Any, make_carta: Callabl
         lat, lon = browser.execute_script("const c = window.cartaMap.getCenter(); return [c.lat, c.lng];")
         assert 48.1 < lat < 48.2 and 10.0 < lon < 10.2
         assert axe_violations(browser) == []
+        go(browser, "#/map")  # on a phone the map is a tab of its own: the screenshot shows it
         shoot(browser, "13-map-roads")
         click_when_ready(browser, 'input[data-layer="roads"]', what="the roads layer box")
         wait(browser, lambda d: d.execute_script(drawn) == 0, 10, "the roads to be hidden")

@@ -227,6 +227,12 @@ def test_helsinki_graph_answer_fits_helsinki(browser: Any, make_carta: Any) -> N
         assert "osm:" not in answer and "Apteekki" in answer  # names, not raw ids
         assert axe_violations(browser) == []
         screenshot(browser, "ask-helsinki-graph")
+        browser.set_window_size(PHONE, 900)  # a phone: the pairs once, in the table, not in the text too
+        try:
+            assert not css(browser, "#answer-text .pair-lines").is_displayed()
+            assert "table below" in css(browser, "#answer-text .pair-note").text
+        finally:
+            browser.set_window_size(WIDE, 1000)
         assert off_machine(requested_urls(browser)) == []
 
 
@@ -314,3 +320,48 @@ def test_phone_map_tab_and_document_list(browser: Any, server: LiveServer, tmp_p
         browser.save_screenshot(str(SCREENSHOTS / f"map-tab-{PHONE}.png"))
     finally:
         browser.set_window_size(WIDE, 1000)
+
+
+def test_states_and_provinces_between_countries_and_places(browser: Any, server: LiveServer) -> None:
+    """Natural Earth admin-1 (Brazil's states here): dotted lines over the countries from zoom
+    3, under the labels; each state's name at its centroid from zoom 4; none at world scale."""
+    admin1 = httpx.get(f"{server.url}/ui/vendor/basemap/admin1.json", timeout=30).json()
+    centroid = {name: (lat, lon) for name, lat, lon, _ in admin1["labels"]}
+    assert {"Pernambuco", "Mato Grosso", "Bahia"} <= set(centroid)
+    open_ui(browser, server.url, "#/map")
+    assert css(browser, "#map").get_attribute("data-admin1") == str(len(admin1["labels"]))
+    drawn = """const c = document.querySelector('#map .leaflet-borders-pane canvas');
+        if (!c) return -1; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n;"""
+    labels = (
+        "const m = document.querySelector('#map').getBoundingClientRect();"
+        "return [...document.querySelectorAll('#map .admin1-label')].map((e) => {"
+        " const r = e.querySelector('span').getBoundingClientRect();"
+        " return [e.textContent, e.dataset.country,"
+        "         (r.left + r.right) / 2 - m.left, (r.top + r.bottom) / 2 - m.top];"
+        "})"
+    )
+    browser.execute_script("window.cartaMap.setView([-12, -45], 2)")
+    wait(browser, lambda d: d.execute_script(drawn) <= 0, 10, "no state lines at world scale")
+    assert browser.execute_script(labels) == []
+    browser.execute_script("window.cartaMap.setView([-8.4, -37.8], 6)")  # Pernambuco
+    wait(browser, lambda d: d.execute_script(drawn) > 200, 10, "the state lines")
+    shown = {name: (country, x, y) for name, country, x, y in browser.execute_script(labels)}
+    assert "Pernambuco" in shown and shown["Pernambuco"][0] == "BR", shown
+    for name, (_, x, y) in shown.items():  # each name sits on its state's centroid
+        want = browser.execute_script(
+            "const p = window.cartaMap.latLngToContainerPoint(arguments[0]); return [p.x, p.y]",
+            centroid[name],
+        )
+        assert abs(x - want[0]) <= 1 and abs(y - want[1]) <= 1, (name, x, y, want)
+    # panes: countries under state lines under place names
+    z = browser.execute_script(
+        "return ['basemap', 'borders', 'labels'].map((p) => +window.cartaMap.getPane(p).style.zIndex)"
+    )
+    assert z == sorted(z) and len(set(z)) == 3
+    assert "Recife" in browser.execute_script(
+        "return [...document.querySelectorAll('#map .place-label')].map((e) => e.textContent)"
+    )
+    assert axe_violations(browser) == []
+    screenshot(browser, "14-map-states")
+    assert off_machine(requested_urls(browser)) == []

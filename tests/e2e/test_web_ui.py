@@ -575,6 +575,8 @@ def test_graph_evidence_table_and_map(browser: Any, make_carta: Callable[..., Ca
         assert len(rows) == 2, rows
         assert any("Farmácia Boa Vista" in r and "Restaurante Leite" in r for r in rows)
         assert all(r.split()[-1] == "m" for r in rows)
+        answer = css(browser, "#answer-text").text
+        assert "Farmácia Boa Vista" in answer and "recife_pois:" not in answer  # names, not dataset ids
         assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.layer-graph.pair")) == 2
         assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.layer-graph.graph.point")) == 4
         assert browser.find_elements(By.CSS_SELECTOR, "#map path.layer-h3")

@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from service.api import schemas
 from service.api.deps import Audit, Caller, CartaDep, StateDep
 from service.api.errors import ERROR_RESPONSES as _ERRORS
+from service.api.routes.entities import answer_entities
 from service.api.streaming import sse_stream
 from service.observability import ask_trace
 from service.query.understood import understood
@@ -42,11 +43,19 @@ def ask(
     if body.stream:
         audit.record("ask", [])  # streamed: the evidence goes to the client as it is found
         return StreamingResponse(
-            sse_stream(carta.ask_events(q), lambda graph: understood(q, carta.gazetteer, graph)),
+            sse_stream(
+                carta.ask_events(q),
+                lambda graph: understood(q, carta.gazetteer, graph),
+                lambda answer: answer_entities(carta, who, answer.answer, answer.question),
+            ),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
     answer = carta.ask(q)
     audit.record("ask", [p.doc_id for p in answer.evidence])
     state.traces.put(request_id, who.tenant, ask_trace(request_id, answer, started))
-    return schemas.ask_response(answer, understood(q, carta.gazetteer, answer.graph))
+    return schemas.ask_response(
+        answer,
+        understood(q, carta.gazetteer, answer.graph),
+        answer_entities(carta, who, answer.answer, answer.question),
+    )

