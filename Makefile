@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 install: $(STAMP)
 
 # Re-run the install only when the dependency list or the installer changed.
-$(STAMP): pyproject.toml scripts/install.sh
+$(STAMP): pyproject.toml scripts/install.sh scripts/vendor_ui.sh
 	VENV=$(VENV) bash scripts/install.sh
 	touch $(STAMP)
 
