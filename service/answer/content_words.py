@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 from geo.folding import fold
 from ingest.values import MONTHS
+from service.answer.asked import identifier_frames
 from service.query.translate import EN_PT, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -106,7 +107,21 @@ _MORE_EN: dict[str, str] = {
     "capacity": "capacidade potencia puissance",
     "solar": "solaire",
     "area": "superficie",
+    "table": "tabela tableau quadro",
+    "figure": "figura",
+    "map": "mapa carte",
+    "chart": "grafico graphique",
 }
+# Demonstratives (as written: "está" is a verb, "esta" one of these): the word after one names
+# what the asker has in view, the area of the geo filter or the document open ("nesta área",
+# "within this radius", "in this country"), not a subject the evidence must name.
+# A year's own noun ("ano de 2018", "the year 2011", "l'année 2011"): the year says it.
+_YEAR_WORDS = frozenset("ano anos year years annee annees exercicio".split())
+_YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+_DEMONSTRATIVES = frozenset(
+    "this these este esta estes estas esse essa esses essas neste nesta nestes nestas nesse nessa "
+    "nesses nessas deste desta destes destas desse dessa desses dessas cet cette ces".split()
+)
 MIN_PREFIX = 5  # a shared prefix this long (and all but 3 letters of the shorter word) is a cognate
 
 
@@ -128,12 +143,20 @@ def singular(word: str) -> str:
 
 def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The question's content words, folded, in order, each once: no function word, no
-    question frame, no month, nothing in `skip` (its key terms, checked as such)."""
+    question frame, no month, no word a demonstrative points with ("desta região"), no
+    identifier kind ("form number"), no "ano" beside a year, nothing in `skip` (its key
+    terms, checked as such)."""
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
+    # the kind of identifier asked ("form number", "código"): the value answers it, not the word
+    skipped |= {w for frame in identifier_frames(question) for w in _WORD.findall(frame)}
+    if _YEAR.search(question):
+        skipped |= _YEAR_WORDS
     out: list[str] = []
+    previous = ""
     for raw in _WORD.findall(question):
-        word = fold(raw)
-        if len(word) < 3 or word in _IGNORED or word in skipped or word in MONTHS or word in out:
+        word, pointed = fold(raw), previous in _DEMONSTRATIVES
+        previous = raw.lower()
+        if pointed or len(word) < 3 or word in _IGNORED or word in skipped or word in MONTHS or word in out:
             continue
         if len(word) >= 4 and _VERB_ENDINGS.search(word):
             continue
@@ -148,7 +171,8 @@ class WordIndex:
         folded = fold(text)
         words = {w for w in _WORD.findall(folded)}
         for symbol, names in _UNIT_WORDS.items():
-            if re.search(rf"(?<![\w$]){re.escape(symbol)}(?!\w)", folded):
+            # after a number too: "36%", "14,2km"
+            if re.search(rf"(?<![^\W\d_]|\$){re.escape(symbol)}(?!\w)", folded):
                 words.update(names)
         if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
             words.update(("quarter", "trimestre", "trimestral", "quarterly"))
@@ -198,6 +222,9 @@ def translations(word: str) -> set[str]:
         out.update(_MORE_PT.get(form, ()))
         if form in EN_PT:
             out.add(EN_PT[form])
+    # through English to the other languages of the report words: "estudo" = "study" = "etude"
+    for english in list(out):
+        out.update(_MORE_EN.get(english, "").split())
     return out
 
 

@@ -68,3 +68,18 @@ def test_the_subject_on_no_page_is_absent() -> None:
         "Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", [milho]
     ) == ["soja"]
     assert absent_content_words("Qual a área de milho da safra 16/17 na região Médio-Norte?", [milho]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Quais são as coordenadas da praia nesta área?", ["praia"]),
+        ("Qual foi o oxigênio dissolvido medido na estação desta região?", ["oxigenio", "estacao"]),
+        ("Which water-quality station lies in this radius?", ["water", "quality", "station"]),
+        ("How much revenue did Northwind generate in this country?", ["revenue"]),
+        # "está" is a verb, not a demonstrative: the word after it stays
+        ("Qual estação está próxima do canal?", ["estacao", "proxima", "canal"]),
+    ],
+)
+def test_the_word_a_demonstrative_points_with_is_not_a_subject(question: str, words: list[str]) -> None:
+    assert question_content_words(question, ["northwind"]) == words

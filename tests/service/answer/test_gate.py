@@ -274,3 +274,28 @@ def test_a_value_question_scores_only_sentences_about_its_subject() -> None:
     # an identifier asked by its kind, or a "which" question: every sentence stays
     assert len(about_subject("Qual o número da Resolução CONAMA citada?", candidates(question))) == 2
     assert len(about_subject("Which product grew most in Q3 2024?", candidates(question))) == 2
+
+
+CHART_OCR = (
+    "Precipitação mensal em Recife 2024 (mm)\nJan Fev Mar Abr Mai Jun Jul Ago Set Out Nov Dez\n205 402 187"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Segundo o gráfico, qual foi a precipitação em junho de 2024 no Recife?",
+        "According to the monthly rainfall chart, how much rain fell in Recife in August 2024?",
+        "Quanto choveu no Recife em março?",
+    ],
+)
+def test_a_month_is_found_on_an_axis_of_abbreviated_months(question: str) -> None:
+    assert missing_key_terms(question, [CHART_OCR]) == []
+
+
+def test_an_abbreviation_outside_a_run_of_months_is_a_word() -> None:
+    assert missing_key_terms("How deep was the sea in March 2020?", ["In 2020 the mar was 40 m deep."]) == [
+        "march 2020"
+    ]
+    assert missing_key_terms("What happened in September?", ["You may set it out."]) == ["september"]
+    assert missing_key_terms("Quanto choveu em junho de 2023?", [CHART_OCR]) == ["junho de 2023"]
