@@ -41,7 +41,7 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer.asked import asked_value, asks_identifier, given_values, states_value
+from service.answer.asked import asked_value, asks_identifier, given_values, identifier_frames, states_value
 from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
@@ -204,6 +204,11 @@ def axis_months(text: str) -> set[str]:
     return {f"month:{m}" for m in in_run} | {f"date:{y:04d}-{m:02d}" for y in years for m in in_run}
 
 
+def month_axis(text: str) -> str:
+    """The lines of a chunk that write a month axis (axis_months), "" when none."""
+    return "\n".join(line for line in text.split("\n") if axis_months(line))
+
+
 class Haystack:
     """Evidence text, searched for key terms literally and by value."""
 
@@ -275,7 +280,7 @@ class GateParams:
     # asked kind ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") answers from this
     # cosine: a table row or a "label: value" line embeds far from any question
     min_answer_cosine: float = 0.2
-    min_answer_words: float = 0.3
+    min_answer_words: float = 0.25
     # ...and one holding every content word from this cosine: a Portuguese question over an
     # English sentence ("caixa e equivalentes" / "Cash and equivalents totalled $71.3 million")
     # embeds far from it with the English text model
@@ -296,6 +301,8 @@ class Verdict:
     related: bool  # anything lexically related at all, every name present (the LLM path's bar)
     best: Candidate | None
     missing: list[str] = field(default_factory=list)  # key terms absent from the evidence pages
+    # the stating sentences it passed on when no sentence scored high enough (else empty)
+    stated: list[Candidate] = field(default_factory=list)
 
 
 def key_share(terms: list[KeyTerm], sentence: str) -> float:
@@ -400,8 +407,9 @@ def decide(
             or (c.words >= 1.0 and c.cosine >= params.min_full_answer_cosine)
         )
     ]
+    stated: list[Candidate] = []
     if not relevant and stating:
-        relevant, best = True, max(stating, key=lambda c: c.score)
+        relevant, best, stated = True, max(stating, key=lambda c: c.score), stating
     passed = (
         relevant
         and coverage >= params.min_coverage
@@ -410,7 +418,9 @@ def decide(
         and keys_ok
     )
     related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
-    return Verdict(passed, related, best, [t.text for t in missing])
+    # the sentences to quote: those holding every key term; without key terms, content words
+    # alone tell them too loosely, and the closest sentences are quoted as before
+    return Verdict(passed, related, best, [t.text for t in missing], stated if passed and not keyless else [])
 
 
 @dataclass
@@ -426,6 +436,8 @@ class Grade:
     absent_words: list[str] = field(default_factory=list)  # content words on no evidence page
     word_coverage: float = 1.0  # the share of the question's content words the pages hold
     other_year: bool = False  # the pages speak of the asked subject in other years only
+    # it passed on these stating sentences (no sentence scored high enough): the ones to quote
+    stated: list[Candidate] = field(default_factory=list)
 
 
 class RelevanceGate:
@@ -489,6 +501,7 @@ class RelevanceGate:
             absent_words=absent_words,
             word_coverage=word_coverage,
             other_year=other_year,
+            stated=verdict.stated,
         )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
@@ -513,13 +526,19 @@ class RelevanceGate:
         terms = question_key_terms(question)
         words = question_content_words(question, key_terms(question))
         asked, given = asked_value(question), given_values(question)
+        frames = identifier_frames(question)
+        axes = {id(c.chunk): month_axis(c.chunk.text) for c in candidates}
         headings = {id(c.page): page_headings(c.page) for c in candidates}
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
-            cand.context_keys = key_share(terms, f"{headings.get(id(cand.page), '')}\n{cand.sentence}")
+            # ...and the month axis of its chart ("Jan Fev Mar ... Dez" under the title with the values)
+            context = f"{headings.get(id(cand.page), '')}\n{axes[id(cand.chunk)]}\n{cand.sentence}"
+            cand.context_keys = key_share(terms, context)
             # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
             cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
+            if frames and all(re.search(rf"\b{re.escape(f)}\b", fold(cand.sentence)) for f in frames):
+                cand.words = 1.0  # "ISBN 978-92-4-005274-1 (print version)": the asked identifier's own line
             cand.states = asked is None or states_value(cand.sentence, asked, given)
         # stable sort: ties keep retrieval order (best page, best chunk first); the content
         # words count too, since they meet across languages where BM25 stems do not
