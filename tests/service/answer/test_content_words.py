@@ -83,3 +83,16 @@ def test_the_subject_on_no_page_is_absent() -> None:
 )
 def test_the_word_a_demonstrative_points_with_is_not_a_subject(question: str, words: list[str]) -> None:
     assert question_content_words(question, ["northwind"]) == words
+
+
+def test_the_kind_of_identifier_asked_and_a_years_noun_are_not_subjects() -> None:
+    assert question_content_words("What is the IBM Redpaper form number?", ["ibm", "redpaper"]) == []
+    words = question_content_words("Quantos MW a França conectou no ano de 2018?", ["mw", "franca", "2018"])
+    assert "ano" not in words
+    assert "ano" in question_content_words("Qual ano teve mais chuva?")  # no year given: the asked thing
+
+
+def test_a_unit_symbol_right_after_a_number_stands_for_its_words() -> None:
+    assert WordIndex("Resíduos sólidos urbanos: 36% do material removido").contains("percentual")
+    assert WordIndex("desassoreamento de 14,2km de canais").contains("quilometros")
+    assert not WordIndex("o programa removeu lixo").contains("percentual")
