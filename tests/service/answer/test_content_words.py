@@ -8,6 +8,7 @@ import pytest
 from service.answer.content_words import (
     WordIndex,
     absent_content_words,
+    function_word,
     question_content_words,
     singular,
 )
@@ -96,3 +97,10 @@ def test_a_unit_symbol_right_after_a_number_stands_for_its_words() -> None:
     assert WordIndex("Resíduos sólidos urbanos: 36% do material removido").contains("percentual")
     assert WordIndex("desassoreamento de 14,2km de canais").contains("quilometros")
     assert not WordIndex("o programa removeu lixo").contains("percentual")
+
+
+def test_function_words_come_from_the_snowball_stop_lists() -> None:
+    assert all(function_word(w) for w in ("que", "estava", "the", "were", "ont"))
+    # not Spanish's list, which holds Portuguese content words
+    assert not any(function_word(w) for w in ("estado", "sea", "receita", "revenue"))
+    assert question_content_words("Qual região teve a maior receita?") == ["regiao", "receita"]
