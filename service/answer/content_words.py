@@ -170,7 +170,9 @@ def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]
     terms, checked as such)."""
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
     # the kind of identifier asked ("form number", "código"): the value answers it, not the word
-    skipped |= {w for frame in identifier_frames(question) for w in _WORD.findall(frame)}
+    # (a phrase: "form number"; a single word, "código" or "reference", may be the subject too:
+    # "which reference point lies farthest west")
+    skipped |= {w for frame in identifier_frames(question) if " " in frame for w in _WORD.findall(frame)}
     if _YEAR.search(question):
         skipped |= _YEAR_WORDS
     out: list[str] = []

@@ -104,3 +104,8 @@ def test_function_words_come_from_the_snowball_stop_lists() -> None:
     # not Spanish's list, which holds Portuguese content words
     assert not any(function_word(w) for w in ("estado", "sea", "receita", "revenue"))
     assert question_content_words("Qual região teve a maior receita?") == ["regiao", "receita"]
+
+
+def test_a_single_word_identifier_kind_may_be_the_subject() -> None:
+    words = question_content_words("Which reference point on the Recife map lies farthest west?", ["recife"])
+    assert words[:2] == ["reference", "point"]
