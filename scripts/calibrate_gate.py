@@ -176,6 +176,7 @@ def replay(rows: list[dict[str, Any]], params: GateParams) -> tuple[Point, list[
             params,
             word_coverage=row["word_coverage"],
             other_year=row["other_year"],
+            keyless=not question_key_terms(row["question"]),
         ).passed
         if row["answerable"] and not passed:
             refused_ok.append(row["id"])

@@ -61,6 +61,11 @@ def asks_identifier(question: str) -> bool:
     return bool(_ASKS_IDENTIFIER.search(fold(question)))
 
 
+def identifier_frames(question: str) -> list[str]:
+    """The words naming the kind of identifier asked, folded ("form number", "codigo")."""
+    return [m[0] for m in _ASKS_IDENTIFIER.finditer(fold(question))]
+
+
 def given_values(question: str) -> set[str]:
     """The value tokens a question states itself ("num:2024", "date:2017-08-18")."""
     given = {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}

@@ -5,8 +5,9 @@ The gate's key terms (service/answer/gate.py) are names, numbers, dates and code
 question whose subject is a common noun ("Qual é o orçamento anual da Secretaria?",
 "What was Northwind's net income?") passes them on any page of the right organisation,
 and the best sentence about something else ("revenue") is quoted. Content words are the
-question's words less function words (pt / en / fr / es), question frames ("value",
-"número", "according") and its key terms; one is found in a text when a word there has the
+question's words less function words (the Snowball stop lists of pt / en / fr), question
+frames ("value", "número", "according", and what the lists leave out: "quanto", "onde") and
+its key terms; one is found in a text when a word there has the
 same stem (plural and gender endings off: "sedimentos" = "sedimento"), shares a long
 prefix (cognates: "precipitação" = "precipitation", "populacional" = "population"), or is
 its translation in the query glossary (service/query/translate.py: "receita" =
@@ -17,41 +18,63 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+
+import qdrant_edge as E
 
 from geo.folding import fold
 from ingest.values import MONTHS
+from service.answer.asked import identifier_frames
 from service.query.translate import EN_PT, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
-# Function words and question frames, folded; a word here never has to be in the evidence.
-_IGNORED = frozenset(
+# Function words: those on the Snowball stop lists of Portuguese, English and French, read
+# from the BM25 models the sparse channel uses (models/sparse_encoder.py: a stop word gives an
+# empty query). Not Spanish's: it lists "estado" and "sea", Portuguese content words.
+_STOP_LISTS = tuple(
+    E.Bm25(E.Bm25Config(language=language, lowercase=True, ascii_folding=True))
+    for language in ("portuguese", "english", "french")
+)
+
+
+@lru_cache(maxsize=8192)
+def function_word(word: str) -> bool:
+    """Whether a word (lower case) is on a Snowball stop list: "que", "the", "ont", "estava"."""
+    return any(not list(model.embed_query(word).indices) for model in _STOP_LISTS)
+
+
+# What no stop list holds, folded: interrogatives and quantifiers the lists leave out
+# ("quanto", "onde", "combien", "cuanto"), modal verbs, Spanish function words, and the
+# question's frames: what it asks with ("value", "número", "according", "highest",
+# "million", "chart") rather than about. A word here never has to be in the evidence.
+_QUESTION_FRAMES = frozenset(
     """
-    a o os as um uma uns umas de do da dos das em no na nos nas ao aos por pelo pela pelos pelas para
-    com sem que qual quais quanto quantos quanta quantas quando onde como quem cujo cuja foi foram era
-    eram e ou se seu sua seus suas teve tiveram tem tinha tinham ter estava estavam esta este esse essa
-    isso isto segundo sobre entre ate houve ha sao nao mais menos muito muita cada todo toda todos todas
-    mesmo mesma outro outra outros outras qualquer algum alguma desse dessa deste desta neste nesta nesse
-    nessa ser sido sendo havia pode podem deve devem fica ficou
-    the an of in on at to for by with from and or is was were are be been being had has have having did
-    does do what which who whom whose how much many when where why according there this that these those
-    its their it as than into over under per about any each all some other same own than then also
-    can could should would will may might must
-    le la les un une des du de et est etait sont ont ete au aux dans pour par sur selon quel quelle quels
-    quelles combien ou qui que quoi en ce cette ces son sa ses leur leurs avec sans
-    el los las del es fue con segun hay cual cuales cuanto cuantos cuanta cuantas donde cuando
+    uns umas
+    quais quanto quantos quanta quantas onde cujo cuja
+    ter
+    segundo sobre ate ha sao nao menos muita cada todo toda todos todas
+    mesma outro outra outros outras qualquer algum alguma desse dessa deste desta neste nesta nesse
+    nessa sido sendo havia pode podem deve devem fica ficou
+    whose much many according
+    per also
+    could would may might must
+    etait ete selon quel quelle quels
+    quelles combien quoi cette leurs sans
+    el los las del fue con segun hay cual cuales cuanto cuantos cuanta cuantas donde cuando
     value values valor valores number numero amount quantidade figure numbers numeros
     text texto page pagina document documento table tabela chart grafico map mapa
     show shows shown mostra mostram says diz informa indica indicated listed given dado dados
     according conforme segundo apres acordo alors cela acima abaixo
     coordinates coordenadas coordonnees latitude longitude
-    most more less least highest lowest largest smallest higher lower larger smaller farthest nearest
-    maior menor maiores menores maximo minimo pior melhor only unico unica one two three first last
+    less least highest lowest largest smallest higher lower larger smaller farthest nearest
+    maior menor maiores menores maximo minimo pior melhor unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
-    among approximately roughly about exact exactly around cerca aproximadamente
-    end beginning start fim final inicio comeco fin debut until ate whole inteiro todo
+    among approximately roughly exact exactly around cerca aproximadamente
+    end beginning start fim final inicio comeco fin debut ate whole inteiro todo
     mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
-    came come fell grew grow lie lies lay use uses usa usam utilise have generate generates exceed exceeds
+    came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
+    exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
     become reach reaches show occur occurs happen happens
     """.split()
@@ -106,7 +129,21 @@ _MORE_EN: dict[str, str] = {
     "capacity": "capacidade potencia puissance",
     "solar": "solaire",
     "area": "superficie",
+    "table": "tabela tableau quadro",
+    "figure": "figura",
+    "map": "mapa carte",
+    "chart": "grafico graphique",
 }
+# Demonstratives (as written: "está" is a verb, "esta" one of these): the word after one names
+# what the asker has in view, the area of the geo filter or the document open ("nesta área",
+# "within this radius", "in this country"), not a subject the evidence must name.
+# A year's own noun ("ano de 2018", "the year 2011", "l'année 2011"): the year says it.
+_YEAR_WORDS = frozenset("ano anos year years annee annees exercicio".split())
+_YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+_DEMONSTRATIVES = frozenset(
+    "this these este esta estes estas esse essa esses essas neste nesta nestes nestas nesse nessa "
+    "nesses nessas deste desta destes destas desse dessa desses dessas cet cette ces".split()
+)
 MIN_PREFIX = 5  # a shared prefix this long (and all but 3 letters of the shorter word) is a cognate
 
 
@@ -128,12 +165,31 @@ def singular(word: str) -> str:
 
 def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The question's content words, folded, in order, each once: no function word, no
-    question frame, no month, nothing in `skip` (its key terms, checked as such)."""
+    question frame, no month, no word a demonstrative points with ("desta região"), no
+    identifier kind ("form number"), no "ano" beside a year, nothing in `skip` (its key
+    terms, checked as such)."""
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
+    # the kind of identifier asked ("form number", "código"): the value answers it, not the word
+    # (a phrase: "form number"; a single word, "código" or "reference", may be the subject too:
+    # "which reference point lies farthest west")
+    skipped |= {w for frame in identifier_frames(question) if " " in frame for w in _WORD.findall(frame)}
+    if _YEAR.search(question):
+        skipped |= _YEAR_WORDS
     out: list[str] = []
+    previous = ""
     for raw in _WORD.findall(question):
-        word = fold(raw)
-        if len(word) < 3 or word in _IGNORED or word in skipped or word in MONTHS or word in out:
+        word, pointed = fold(raw), previous in _DEMONSTRATIVES
+        previous = raw.lower()
+        if (
+            pointed
+            or len(word) < 3
+            or word in _QUESTION_FRAMES
+            or function_word(raw.lower())
+            or function_word(word)
+            or word in skipped
+            or word in MONTHS
+            or word in out
+        ):
             continue
         if len(word) >= 4 and _VERB_ENDINGS.search(word):
             continue
@@ -148,7 +204,8 @@ class WordIndex:
         folded = fold(text)
         words = {w for w in _WORD.findall(folded)}
         for symbol, names in _UNIT_WORDS.items():
-            if re.search(rf"(?<![\w$]){re.escape(symbol)}(?!\w)", folded):
+            # after a number too: "36%", "14,2km"
+            if re.search(rf"(?<![^\W\d_]|\$){re.escape(symbol)}(?!\w)", folded):
                 words.update(names)
         if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
             words.update(("quarter", "trimestre", "trimestral", "quarterly"))
@@ -198,6 +255,9 @@ def translations(word: str) -> set[str]:
         out.update(_MORE_PT.get(form, ()))
         if form in EN_PT:
             out.add(EN_PT[form])
+    # through English to the other languages of the report words: "estudo" = "study" = "etude"
+    for english in list(out):
+        out.update(_MORE_EN.get(english, "").split())
     return out
 
 

@@ -58,7 +58,8 @@ class ExtractiveAnswerer:
             return self._from_table(question, result, grade, table)
         if not grade.passed:
             return self.gate.refusal(question, result, grade)
-        language, candidates = grade.language, grade.candidates
+        # passed on stating sentences (a row, a "label: value" line), those are what to quote
+        language, candidates = grade.language, grade.stated or grade.candidates
         best = max(candidates, key=lambda c: c.score)
         ranked = sorted(candidates, key=lambda c: -c.score)
         # a title or heading holds the question's names but states nothing: quote statements

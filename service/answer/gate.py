@@ -41,7 +41,7 @@ from ingest.values import (
 )
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer.asked import asked_value, asks_identifier, given_values, states_value
+from service.answer.asked import asked_value, asks_identifier, given_values, identifier_frames, states_value
 from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
@@ -104,6 +104,18 @@ class KeyTerm:
     name: bool = True  # a name (not a number, date, period or code)
 
 
+def name_forms(name: str) -> set[str]:
+    """Other spellings of a name (folded) that stand for it: the organisation's acronym in
+    another language (OMS = WHO), a capitalised common word's translation ("Tabela 1" =
+    "Table 1", "Produto D" = "Product D"), and a demonym's place ("Indian" = "India")."""
+    forms = set(_ALIASES.get(name, ()))
+    if " " not in name:
+        forms |= translations(name) - {name}
+        if len(name) > 5 and name.endswith("an"):
+            forms.add(name[:-1])
+    return forms
+
+
 def _spaced(text: str) -> str:
     """Folded, hyphens as spaces, one space between words: "Nouvelle-Aquitaine" = "nouvelle aquitaine"."""
     return " ".join(_HYPHENS.sub(" ", fold(text)).split())
@@ -163,6 +175,40 @@ def key_terms(question: str) -> list[str]:
     return [term.text for term in question_key_terms(question)]
 
 
+AXIS_MONTHS = 3  # a run of this many consecutive months in a text makes it a month axis
+_MONTH_WORD = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
+_MONTH_RANGE = re.compile(rf"\b({_MONTH_WORD})\.?\s*(?:[-–—]|\s(?:a|to|au|ate)\s)\s*({_MONTH_WORD})\b")
+
+
+def axis_months(text: str) -> set[str]:
+    """The months ("month:6") a chart's axis or a table's header writes abbreviated ("Jan Fev
+    Mar Abr Mai Jun", "jan/24", a range "Jan–Sep 2024"), when the text names a run of
+    AXIS_MONTHS consecutive months,
+    and each of them in the years the text states ("date:2024-06" on "Precipitação mensal
+    2024"): alone, "mar", "may", "out" and "set" are words; in a run of months they are months."""
+    folded = fold(text)
+    months = {MONTHS[w] for w in re.findall(r"[a-z]+", folded) if w in MONTHS}
+    for first, last in _MONTH_RANGE.findall(folded):  # "Jan–Sep 2024", "janeiro a junho"
+        start, end = MONTHS[first], MONTHS[last]
+        months.update((start + k - 1) % 12 + 1 for k in range((end - start) % 12 + 1))
+    in_run = {
+        m
+        for m in months
+        if any(all((s + k - 1) % 12 + 1 in months for k in range(AXIS_MONTHS)) for s in range(m - 2, m + 1))
+    }
+    years = (
+        {int(v) for _, _, v in find_numbers(text) if v.is_integer() and 1900 <= v <= 2100}
+        if in_run
+        else set()
+    )
+    return {f"month:{m}" for m in in_run} | {f"date:{y:04d}-{m:02d}" for y in years for m in in_run}
+
+
+def month_axis(text: str) -> str:
+    """The lines of a chunk that write a month axis (axis_months), "" when none."""
+    return "\n".join(line for line in text.split("\n") if axis_months(line))
+
+
 class Haystack:
     """Evidence text, searched for key terms literally and by value."""
 
@@ -174,14 +220,12 @@ class Haystack:
     def contains(self, term: KeyTerm) -> bool:
         if term.text in self.spaced:
             return True
-        if term.name and any(
-            re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in _ALIASES.get(term.text, ())
-        ):
+        if term.name and any(re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in name_forms(term.text)):
             return True
         if not term.values:
             return False
         if self._values is None:
-            self._values = value_tokens(self.text)
+            self._values = value_tokens(self.text) | axis_months(self.text)
         return bool(term.values & self._values)
 
 
@@ -236,7 +280,11 @@ class GateParams:
     # asked kind ("Código: EST-08 · ... Oxigênio dissolvido (mg/L): 3,8") answers from this
     # cosine: a table row or a "label: value" line embeds far from any question
     min_answer_cosine: float = 0.2
-    min_answer_words: float = 0.3
+    min_answer_words: float = 0.25
+    # ...and one holding every content word from this cosine: a Portuguese question over an
+    # English sentence ("caixa e equivalentes" / "Cash and equivalents totalled $71.3 million")
+    # embeds far from it with the English text model
+    min_full_answer_cosine: float = 0.1
     # "all": every key term occurs in the evidence pages; "names": names must, values may be
     # written in ways values.py does not read (a chart's axis, a scanned table)
     key_rule: Literal["all", "names"] = "all"
@@ -253,6 +301,8 @@ class Verdict:
     related: bool  # anything lexically related at all, every name present (the LLM path's bar)
     best: Candidate | None
     missing: list[str] = field(default_factory=list)  # key terms absent from the evidence pages
+    # the stating sentences it passed on when no sentence scored high enough (else empty)
+    stated: list[Candidate] = field(default_factory=list)
 
 
 def key_share(terms: list[KeyTerm], sentence: str) -> float:
@@ -283,7 +333,9 @@ def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate
     for cand in candidates:
         pages = texts.setdefault(cand.page.doc_id, {})
         if cand.page.page_no not in pages:
-            pages[cand.page.page_no] = "\n".join([cand.page.title, *(c.text for c in cand.page.chunks)])
+            pages[cand.page.page_no] = "\n".join(
+                [document_names(cand.page), *(c.text for c in cand.page.chunks)]
+            )
     holds = {doc: all(Haystack("\n".join(p.values())).contains(t) for t in names) for doc, p in texts.items()}
     return [c for c in candidates if holds[c.page.doc_id]]
 
@@ -329,12 +381,15 @@ def decide(
     params: GateParams,
     word_coverage: float = 1.0,
     other_year: bool = False,
+    keyless: bool = False,
 ) -> Verdict:
     """The gate's decision on scored candidates (cosine, overlap and keys set), the key
     terms absent from the evidence pages, the share of the question's stems the pages hold
     (`coverage`), the share of its content words they hold (`word_coverage`) and whether
     the evidence speaks of the asked subject only in other years (`other_year`); pure, so
-    scripts/calibrate_gate.py replays it on cached features."""
+    scripts/calibrate_gate.py replays it on cached features. A question without key terms
+    (`keyless`: "Quais são as coordenadas da praia nesta área?", a geo filter naming the
+    place) has its stating sentences told by content words and value alone."""
     for cand in candidates:
         cand.score = params.score(cand)
     best = max(candidates, key=lambda c: c.score, default=None)
@@ -344,13 +399,17 @@ def decide(
     stating = [
         c
         for c in candidates
-        if max(c.keys, c.context_keys) >= 1.0
+        if (keyless or max(c.keys, c.context_keys) >= 1.0)
         and c.words >= params.min_answer_words
         and c.states
-        and c.cosine >= params.min_answer_cosine
+        and (
+            c.cosine >= params.min_answer_cosine
+            or (c.words >= 1.0 and c.cosine >= params.min_full_answer_cosine)
+        )
     ]
+    stated: list[Candidate] = []
     if not relevant and stating:
-        relevant, best = True, max(stating, key=lambda c: c.score)
+        relevant, best, stated = True, max(stating, key=lambda c: c.score), stating
     passed = (
         relevant
         and coverage >= params.min_coverage
@@ -359,7 +418,9 @@ def decide(
         and keys_ok
     )
     related = names_present and any(c.overlap > 0 or c.keys > 0 for c in candidates)
-    return Verdict(passed, related, best, [t.text for t in missing])
+    # the sentences to quote: those holding every key term; without key terms, content words
+    # alone tell them too loosely, and the closest sentences are quoted as before
+    return Verdict(passed, related, best, [t.text for t in missing], stated if passed and not keyless else [])
 
 
 @dataclass
@@ -375,6 +436,8 @@ class Grade:
     absent_words: list[str] = field(default_factory=list)  # content words on no evidence page
     word_coverage: float = 1.0  # the share of the question's content words the pages hold
     other_year: bool = False  # the pages speak of the asked subject in other years only
+    # it passed on these stating sentences (no sentence scored high enough): the ones to quote
+    stated: list[Candidate] = field(default_factory=list)
 
 
 class RelevanceGate:
@@ -413,16 +476,19 @@ class RelevanceGate:
         candidates = about_subject(question, on_named_pages(question, candidates))
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
+        # a key term may name the document ("the WHO 2022 HCV guidelines", "Acme FY2023")
+        named = page_texts + [document_names(p) for p in pages]
         page_words = ["\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in pages]
         absent_words, word_coverage = content_coverage(question, page_words)
         other_year = asked_in_other_year(question, candidates)
         verdict = decide(
             candidates,
-            absent_key_terms(question, page_texts),
+            absent_key_terms(question, named),
             coverage,
             self.params,
             word_coverage=word_coverage,
             other_year=other_year,
+            keyless=not question_key_terms(question),
         )
         relevance = round(verdict.best.score, 4) if verdict.best else 0.0
         return Grade(
@@ -435,6 +501,7 @@ class RelevanceGate:
             absent_words=absent_words,
             word_coverage=word_coverage,
             other_year=other_year,
+            stated=verdict.stated,
         )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
@@ -459,13 +526,19 @@ class RelevanceGate:
         terms = question_key_terms(question)
         words = question_content_words(question, key_terms(question))
         asked, given = asked_value(question), given_values(question)
+        frames = identifier_frames(question)
+        axes = {id(c.chunk): month_axis(c.chunk.text) for c in candidates}
         headings = {id(c.page): page_headings(c.page) for c in candidates}
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
-            cand.context_keys = key_share(terms, f"{headings.get(id(cand.page), '')}\n{cand.sentence}")
+            # ...and the month axis of its chart ("Jan Fev Mar ... Dez" under the title with the values)
+            context = f"{headings.get(id(cand.page), '')}\n{axes[id(cand.chunk)]}\n{cand.sentence}"
+            cand.context_keys = key_share(terms, context)
             # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
             cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
+            if frames and all(re.search(rf"\b{re.escape(f)}\b", fold(cand.sentence)) for f in frames):
+                cand.words = 1.0  # "ISBN 978-92-4-005274-1 (print version)": the asked identifier's own line
             cand.states = asked is None or states_value(cand.sentence, asked, given)
         # stable sort: ties keep retrieval order (best page, best chunk first); the content
         # words count too, since they meet across languages where BM25 stems do not
@@ -538,9 +611,15 @@ def table_title(chunk: ChunkEvidence) -> str:
 
 
 def page_headings(page: PageEvidence) -> str:
-    """A page's title and the first line of each of its chunks (running headers, section
-    titles): "Relatório Ambiental Municipal 2024", "Prefeitura do Recife · Secretaria"."""
-    return "\n".join([page.title, *(c.text.split("\n", 1)[0] for c in page.chunks)])
+    """A page's document title and file name and the first line of each of its chunks
+    (running headers, section titles): "Relatório Ambiental Municipal 2024", "Prefeitura do
+    Recife · Secretaria", "who_hcv_children_guidelines_2022.pdf"."""
+    return "\n".join([document_names(page), *(c.text.split("\n", 1)[0] for c in page.chunks)])
+
+
+def document_names(page: PageEvidence) -> str:
+    """What names a page's document: its title and its file name."""
+    return f"{page.title}\n{page.filename}"
 
 
 def stem_coverage(sparse: SparseEncoder, question: str, page_texts: list[str]) -> float:

@@ -8,6 +8,7 @@ import pytest
 from service.answer.content_words import (
     WordIndex,
     absent_content_words,
+    function_word,
     question_content_words,
     singular,
 )
@@ -68,3 +69,43 @@ def test_the_subject_on_no_page_is_absent() -> None:
         "Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", [milho]
     ) == ["soja"]
     assert absent_content_words("Qual a área de milho da safra 16/17 na região Médio-Norte?", [milho]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Quais são as coordenadas da praia nesta área?", ["praia"]),
+        ("Qual foi o oxigênio dissolvido medido na estação desta região?", ["oxigenio", "estacao"]),
+        ("Which water-quality station lies in this radius?", ["water", "quality", "station"]),
+        ("How much revenue did Northwind generate in this country?", ["revenue"]),
+        # "está" is a verb, not a demonstrative: the word after it stays
+        ("Qual estação está próxima do canal?", ["estacao", "proxima", "canal"]),
+    ],
+)
+def test_the_word_a_demonstrative_points_with_is_not_a_subject(question: str, words: list[str]) -> None:
+    assert question_content_words(question, ["northwind"]) == words
+
+
+def test_the_kind_of_identifier_asked_and_a_years_noun_are_not_subjects() -> None:
+    assert question_content_words("What is the IBM Redpaper form number?", ["ibm", "redpaper"]) == []
+    words = question_content_words("Quantos MW a França conectou no ano de 2018?", ["mw", "franca", "2018"])
+    assert "ano" not in words
+    assert "ano" in question_content_words("Qual ano teve mais chuva?")  # no year given: the asked thing
+
+
+def test_a_unit_symbol_right_after_a_number_stands_for_its_words() -> None:
+    assert WordIndex("Resíduos sólidos urbanos: 36% do material removido").contains("percentual")
+    assert WordIndex("desassoreamento de 14,2km de canais").contains("quilometros")
+    assert not WordIndex("o programa removeu lixo").contains("percentual")
+
+
+def test_function_words_come_from_the_snowball_stop_lists() -> None:
+    assert all(function_word(w) for w in ("que", "estava", "the", "were", "ont"))
+    # not Spanish's list, which holds Portuguese content words
+    assert not any(function_word(w) for w in ("estado", "sea", "receita", "revenue"))
+    assert question_content_words("Qual região teve a maior receita?") == ["regiao", "receita"]
+
+
+def test_a_single_word_identifier_kind_may_be_the_subject() -> None:
+    words = question_content_words("Which reference point on the Recife map lies farthest west?", ["recife"])
+    assert words[:2] == ["reference", "point"]

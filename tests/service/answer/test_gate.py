@@ -274,3 +274,97 @@ def test_a_value_question_scores_only_sentences_about_its_subject() -> None:
     # an identifier asked by its kind, or a "which" question: every sentence stays
     assert len(about_subject("Qual o número da Resolução CONAMA citada?", candidates(question))) == 2
     assert len(about_subject("Which product grew most in Q3 2024?", candidates(question))) == 2
+
+
+CHART_OCR = (
+    "Precipitação mensal em Recife 2024 (mm)\nJan Fev Mar Abr Mai Jun Jul Ago Set Out Nov Dez\n205 402 187"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Segundo o gráfico, qual foi a precipitação em junho de 2024 no Recife?",
+        "According to the monthly rainfall chart, how much rain fell in Recife in August 2024?",
+        "Quanto choveu no Recife em março?",
+    ],
+)
+def test_a_month_is_found_on_an_axis_of_abbreviated_months(question: str) -> None:
+    assert missing_key_terms(question, [CHART_OCR]) == []
+
+
+def test_an_abbreviation_outside_a_run_of_months_is_a_word() -> None:
+    assert missing_key_terms("How deep was the sea in March 2020?", ["In 2020 the mar was 40 m deep."]) == [
+        "march 2020"
+    ]
+    assert missing_key_terms("What happened in September?", ["You may set it out."]) == ["september"]
+    assert missing_key_terms("Quanto choveu em junho de 2023?", [CHART_OCR]) == ["junho de 2023"]
+
+
+def page(doc_id: str, text: str, title: str, filename: str) -> PageEvidence:
+    chunk = ChunkEvidence(doc_id, 1, 0, text, [0, 0, 100, 100], [600, 800], 1, 1.0)
+    return PageEvidence(doc_id, 1, title, filename, "pdf", 1.0, chunks=[chunk])
+
+
+def test_a_key_term_may_name_the_document_by_its_title_or_file_name(gate: RelevanceGate) -> None:
+    question = "In the WHO 2022 HCV guidelines, what dose is given to children weighing more than 30 kg?"
+    dosing = (
+        "Dosing by weight band: children weighing more than 30 kg take sofosbuvir/velpatasvir 400/100 mg."
+    )
+    named = page("who", dosing, "Updated recommendations", "who_hcv_children_guidelines_2022.pdf")
+    result = gate.grade(question, SearchResult("q", [named], gate.text.embed([question])[0], {}))
+    assert result.missing == []
+    anonymous = page("x", dosing, "Updated recommendations", "guidelines.pdf")
+    result = gate.grade(question, SearchResult("q", [anonymous], gate.text.embed([question])[0], {}))
+    assert sorted(result.missing) == ["2022", "hcv", "who"]
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence"),
+    [
+        ("Qual a taxa de corrosão sem inibidor na Tabela 1?", "Table 1 Corrosion rate (mm/year): 2.8163"),
+        ("No relatório, em que mês o Produto D teve a menor receita?", "Product D Monthly Revenue"),
+        ("Which Indian state had a negative growth rate?", "State-wise growth rate of population, India"),
+    ],
+)
+def test_a_name_is_found_by_its_translation_or_its_place(question: str, evidence: str) -> None:
+    assert missing_key_terms(question, [evidence]) == []
+
+
+def test_a_name_without_its_translation_or_place_is_missing() -> None:
+    assert missing_key_terms("Which Indian state had a negative growth rate?", ["Growth rate of Nepal"]) == [
+        "indian"
+    ]
+
+
+def stating(cosine: float, keys: float, words: float) -> Candidate:
+    return Candidate(
+        "Praia de Boa Viagem: 8°07'11\"S 34°53'49\"W", None, None, cosine, 0.0, keys, words=words
+    )  # type: ignore[arg-type]
+
+
+def test_a_question_without_key_terms_passes_on_a_stating_sentence() -> None:
+    # "Quais são as coordenadas da praia nesta área?": the geo filter names the place
+    assert decide([stating(0.5, 0.0, 1.0)], [], 1.0, GateParams(), keyless=True).passed
+    assert not decide([stating(0.5, 0.0, 1.0)], [], 1.0, GateParams()).passed  # a key term it lacks
+    assert not decide([stating(0.5, 0.0, 0.0)], [], 1.0, GateParams(), keyless=True).passed  # off subject
+
+
+def test_a_sentence_holding_every_content_word_states_from_a_low_cosine() -> None:
+    # a Portuguese question over an English sentence: "caixa e equivalentes" / "Cash and equivalents"
+    verdict = decide([stating(0.14, 1.0, 1.0)], [], 1.0, GateParams())
+    assert verdict.passed and verdict.stated
+    assert not decide([stating(0.14, 1.0, 0.5)], [], 1.0, GateParams()).passed
+
+
+def test_the_line_naming_the_asked_identifier_is_quoted(gate: RelevanceGate) -> None:
+    question = "Qual é o ISBN da versão impressa das diretrizes da OMS de 2022?"
+    text = (
+        "WHO has developed standards for delivering quality services for adolescents, and these "
+        "guidelines update the recommendations on the treatment of adolescents and children.\n"
+        "ISBN 978-92-4-005273-4 (electronic version) ISBN 978-92-4-005274-1 (print version)"
+    )
+    who = page("who", text, "Updated recommendations", "who_hcv_children_guidelines_2022.pdf")
+    result = gate.grade(question, SearchResult("q", [who], gate.text.embed([question])[0], {}))
+    assert result.passed
+    assert [c.sentence for c in result.stated] == [text.split("\n")[1]]
