@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -35,6 +35,7 @@ from ingest.geotagging import (
 from ingest.loaders import LoadedPage, LoadOptions, PointKind
 from ingest.map_card import map_card
 from ingest.ocr import INSTALL_HINT, tesseract_available
+from ingest.read_ahead import ReadAhead
 from ingest.timing import StageTimes
 from ingest.upload import IngestRequest, open_upload, sniff_upload, validate_upload
 from models.sparse_encoder import SparseEncoder
@@ -99,6 +100,7 @@ class Ingestor:
         visual_points: VisualPointsFn | None = None,
         page_pool: Callable[[np.ndarray], np.ndarray] | None = None,
         captioner: Captioner | None = None,
+        read_ahead: int = PAGE_BATCH,
     ) -> None:
         self.store = store
         self.registry = registry
@@ -119,8 +121,10 @@ class Ingestor:
         self.visual_points = visual_points  # visual profile: page-image vectors
         self.page_pool = page_pool  # CARTA_PAGE_POOLING: the page multivector's pooled first stage
         self.captioner = captioner  # CARTA_CAPTION_PAGES: chart/map pages described by the vision LLM
-        # Called after a new document turns ready, where the service is built (the graph).
-        self.indexed_hooks: list[IndexedHook] = []
+        self.read_ahead = read_ahead  # CARTA_READ_AHEAD_PAGES: pages read ahead on their own thread
+        # Called after a new document turns ready, where the service is built (the graph),
+        # each timed as its own stage under its name (ingest/timing.py)
+        self.indexed_hooks: dict[str, IndexedHook] = {}
 
     def validate(self, request: IngestRequest) -> None:
         """Refuse a file `ingest` would refuse (size, type, content, coordinates) without
@@ -173,12 +177,12 @@ class Ingestor:
         page_notes: dict[str, list[int]] = {}  # a page's warning -> the pages it applies to
         sections = SectionContext(doc.title)  # the chunks' context header, across batches
         captions = self.captioner.budget() if self.captioner else None
+        pages = self._page_reader(opened.pages(), doc, times)
         try:
             batch: list[LoadedPage] = []
-            page_iter = opened.pages()
             while True:
-                with times.stage("read"):  # the loaders render, read, OCR and find tables here
-                    page = next(page_iter, None)
+                with times.stage("wait" if isinstance(pages, ReadAhead) else "read"):
+                    page = next(pages, None)
                     if page is None:
                         break
                     page = card.on(page) if card else page
@@ -197,23 +201,47 @@ class Ingestor:
                 for spec in self.collections.all():
                     self.store.set_payload(spec.name, ready, {"state": "ready"})
         except BaseException as exc:
+            _stop_reading(pages)  # else it could save a page image after the purge
             self.purge(tenant, doc_id, keep_row=True)
             self.registry.set_status(tenant, doc_id, "failed", error=f"{exc.__class__.__name__}: {exc}")
             raise
         finally:
+            _stop_reading(pages)  # the reading thread is done with the document before it closes
             opened.close()
         self.registry.set_status(
             tenant, doc_id, "ready", pages=opened.page_count, footprint=footprint_geojson(geo.all_tags)
         )
         doc = self.registry.get(tenant, doc_id) or doc
-        with times.stage("after"):
-            for hook in self.indexed_hooks:
+        for name, hook in self.indexed_hooks.items():
+            with times.stage(name):
                 hook(doc, progress)
         if progress:
             progress(Progress(filename, "done", opened.page_count, opened.page_count))
         warnings.extend(f"{_page_label(pages)}: {note}" for note, pages in page_notes.items())
         log.info("indexed %s: %d pages in %s", filename, opened.page_count, times.summary())
         return IngestResult(doc, created=True, warnings=sorted(set(warnings)), seconds=times.rounded())
+
+    def _page_reader(
+        self, loaded: Iterator[LoadedPage], doc: Document, times: StageTimes
+    ) -> Iterator[LoadedPage]:
+        """The document's pages, read (and their images saved) on the read-ahead thread
+        when CARTA_READ_AHEAD_PAGES > 0, else on this one as the loop asks for them."""
+        if self.read_ahead <= 0:
+            return loaded
+
+        def timed() -> Iterator[LoadedPage]:
+            while True:
+                with times.stage("read"):  # the loaders render, read, OCR and find tables here
+                    page = next(loaded, None)
+                if page is None:
+                    return
+                yield page
+
+        def save_image(page: LoadedPage) -> None:
+            with times.stage("images"):
+                self.images.save(doc.tenant, doc.id, page.page_no, page.image)
+
+        return ReadAhead(timed(), self.read_ahead, prepare=save_image)
 
     def purge(self, tenant: str, doc_id: str, keep_row: bool = False) -> None:
         """Remove every point, image and page row of a document, and its registry row
@@ -247,9 +275,10 @@ class Ingestor:
         captions: CaptionBudget | None = None,
     ) -> None:
         chunks: list[Chunk] = []
-        with times.stage("images"):
-            for page in pages:
-                self.images.save(doc.tenant, doc.id, page.page_no, page.image)
+        if self.read_ahead <= 0:  # else saved as they were read (_page_reader)
+            with times.stage("images"):
+                for page in pages:
+                    self.images.save(doc.tenant, doc.id, page.page_no, page.image)
         with times.stage("chunk"):
             for page in pages:
                 if page.text_source == "none":
@@ -375,6 +404,12 @@ class Ingestor:
         if geo.anchor is None:  # from the first batch of pages, like the country
             geo.anchor = choose_anchor([geo.document_tags, *found])
         return [coherent(tags, geo.anchor) for tags in found]
+
+
+def _stop_reading(pages: Iterator[LoadedPage]) -> None:
+    """Stop and join the read-ahead thread, if the pages come from one (again: a no-op)."""
+    if isinstance(pages, ReadAhead):
+        pages.close()
 
 
 def _page_label(pages: list[int]) -> str:

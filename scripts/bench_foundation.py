@@ -198,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         bare_pages, bare_s = bare_pymupdf_s(pdfs, carta.settings.render_dpi)
         try:
             rows = ingest_all(carta, files)
+            t1 = time.perf_counter()
+            carta.settle()  # the background pass (sentence vectors) the documents left queued
+            settle_s = time.perf_counter() - t1
             carta.search(SearchQuery("warm up", "bench"))
             timings = time_channels(carta, args.repeat)
             rss_mb = psutil.Process().memory_info().rss / 1e6
@@ -234,9 +237,18 @@ def main(argv: list[str] | None = None) -> int:
         "pages_per_s": round(bare_rate, 2),
     }
     ingestion["pdf_rate_vs_bare"] = round(pdf_rate / bare_rate, 3)
+    # the wait for the background pass after the last file, all counted against the PDFs
+    pdf_pages, pdf_s, _ = throughput(rows, lambda r: r["kind"] == "pdf")
+    settled_rate = pdf_pages / (pdf_s + settle_s) if pdf_s + settle_s else float("nan")
+    ingestion["background_wait_s"] = round(settle_s, 2)
+    ingestion["pdf_rate_vs_bare_settled"] = round(settled_rate / bare_rate, 3)
     print(
         f"{'bare PyMuPDF pass (PDFs)':<26}{bare_pages:>7}{bare_s:>9.1f}{bare_rate:>9.2f}"
         f"   Carta's PDF rate = {pdf_rate / bare_rate:.2f}x the bare pass (target >= 0.5x)"
+    )
+    print(
+        f"background pass (sentence vectors): {settle_s:.1f} s more after the last file was ready; "
+        f"counting that wait, Carta's PDF rate = {settled_rate / bare_rate:.2f}x the bare pass"
     )
     stages: dict[str, float] = {}
     for row in rows:

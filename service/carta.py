@@ -42,6 +42,7 @@ from service.answer.global_answer import global_answer, global_sources
 from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
+from service.answer.sentence_filler import BackgroundSentences
 from service.answer.sentence_vectors import SentenceVectors
 from service.answer.types import Answer, Event
 from service.erasure import JOURNAL_NAME, ErasureJournal
@@ -242,7 +243,7 @@ class Carta:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.text: TextEncoder = text_encoder or TextEncoder(
-            settings.text_model, settings.device, settings.embed_batch_size
+            settings.text_model, settings.device, settings.embed_batch_size, settings.text_bulk_bf16
         )
         self.sparse = SparseEncoder()
         # visual profile: page-image encoders (None in lite, or after a fallback: visual_error says why)
@@ -289,6 +290,12 @@ class Carta:
         self.sentence_vectors: SentenceVectors | None = (
             SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
         )
+        # CARTA_SENTENCE_VECTORS_BACKGROUND: stored by a low-priority thread once a document is ready
+        self.sentence_filler: BackgroundSentences | None = (
+            BackgroundSentences(self.sentence_vectors)
+            if self.sentence_vectors is not None and settings.sentence_vectors_background
+            else None
+        )
         self.gate = RelevanceGate(
             self.text, self.sparse, settings.min_relevance, sentence_vectors=self.sentence_vectors
         )
@@ -321,7 +328,9 @@ class Carta:
             config = llm_config(settings)
             self.global_llm = LLMClient(config) if config else None
             self.erasure_hooks.append(self.docgraph.delete_document)
-        if self.sentence_vectors is not None:
+        if self.sentence_filler is not None:  # a pass in flight stores nothing for an erased document
+            self.erasure_hooks.append(self.sentence_filler.cancel)
+        elif self.sentence_vectors is not None:
             self.erasure_hooks.append(self.sentence_vectors.delete_document)
         self.planner = query_planner(settings, self.retriever, self.docgraph)
         self.erasure_hooks.append(self.job_store.delete_tenant_document)
@@ -379,15 +388,16 @@ class Carta:
             visual_points=self.visual.points if self.visual else None,
             page_pool=page_pooler(settings) if self.page_pooled else None,
             captioner=captioner(settings),
+            read_ahead=settings.read_ahead_pages,
         )
         if ingestor.index_signature != self.index_signature:  # pragma: no cover - the two must agree
             raise RuntimeError(f"index signature {ingestor.index_signature!r} != {self.index_signature!r}")
         if self.graph is not None:
-            ingestor.indexed_hooks.append(self._index_graph_pages)
+            ingestor.indexed_hooks["graph"] = self._index_graph_pages
         if self.docgraph is not None:  # the document graph: extracted once a document is ready
-            ingestor.indexed_hooks.append(self._index_docgraph)
+            ingestor.indexed_hooks["docgraph"] = self._index_docgraph
         if self.sentence_vectors is not None:
-            ingestor.indexed_hooks.append(self._index_sentence_vectors)
+            ingestor.indexed_hooks["sentences"] = self._index_sentence_vectors
         return ingestor
 
     @property
@@ -466,8 +476,9 @@ class Carta:
         self.docgraph.add_document(doc.tenant, chunks, found)
 
     def _index_sentence_vectors(self, doc: Document, progress: ProgressFn | None = None) -> None:
-        """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py);
-        a store that cannot be written leaves the document to the gate's on-the-fly embedding."""
+        """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py),
+        queued for the background pass when there is one; a store that cannot be written
+        leaves the document to the gate's on-the-fly embedding."""
         if self.sentence_vectors is None or doc.status != "ready":
             return
         flt = Filter({"tenant": doc.tenant, "doc_id": doc.id})
@@ -475,10 +486,19 @@ class Carta:
             (h.payload.get("text", ""), h.payload.get("table") is not None)
             for h in self.store.scroll(self.collections.chunks.name, flt)
         ]
+        if self.sentence_filler is not None:
+            self.sentence_filler.submit(doc.tenant, doc.id, texts)
+            return
         try:
             self.sentence_vectors.add_document(doc.tenant, doc.id, texts)
         except sqlite3.Error as exc:
             log.warning("sentence vectors of %s/%s not stored: %s", doc.tenant, doc.id, exc)
+
+    def settle(self) -> None:
+        """Wait for the background work of the documents ingested so far (their sentence
+        vectors): a benchmark or a test that reads the stores calls it."""
+        if self.sentence_filler is not None:
+            self.sentence_filler.wait()
 
     def fill_sentence_vectors(self) -> int:
         """Store the sentence vectors of ready documents indexed before the store existed
@@ -492,6 +512,7 @@ class Carta:
             if doc is not None and not self.sentence_vectors.has_document(tenant, doc_id):
                 self._index_sentence_vectors(doc)
                 filled += 1
+        self.settle()
         return filled
 
     def _recover_interrupted(self) -> None:
@@ -681,6 +702,8 @@ class Carta:
         if self._closed:
             return
         self._closed = True
+        if self.sentence_filler is not None:  # the queued documents' vectors first (they read chunks)
+            self.sentence_filler.close()
         self._resume_erasures()  # CARTA_ERASURE=on_close: the deleted documents leave the disk now
         self.store.close()
         self.registry.close()

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     )
     device: str = "cpu"
     embed_batch_size: int = Field(64, ge=1, le=1024)
+    text_bulk_bf16: bool = Field(
+        True,
+        description="Ingestion's text encoding (bulk calls on torch) under bf16 autocast when the CPU "
+        "has bf16 kernels (AVX512-BF16/AMX; else fp32): 2.2x faster, vectors at cosine >= 0.9999 to fp32. "
+        "Questions are always encoded in fp32.",
+    )
     page_max_tokens: int = Field(
         512, ge=16, le=4096, description="Token vectors kept per page (lite multivector)."
     )
@@ -73,6 +79,13 @@ class Settings(BaseSettings):
     ocr_dpi: int = Field(300, ge=72, le=600)
     ocr_min_chars: int = Field(40, ge=0, description="Pages with fewer text-layer characters are OCRed.")
     chunk_chars: int = Field(900, ge=200, le=4000)
+    read_ahead_pages: int = Field(
+        8,
+        ge=0,
+        le=64,
+        description="Pages read (rendered, OCRed, tables found, images saved) on their own thread ahead "
+        "of the encoder (ingest/read_ahead.py), so reading and encoding overlap; 0 = one thread.",
+    )
     layout: Literal["tables", "text"] = Field(
         "tables",
         description="PDF pages: 'tables' detects tables (cells, headers; chunks name their columns), "
@@ -129,6 +142,13 @@ class Settings(BaseSettings):
         description="Embed every chunk sentence at ingestion (data_dir/sentence_vectors.sqlite3), so an "
         "extractive answer reads the vectors instead of embedding ~32 sentences per question; "
         "off = embed them per question (as documents indexed before this store are).",
+    )
+
+    sentence_vectors_background: bool = Field(
+        True,
+        description="Store the sentence vectors in a low-priority background pass after a document is "
+        "ready (service/answer/sentence_filler.py) instead of inside its ingestion; questions asked "
+        "before the pass ends embed the missing sentences on the fly, with the same answers.",
     )
 
     @property

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -87,22 +87,44 @@ class SentenceVectors:
             out[missing] = self.text.embed([texts[i] for i in missing])
         return out
 
-    def add_document(self, tenant: str, doc_id: str, chunks: Iterable[tuple[str, bool]]) -> int:
+    def add_document(
+        self,
+        tenant: str,
+        doc_id: str,
+        chunks: Iterable[tuple[str, bool]],
+        wanted: Callable[[], bool] | None = None,
+        slice_size: int | None = None,
+    ) -> int:
         """Store the vector of every sentence of a document's chunks ((text, is a table) each;
         a table's lines stay lines, as the gate splits them); returns how many texts
-        were embedded (those another document already holds are copied, not embedded)."""
+        were embedded (those another document already holds are copied, not embedded).
+        `wanted`: asked under the store's lock before the rows are written (False: the
+        document was erased meanwhile, nothing is stored); `slice_size`: embed that many
+        texts per call on the small-call runtime (service/answer/sentence_filler.py), else
+        all in one bulk call."""
         texts = list(dict.fromkeys(t for text, table in chunks for t in embedded_texts(text, table)))
         keys = [self.key(t) for t in texts]
         known = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in known]
         vectors = dict(known)
-        if todo:
-            for i, vec in zip(todo, self.text.embed([texts[i] for i in todo], bulk=True), strict=True):
-                vectors[keys[i]] = vec
+        for i, vec in zip(todo, self._embed([texts[i] for i in todo], slice_size), strict=True):
+            vectors[keys[i]] = vec
         rows = [(k, tenant, doc_id, np.asarray(vectors[k], dtype=np.float32).tobytes()) for k in keys]
         with self._lock, transaction(self._conn):
+            if wanted is not None and not wanted():
+                return 0
             self._conn.executemany("INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?, ?)", rows)
         return len(todo)
+
+    def _embed(self, texts: list[str], slice_size: int | None) -> list[np.ndarray]:
+        if not texts:
+            return []
+        if slice_size is None:
+            return list(self.text.embed(texts, bulk=True))
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), slice_size):
+            out.extend(self.text.embed(texts[start : start + slice_size], bulk=False))
+        return out
 
     def has_document(self, tenant: str, doc_id: str) -> bool:
         """Whether the document's vectors are stored (a data dir from before has none)."""

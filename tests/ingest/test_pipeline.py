@@ -178,12 +178,15 @@ def test_progress_counts_pages_up_to_done(make_carta: Callable[..., Carta]) -> N
     assert dones[-1] == pages
     assert events[-1] == Progress("longo.pdf", "done", pages, pages)
     # where the time went, per stage (the `carta ingest --json` report): every stage a PDF
-    # goes through ran, none is negative, and the total is their sum
+    # goes through ran, none is negative; reading and saving images ran on the read-ahead
+    # thread, the rest on the caller's, whose stages fit in the document's wall time
     spent = result.seconds
-    assert {"read", "images", "chunk", "embed", "sparse", "store", "after"} <= set(spent)
+    assert {"read", "images", "wait", "chunk", "embed", "sparse", "store"} <= set(spent)
+    assert set(carta.ingestor.indexed_hooks) <= set(spent)  # each hook timed under its own name
     assert all(v >= 0 for v in spent.values()) and spent["embed"] > 0 and spent["read"] > 0
-    stages = sum(v for k, v in spent.items() if k != "total")
-    assert spent["total"] == pytest.approx(stages, abs=0.01)
+    caller = sum(v for k, v in spent.items() if k not in ("read", "images", "total"))
+    assert caller <= spent["total"] + 0.01
+    assert spent["read"] <= spent["total"] + 0.01
 
 
 def test_image_named_like_a_pdf_is_stored_as_an_image(make_carta: Callable[..., Carta]) -> None:

@@ -161,3 +161,24 @@ def test_ingestion_batches_run_on_torch_however_few_their_texts() -> None:
     for a, b in zip(bulk, small, strict=True):
         np.testing.assert_allclose(a.dense, b.dense, atol=1e-5)
         np.testing.assert_allclose(a.tokens, b.tokens, atol=1e-4)
+
+
+def test_bf16_bulk_calls_keep_the_fp32_vectors_to_cosine_0_9999() -> None:
+    """CARTA_TEXT_BULK_BF16: ingestion's torch calls under bf16 autocast, where the CPU has
+    bf16 kernels; the vectors stay the fp32 ones to cosine 0.9999 (token vectors too), and
+    small calls (questions) are fp32 on the NumPy runtime either way."""
+    from models.text_encoder import _cpu_bf16
+
+    if not _cpu_bf16():
+        pytest.skip("this CPU has no bf16 kernels: bulk calls stay fp32")
+    texts = [FLOOD_A, FLOOD_B, REVENUE, "Relatório de enchentes: 412 mm de chuva em julho no Recife."]
+    fp32 = TextEncoder().embed_with_tokens(texts, bulk=True)
+    encoder = TextEncoder(bulk_bf16=True)
+    bf16 = encoder.embed_with_tokens(texts, bulk=True)
+    for a, b in zip(fp32, bf16, strict=True):
+        assert a.tokens.shape == b.tokens.shape and b.dense.dtype == np.float32
+        assert float(a.dense @ b.dense) >= 0.9999
+        assert float(np.sum(a.tokens * b.tokens, axis=1).min()) >= 0.999
+    assert not np.array_equal(fp32[0].dense, bf16[0].dense)  # bf16 did run
+    small = encoder.embed(texts[:2], bulk=False)
+    np.testing.assert_allclose(small, np.stack([a.dense for a in fp32[:2]]), atol=1e-5)
