@@ -29,7 +29,7 @@ from ingest.values import find_numbers
 from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
-from service.answer.tables import TableAnswer, TableAnswerer
+from service.answer.tables import PageChunks, TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
 
@@ -42,10 +42,12 @@ class ExtractiveAnswerer:
         self.max_sentences = max_sentences
         self.tables = TableAnswerer()
 
-    def answer(self, question: str, result: SearchResult) -> Answer:
-        """The answer composed from the evidence, or the gate's refusal."""
+    def answer(self, question: str, result: SearchResult, page_chunks: PageChunks | None = None) -> Answer:
+        """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
+        an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
-        table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
+        pages = result.pages[: self.gate.evidence_pages]
+        table = self.tables.answer(question, grade.language, pages, page_chunks)
         if (
             table is not None
             and (grade.absent_words or grade.other_year)
