@@ -181,7 +181,24 @@ def _cell_words(
                 if x0 < box[0] - 2 or x1 > box[2] + 2:
                     straddled[r] = True
                 break
+        else:
+            _into_span_above(grid, order[:k], r, (x0, y0, x1, y1, word), held)
     return held, straddled
+
+
+def _into_span_above(
+    grid: list[list[tuple | None]], above: list[int], r: int, word: Word, held: list[list[list[Word]]]
+) -> None:
+    """A word under no cell of its row lies in a cell spanning down from a row above (the
+    row's slot is None): "enc-layers" under "#", "time (secs)" under "Inference". It joins
+    the nearest cell above whose column holds it, where its own row has no cell."""
+    cx = (word[0] + word[2]) / 2
+    for rr in reversed(above):
+        for c, box in enumerate(grid[rr]):
+            if box and box[0] <= cx <= box[2]:
+                if c < len(grid[r]) and grid[r][c] is None:
+                    held[rr][c].append(word)
+                return
 
 
 def _text(words: list[Word]) -> str:

@@ -25,7 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from geo.folding import fold
-from ingest.values import find_numbers, find_periods, number_token, parse_date, parse_number, split_tokens
+from ingest.values import (
+    find_dates,
+    find_numbers,
+    find_periods,
+    number_token,
+    parse_date,
+    parse_number,
+    split_tokens,
+)
 from service.answer.gate import key_terms
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
@@ -64,6 +72,8 @@ _UNIT = re.compile(
     r"|[a-z$€£]{1,5}\.?(?:/[a-z]{1,4})?(?:\s+[a-z]{1,5})?|\d+\s*[a-z]{1,4}|in\s+\d+)"
 )
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
+_TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
+NAMING_ROWS = 2  # a key term held by this many other rows (or fewer) names them
 _CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
 _WORD_PARTS = re.compile(r"[\w'-]+")
 
@@ -285,8 +295,15 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     for row in table.rows:
         columns |= _sums({j: row[j].number for j in value_columns if row[j].number is not None})
     if table.complete:
-        for j in value_columns:
-            rows |= _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
+        # a row that is the sum of the others in most columns (one column's coincidence is not:
+        # Andhra Pradesh's "Others" equals the other states' together)
+        votes = Counter(
+            i
+            for j in value_columns
+            for i in _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
+        )
+        summed = sum(1 for j in value_columns if sum(1 for r in table.rows if r[j].number) >= 4)
+        rows |= {i for i, n in votes.items() if n > summed / 2}
     return rows, columns
 
 
@@ -355,10 +372,17 @@ HEADER_WORDS: dict[str, str] = {
 _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
 
 
+# "de 01/06 a 10/07/2016": a range whose first date takes the year of the second
+_DATE_RANGE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})\s+(?:a|to|ate|-)\s+\d{1,2}[/.-]\d{1,2}[/.-](\d{4})\b")
+
+
 def question_tokens(question: str) -> set[str]:
     """The question's tokens and, for its words the glossaries know, their words in the
-    other language: "taxa" also meets "rate", "multa" "fine"."""
+    other language: "taxa" also meets "rate", "multa" "fine". A date range's first date
+    written without its year ("01/06 a 10/07/2016") gets the year of the second."""
     out = tokens(question)
+    for m in _DATE_RANGE.finditer(fold(question)):
+        out |= {t for t in tokens(f"{m[1]}/{m[2]}/{m[3]}") if t.startswith(("date:", "month:"))}
     _, words = split_tokens(question)
     for word in words:
         for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
@@ -392,7 +416,10 @@ def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
     named by numbers ("enc 6, dec 6, OTSL") are found like rows named by words."""
     folded = fold(question)
     out: dict[str, int] = {}
+    times = [(a, b) for a, b, _ in [*find_dates(folded), *find_periods(folded)]]
     for start, end, value in find_numbers(folded):
+        if any(a < end and start < b for a, b in times):
+            continue  # "01-06-2016": a date's parts are not counts
         before = _NUMBER_WORD.findall(folded[max(0, start - 24) : start])[-1:]
         after = _NUMBER_WORD.findall(folded[end : end + 24])[:1]
         near = [w for w in before + after if not w.isdigit() and w not in _STOPWORDS]
@@ -514,19 +541,21 @@ def _parts_over_totals(matches: list[_Match], totals: set[int]) -> list[_Match]:
 
 
 def _best_row(labels: _Labels, query: set[str]) -> tuple[_Match, list[int]] | None:
-    """The one best row for the question, and the rows that tie with it under the same label
-    (a bulletin listing a beach twice, one row per sample): those are read too, and answer
-    only when their cell agrees."""
+    """The one best row for the question, and the rows listed under the same name that the
+    question matches alike (a bulletin listing a beach twice, one row per sample): those are
+    read too, and answer only when their cell agrees."""
     matches = labels.match_rows(query)
-    best = _unique_best(matches)
-    if best is not None:
-        return best, []
     if not matches:
         return None
-    tied = [m for m in matches if m.score >= matches[0].score - 1e-6]
-    if len({row_label(labels.table, m.index) for m in tied}) != 1:
-        return None
-    return tied[0], [m.index for m in tied[1:]]
+    first = matches[0]
+    name = row_name(labels.table, first.index)
+    alike = [
+        m.index for m in matches[1:] if m.matched == first.matched and row_name(labels.table, m.index) == name
+    ]
+    if alike:
+        return first, alike
+    best = _unique_best(matches)
+    return (best, []) if best is not None else None
 
 
 def _unique_best(matches: list[_Match]) -> _Match | None:
@@ -641,7 +670,12 @@ class TableAnswerer:
             if j != table.name_column
             and (j in numbered or tokens(cell.text) & row.matched - tokens(row_name(table, row.index)))
         ]
-        found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
+        if numbered and not tokens(row_name(table, row.index)) & row.matched:
+            # a row the question named by numbers: named so ("Inhibitor concentration 10"), not by a
+            # cell it did not ask about
+            found.row_text = ", ".join(named_by)
+        else:
+            found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
         return found
 
     @staticmethod
@@ -749,15 +783,18 @@ class TableAnswerer:
         )
         found.addressed |= set().union(*total_labels, *(labels.rows[i] for i in among))
         if is_column:
-            found.name_column = self._asked_by(labels, query)
+            found.name_column = self._asked_by(labels, query - match.matched, labels.columns[match.index])
         return found
 
     @staticmethod
-    def _asked_by(labels: _Labels, query: set[str]) -> int | None:
+    def _asked_by(labels: _Labels, query: set[str], line: set[str]) -> int | None:
         """The label column whose header the question names ("Qual autuado": "Nome Autuado"),
         the one the answer names the rows by; None when it names none, or several alike."""
         table = labels.table
-        matches = [m for m in labels.match_columns(query) if m.index in table.label_columns]
+        words = {t for t in query if ":" not in t}  # a date names the line, not the rows' kind
+        matches = [
+            m for m in labels.match_columns(words) if m.index in table.label_columns and m.matched - line
+        ]
         best = _unique_best(matches)
         return best.index if best else None
 
@@ -798,10 +835,15 @@ class TableAnswerer:
         others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
         context = fold(f"{table.page_text} {table.page.title} {table.title}")
         for key in key_terms(question):
-            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")}
+            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
             if not key_tokens or key_tokens <= addressed:
                 continue
-            if any(key_tokens <= other for other in others) or fold(key) not in context:
+            if fold(key) not in context:
+                return False
+            # a term of the page's text that names one or two other rows asks about them; one
+            # that many rows hold ("Ibama" in the sanctions of most rows) is the page's context
+            naming = sum(key_tokens <= other for other in others)
+            if 0 < naming <= NAMING_ROWS:
                 return False
         return True
 
