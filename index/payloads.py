@@ -95,4 +95,6 @@ def chunk_payload(
 #   rows         list[list[{"text": str, "bbox": [x0, y0, x1, y1]}]]  this chunk's body rows
 #   first_row    int        index of this chunk's first body row within the table's body
 #   bbox         list[float] the whole table's box (page points, origin top-left)
+#   body_rows    int        how many body rows the whole table has (absent on chunks stored
+#                           before it: the answerer then tells a complete table by its bottom)
 TABLE_FIELDS = ("table_no", "title", "columns", "header_rows", "rows", "first_row", "bbox")

@@ -176,6 +176,7 @@ def _table_chunk(
         "header_rows": table.header_rows,
         "rows": [[{"text": c.text, "bbox": list(c.bbox)} for c in row] for row in rows],
         "first_row": start,
+        "body_rows": len(table.rows),
         "bbox": list(table.bbox),
     }
     text = "\n".join([head, *lines] if head else lines)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import pymupdf
@@ -99,7 +100,7 @@ def _build(
     bbox: BBox,
     header_rows: int,
 ) -> Table | None:
-    texts, straddled = _cell_texts(grid, words)
+    grid, texts, boxes, straddled = _stacked_rows_split(grid, *_cell_words(grid, words), header_rows)
     ncols = max(len(r) for r in grid)
     title_parts: list[str] = []
     start = 0
@@ -120,7 +121,9 @@ def _build(
         for c in range(ncols):
             box = grid[r][c] if c < len(grid[r]) else None
             text = texts[r][c] if c < len(texts[r]) else ""
-            cells.append(Cell(text, _round(box) if box else _round(bbox)))
+            # the box of the cell's words, so a citation highlights the value, not a tall row
+            words_box = boxes[r][c] if c < len(boxes[r]) else None
+            cells.append(Cell(text, _round(words_box or box or bbox)))
         if any(cell.text for cell in cells):
             rows.append(cells)
     if not rows:
@@ -153,13 +156,18 @@ def _filled(row: list[str]) -> int:
     return sum(1 for t in row if t)
 
 
-def _cell_texts(grid: list[list[tuple | None]], words: list[tuple]) -> tuple[list[list[str]], list[bool]]:
-    """Each cell's text from the words whose centre it holds, and for each row whether a
-    word crosses a cell border (a caption spanning the table, not cells)."""
+Word = tuple[float, float, float, float, str]  # x0, y0, x1, y1, text
+
+
+def _cell_words(
+    grid: list[list[tuple | None]], words: list[tuple]
+) -> tuple[list[list[list[Word]]], list[bool]]:
+    """Each cell's words (those whose centre it holds), and for each row whether a word
+    crosses a cell border (a caption spanning the table, not cells)."""
     tops = [min((c[1] for c in row if c), default=0.0) for row in grid]
     order = sorted(range(len(grid)), key=lambda i: tops[i])
     sorted_tops = [tops[i] for i in order]
-    parts: dict[tuple[int, int], list[str]] = {}
+    held: list[list[list[Word]]] = [[[] for _ in row] for row in grid]
     straddled = [False] * len(grid)
     for x0, y0, x1, y1, word, *_ in words:
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -169,14 +177,120 @@ def _cell_texts(grid: list[list[tuple | None]], words: list[tuple]) -> tuple[lis
         r = order[k]
         for c, box in enumerate(grid[r]):
             if box and box[0] <= cx <= box[2] and box[1] <= cy <= box[3]:
-                parts.setdefault((r, c), []).append(word)
+                held[r][c].append((x0, y0, x1, y1, word))
                 if x0 < box[0] - 2 or x1 > box[2] + 2:
                     straddled[r] = True
                 break
-    texts = [
-        [" ".join(parts.get((r, c), []))[:CELL_CHARS] for c in range(len(row))] for r, row in enumerate(grid)
-    ]
-    return texts, straddled
+        else:
+            _into_span_above(grid, order[:k], r, (x0, y0, x1, y1, word), held)
+    return held, straddled
+
+
+def _into_span_above(
+    grid: list[list[tuple | None]], above: list[int], r: int, word: Word, held: list[list[list[Word]]]
+) -> None:
+    """A word under no cell of its row lies in a cell spanning down from a row above (the
+    row's slot is None): "enc-layers" under "#", "time (secs)" under "Inference". It joins
+    the nearest cell above whose column holds it, where its own row has no cell."""
+    cx = (word[0] + word[2]) / 2
+    for rr in reversed(above):
+        for c, box in enumerate(grid[rr]):
+            if box and box[0] <= cx <= box[2]:
+                if c < len(grid[r]) and grid[r][c] is None:
+                    held[rr][c].append(word)
+                return
+
+
+def _text(words: list[Word]) -> str:
+    return " ".join(w[4] for w in words)[:CELL_CHARS]
+
+
+def _box(words: list[Word]) -> BBox | None:
+    if not words:
+        return None
+    return (
+        min(w[0] for w in words),
+        min(w[1] for w in words),
+        max(w[2] for w in words),
+        max(w[3] for w in words),
+    )
+
+
+def _lines(words: list[Word]) -> list[list[Word]]:
+    """A cell's words as text lines, top to bottom (a word starts a new line when its
+    centre lies below the current line's box)."""
+    lines: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
+        if lines and (word[1] + word[3]) / 2 <= max(w[3] for w in lines[-1]):
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    return lines
+
+
+def _stacked_rows_split(
+    grid: list[list[tuple | None]], held: list[list[list[Word]]], straddled: list[bool], header_rows: int
+) -> tuple[list[list[tuple | None]], list[list[str]], list[list[BBox | None]], list[bool]]:
+    """The grid's rows with their texts and word boxes, a row that stacks several rows
+    split into them. A table without rules between its rows can come out of the detector
+    as one row whose cells hold one line per real row (the OTSL paper's "OTSL / HTML"
+    row: "0.965 / 0.969", "2.73 / 5.39"): when two or more cells hold the same number of
+    lines, each a number, on the same heights, the row is split at those lines; a cell
+    of one line spans them all (its text repeats, like a merged cell's label) and a
+    wrapped text cell of another line count keeps its lines in the first. Header rows
+    (`header_rows`, at least the first) are never split."""
+    out_grid: list[list[tuple | None]] = []
+    texts: list[list[str]] = []
+    boxes: list[list[BBox | None]] = []
+    out_straddled: list[bool] = []
+    for r, row in enumerate(grid):
+        cells_lines = [_lines(words) for words in held[r]]
+        stack = _stack_depth(cells_lines) if r >= max(header_rows, 1) else 1
+        if stack < 2:
+            out_grid.append(row)
+            texts.append([_text(words) for words in held[r]])
+            boxes.append([_box(words) for words in held[r]])
+            out_straddled.append(straddled[r])
+            continue
+        for k in range(stack):
+            part_texts, part_boxes = [], []
+            for lines in cells_lines:
+                if len(lines) == stack:
+                    part = lines[k]
+                elif len(lines) == 1:
+                    part = lines[0]
+                else:
+                    part = [w for line in lines for w in line] if k == 0 else []
+                part_texts.append(_text(part))
+                part_boxes.append(_box(part))
+            out_grid.append(row)
+            texts.append(part_texts)
+            boxes.append(part_boxes)
+            out_straddled.append(straddled[r] and k == 0)
+    return out_grid, texts, boxes, out_straddled
+
+
+def _stack_depth(cells_lines: list[list[list[Word]]]) -> int:
+    """How many real rows a grid row stacks: the line count shared by two or more cells
+    whose every line is a number and whose lines sit on the same heights; 1 otherwise."""
+    counts = Counter(len(lines) for lines in cells_lines if len(lines) >= 2)
+    for depth, _ in counts.most_common():
+        numeric = [
+            lines
+            for lines in cells_lines
+            if len(lines) == depth and all(is_number(" ".join(w[4] for w in line)) for line in lines)
+        ]
+        if len(numeric) < 2:
+            continue
+        centres = [[(_box(line) or (0, 0, 0, 0)) for line in lines] for lines in numeric]
+        aligned = all(
+            abs((a[1] + a[3]) / 2 - (b[1] + b[3]) / 2) <= max(2.0, 0.5 * (a[3] - a[1]))
+            for other in centres[1:]
+            for a, b in zip(centres[0], other, strict=True)
+        )
+        if aligned:
+            return depth
+    return 1
 
 
 def _column_labels(header: list[list[str]], ncols: int) -> list[str]:

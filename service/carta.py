@@ -680,7 +680,9 @@ class Carta:
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:
-            events = extractive_events(self.answerer, query.text, result)
+            events = extractive_events(
+                self.answerer, query.text, result, lambda d, p: self.page_chunks(query.tenant, d, p)
+            )
         for event in events:
             if event.kind == "done":
                 event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior

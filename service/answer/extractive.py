@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import re
 
+from geo.folding import fold
 from ingest.values import find_numbers
-from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings
+from service.answer.content_words import translations
+from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings, question_language
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
-from service.answer.tables import TableAnswer, TableAnswerer
+from service.answer.tables import PageChunks, TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import SearchResult
 
@@ -42,14 +44,17 @@ class ExtractiveAnswerer:
         self.max_sentences = max_sentences
         self.tables = TableAnswerer()
 
-    def answer(self, question: str, result: SearchResult) -> Answer:
-        """The answer composed from the evidence, or the gate's refusal."""
+    def answer(self, question: str, result: SearchResult, page_chunks: PageChunks | None = None) -> Answer:
+        """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
+        an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
-        table = self.tables.answer(question, grade.language, result.pages[: self.gate.evidence_pages])
+        pages = result.pages[: self.gate.evidence_pages]
+        table = self.tables.answer(question, grade.language, pages, page_chunks)
         if (
             table is not None
             and (grade.absent_words or grade.other_year)
             and not self._row_by_code(question, grade, table)
+            and not self._across_languages(grade, table, result)
         ):
             # the table the question names, asked for something it does not hold: the maize
             # table's area cell does not answer a question about soy ("soja" on no page)
@@ -97,6 +102,27 @@ class ExtractiveAnswerer:
         codes = [w for w in _TOKEN.findall(question) if _is_code(w)]
         read = " ".join([table.text, *(c.quote for c in table.citations)]).casefold()
         return any(code.casefold() in read for code in codes)
+
+    def _across_languages(self, grade: Grade, table: TableAnswer, result: SearchResult) -> bool:
+        """Whether the content words missing from the pages are the question's own language's
+        words for a table in another ("desvio" over the IMD table's "% DEP."): the table's page
+        is written in another language than the question, and every absent word translates
+        (glossary) to a word of the cells read or their labels, or one they abbreviate ("dep");
+        "soybean" over the maize table is still refused. A year asked elsewhere refuses."""
+        if grade.other_year or not grade.absent_words or not table.citations:
+            return False
+        cited = table.citations[0]
+        page = next((p for p in result.pages if (p.doc_id, p.page_no) == (cited.doc_id, cited.page_no)), None)
+        if page is None:
+            return False
+        text = " ".join(c.text for c in page.chunks)
+        if question_language(text) == grade.language:
+            return False
+        read = {w for c in table.citations for w in re.findall(r"\w{3,}", fold(c.quote))}
+        return all(
+            any(t == r or t.startswith(r) for t in translations(w) - {w} for r in read)
+            for w in grade.absent_words
+        )
 
     @staticmethod
     def _from_table(question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:

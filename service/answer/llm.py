@@ -31,6 +31,7 @@ from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import NOT_FOUND, Grade, RelevanceGate
 from service.answer.markers import cite_label
 from service.answer.prompting import Budget, as_data, build_prompt
+from service.answer.tables import PageChunks
 from service.answer.types import Answer, CitationCheck, Event
 from service.query.types import PageEvidence, SearchResult
 
@@ -40,10 +41,16 @@ PageText = Callable[[str, str, int], str]  # (tenant, doc_id, page_no) -> text
 PageImage = Callable[[str, str, int], Image.Image | None]
 
 
-def extractive_events(answerer: ExtractiveAnswerer, question: str, result: SearchResult) -> Iterator[Event]:
-    """The extractive answer as events (one token: it is composed at once)."""
+def extractive_events(
+    answerer: ExtractiveAnswerer,
+    question: str,
+    result: SearchResult,
+    page_chunks: PageChunks | None = None,
+) -> Iterator[Event]:
+    """The extractive answer as events (one token: it is composed at once); `page_chunks`
+    reads an evidence page's stored chunks (tables the search returned in part)."""
     t = time.perf_counter()
-    answer = answerer.answer(question, result)
+    answer = answerer.answer(question, result, page_chunks)
     answer.timings_ms = {**result.timings_ms, "answer": (time.perf_counter() - t) * 1e3}
     yield from answer_events(answer, result)
 

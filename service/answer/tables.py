@@ -20,15 +20,24 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from geo.folding import fold
-from ingest.values import find_periods, parse_date, parse_number, split_tokens
+from ingest.values import (
+    find_dates,
+    find_numbers,
+    find_periods,
+    number_token,
+    parse_date,
+    parse_number,
+    split_tokens,
+)
 from service.answer.gate import key_terms
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
+from service.query.translate import EN_PT, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
 Operation = Literal["lookup", "argmax", "argmin", "total", "sum"]
@@ -63,6 +72,8 @@ _UNIT = re.compile(
     r"|[a-z$€£]{1,5}\.?(?:/[a-z]{1,4})?(?:\s+[a-z]{1,5})?|\d+\s*[a-z]{1,4}|in\s+\d+)"
 )
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
+_TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
+NAMING_ROWS = 2  # a key term held by this many other rows (or fewer) names them
 _CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
 _WORD_PARTS = re.compile(r"[\w'-]+")
 
@@ -144,18 +155,57 @@ class _Match:
     matched: set[str]
 
 
-def evidence_tables(pages: Sequence[PageEvidence]) -> list[EvidenceTable]:
-    """The tables of the pages' chunks, one per (page, table_no), best page first."""
+# (doc_id, page_no) -> the stored chunk payloads of that page (Carta.page_chunks for the
+# asking tenant): the rows of an evidence table that the search did not return
+PageChunks = Callable[[str, int], list[dict[str, Any]]]
+
+
+def evidence_tables(
+    pages: Sequence[PageEvidence], page_chunks: PageChunks | None = None
+) -> list[EvidenceTable]:
+    """The tables of the pages' chunks, one per (page, table_no), best page first. A table
+    the search returned only some rows of is completed from the page's stored chunks when
+    `page_chunks` is given: an argmax over a column, or the row the question names, needs
+    rows whose chunks rank below the top (the NICS table is one chunk per state)."""
     tables = []
     for page in pages:
-        groups: dict[int, list[ChunkEvidence]] = {}
-        for chunk in page.chunks:
-            if chunk.table and chunk.table.get("columns") and chunk.table.get("rows"):
-                groups.setdefault(_int(chunk.table.get("table_no")), []).append(chunk)
+        groups = _table_groups(page.chunks)
         other = " ".join(c.text for c in page.chunks if not c.table)
+        if page_chunks is not None and groups:
+            merged = [_merge(page, chunks, other) for chunks in groups.values()]
+            if not all(t.complete for t in merged):
+                stored = [_chunk_evidence(page, p) for p in page_chunks(page.doc_id, page.page_no)]
+                held = {c.chunk_no for c in page.chunks}
+                for table_no, chunks in _table_groups([c for c in stored if c.chunk_no not in held]).items():
+                    if table_no in groups:
+                        groups[table_no] = groups[table_no] + chunks
         for chunks in groups.values():
             tables.append(_merge(page, chunks, other))
     return tables
+
+
+def _table_groups(chunks: Sequence[ChunkEvidence]) -> dict[int, list[ChunkEvidence]]:
+    groups: dict[int, list[ChunkEvidence]] = {}
+    for chunk in chunks:
+        if chunk.table and chunk.table.get("columns") and chunk.table.get("rows"):
+            groups.setdefault(_int(chunk.table.get("table_no")), []).append(chunk)
+    return groups
+
+
+def _chunk_evidence(page: PageEvidence, payload: dict[str, Any]) -> ChunkEvidence:
+    """A stored chunk of an evidence page, as the search would have returned it (ranked last)."""
+    table = payload.get("table")
+    return ChunkEvidence(
+        page.doc_id,
+        page.page_no,
+        _int(payload.get("chunk_no")),
+        str(payload.get("text") or ""),
+        list(payload.get("bbox") or []),
+        list(payload.get("page_size") or []),
+        len(page.chunks) + 1,
+        0.0,
+        table if isinstance(table, dict) else None,
+    )
 
 
 def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> EvidenceTable:
@@ -171,7 +221,10 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
     numbers = sorted(by_row)
     rows = [by_row[i] for i in numbers]
     table = EvidenceTable(page, str(first.get("title") or ""), columns, rows, False, other_text)
-    table.complete = numbers == list(range(len(numbers))) and _reaches_bottom(rows, first.get("bbox"))
+    body_rows = first.get("body_rows")
+    table.complete = numbers == list(range(len(numbers))) and (
+        len(numbers) == body_rows if isinstance(body_rows, int) else _reaches_bottom(rows, first.get("bbox"))
+    )
     table.label_columns = _label_columns(table)
     table.name_column = _name_column(table)
     table.total_rows, table.total_columns = _totals(table)
@@ -242,8 +295,15 @@ def _totals(table: EvidenceTable) -> tuple[set[int], set[int]]:
     for row in table.rows:
         columns |= _sums({j: row[j].number for j in value_columns if row[j].number is not None})
     if table.complete:
-        for j in value_columns:
-            rows |= _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
+        # a row that is the sum of the others in most columns (one column's coincidence is not:
+        # Andhra Pradesh's "Others" equals the other states' together)
+        votes = Counter(
+            i
+            for j in value_columns
+            for i in _sums({i: r[j].number for i, r in enumerate(table.rows) if r[j].number is not None})
+        )
+        summed = sum(1 for j in value_columns if sum(1 for r in table.rows if r[j].number) >= 4)
+        rows |= {i for i, n in votes.items() if n > summed / 2}
     return rows, columns
 
 
@@ -273,9 +333,10 @@ def _sums(numbers: dict[int, float]) -> set[int]:
     return {key} if value > 0 and abs(value - others) <= 0.005 * value else set()
 
 
-def row_name(table: EvidenceTable, i: int) -> str:
-    """Row `i` as an answer names it: its name column's cell (its label when that is empty)."""
-    cell = table.rows[i][table.name_column]
+def row_name(table: EvidenceTable, i: int, column: int | None = None) -> str:
+    """Row `i` as an answer names it: its cell in `column` (default the name column), its
+    label when that is empty."""
+    cell = table.rows[i][table.name_column if column is None else column]
     return cell.text if not cell.empty else row_label(table, i)
 
 
@@ -294,11 +355,98 @@ def tokens(text: str) -> set[str]:
     return values | {_stem(w) for w in words if w not in _STOPWORDS}
 
 
+# Header words of tables the query glossary (service/query/translate.py) lacks, Portuguese
+# -> English; read both ways, like the glossary
+HEADER_WORDS: dict[str, str] = {
+    "multa": "fine",
+    "multas": "fines",
+    "tempo": "time",
+    "camada": "layer",
+    "camadas": "layers",
+    "verificacao": "check",
+    "verificacoes": "checks",
+    "categoria": "category",
+    "licenca": "permit",
+    "licencas": "permits",
+}
+_HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
+
+
+# "de 01/06 a 10/07/2016": a range whose first date takes the year of the second
+_DATE_RANGE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})\s+(?:a|to|ate|-)\s+\d{1,2}[/.-]\d{1,2}[/.-](\d{4})\b")
+
+
+def question_tokens(question: str) -> set[str]:
+    """The question's tokens and, for its words the glossaries know, their words in the
+    other language: "taxa" also meets "rate", "multa" "fine". A date range's first date
+    written without its year ("01/06 a 10/07/2016") gets the year of the second."""
+    out = tokens(question)
+    for m in _DATE_RANGE.finditer(fold(question)):
+        out |= {t for t in tokens(f"{m[1]}/{m[2]}/{m[3]}") if t.startswith(("date:", "month:"))}
+    _, words = split_tokens(question)
+    for word in words:
+        for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
+            out |= {_stem(w) for w in glossary.get(word, "").split() if w not in _STOPWORDS}
+    return out
+
+
+COGNATE_PREFIX = 6  # "corrosao" ~ "corrosion", "inferencia" ~ "inference", "populacao" ~ "population"
+
+
+def cognate(a: str, b: str) -> bool:
+    """Two long words that share their stem across Portuguese and English: a common prefix
+    of COGNATE_PREFIX letters or more, reaching within three letters of the shorter word."""
+    if len(a) < COGNATE_PREFIX or len(b) < COGNATE_PREFIX or ":" in a or ":" in b:
+        return False
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= max(COGNATE_PREFIX, min(len(a), len(b)) - 3)
+
+
+_NUMBER_WORD = re.compile(r"([\w%]+)")
+
+
+def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
+    """Numbers the question ties to a column: "6 encoder layers" (column "# enc-layers"),
+    "10 g" (column "Inhibitor concentration (g)"), as tokens "cell:<column>=<number>" -> the
+    column. A row whose cell in that column holds the number meets the token, so rows
+    named by numbers ("enc 6, dec 6, OTSL") are found like rows named by words."""
+    folded = fold(question)
+    out: dict[str, int] = {}
+    times = [(a, b) for a, b, _ in [*find_dates(folded), *find_periods(folded)]]
+    for start, end, value in find_numbers(folded):
+        if any(a < end and start < b for a, b in times):
+            continue  # "01-06-2016": a date's parts are not counts
+        before = _NUMBER_WORD.findall(folded[max(0, start - 24) : start])[-1:]
+        after = _NUMBER_WORD.findall(folded[end : end + 24])[:1]
+        near = [w for w in before + after if not w.isdigit() and w not in _STOPWORDS]
+        for j, label in enumerate(table.columns):
+            if j in table.total_columns:
+                continue
+            header = {w for w in tokens(label) if ":" not in w}
+            unit = fold(unit_of(label))
+            if any(_names_column(w, header, unit) for w in near):
+                out[f"cell:{j}={number_token(value)}"] = j
+    return out
+
+
+def _names_column(word: str, header: set[str], unit: str) -> bool:
+    """Whether a question word names a column: its unit ("g"), one of its header words, a
+    header abbreviation it starts with ("enc" of "encoder") or a cognate."""
+    word = _stem(word)
+    if unit and word == unit:
+        return True
+    return any(word == h or (3 <= len(h) <= 4 and word.startswith(h)) or cognate(word, h) for h in header)
+
+
 def _strong(token: str) -> bool:
     """Tokens that can address a row or column alone (not a month, a day or a short word)."""
     if token.startswith("num:"):
         return len(token.split(":")[1].lstrip("-").split(".")[0]) >= 3
-    if token.startswith(("date:", "period:", "code:")):
+    if token.startswith(("date:", "period:", "code:", "cell:")):
         return True
     return ":" not in token and len(token) >= 3
 
@@ -313,7 +461,7 @@ def _weight(token: str, df: int, n: int) -> float:
     base = 1.0 + math.log(max(n, 1) / max(df, 1))
     if token.startswith("month:") or (token.startswith("num:") and not _strong(token)):
         return 0.5 * base
-    if token.startswith(("period:", "date:", "code:")):
+    if token.startswith(("period:", "date:", "code:", "cell:")):
         return 1.5 * base
     return base
 
@@ -329,8 +477,8 @@ class _Labels:
     context: set[str]  # the title's tokens: words that name the whole table weigh less
 
     @classmethod
-    def of(cls, table: EvidenceTable) -> _Labels:
-        rows = [_row_tokens(table, i) for i in range(len(table.rows))]
+    def of(cls, table: EvidenceTable, cell_columns: Sequence[int] = ()) -> _Labels:
+        rows = [_row_tokens(table, i, cell_columns) for i in range(len(table.rows))]
         body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
         return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
 
@@ -356,12 +504,15 @@ class _Labels:
                 for t in labels[i]
                 if 3 <= len(t) <= 4 and ":" not in t and any(q.startswith(t) for q in long_words)
             }
-            matched = query & labels[i] | abbreviations
+            cognates = {t for t in labels[i] - query if any(cognate(t, q) for q in long_words)}
+            matched = query & labels[i] | abbreviations | cognates
             if not any(_strong(t) for t in matched):
                 continue
             gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
             loss = 0.0
             for t in labels[i] - matched:
+                if _kind(t) == "cell":  # a row's other numbers say nothing against it
+                    continue
                 if _kind(t) == "word":
                     loss += 0.1 * _weight(t, df[t], n)
                 elif _kind(t) in kinds:
@@ -370,13 +521,41 @@ class _Labels:
         return sorted(out, key=lambda m: -m.score)
 
 
-def _row_tokens(table: EvidenceTable, i: int) -> set[str]:
-    """A row's label tokens, and the codes its other cells hold ("Nº A.I. 679199")."""
+def _row_tokens(table: EvidenceTable, i: int, cell_columns: Sequence[int] = ()) -> set[str]:
+    """A row's label tokens, the codes its other cells hold ("Nº A.I. 679199"), and its
+    numbers in the columns the question ties numbers to (`cell_terms`)."""
     out = tokens(row_label(table, i))
     for j, cell in enumerate(table.rows[i]):
         if j not in table.label_columns and _CODE.fullmatch(cell.text):
             out.add(f"num:{int(cell.text)}")
+        if j in cell_columns and cell.number is not None:
+            out.add(f"cell:{j}={number_token(cell.number)}")
     return out
+
+
+def _parts_over_totals(matches: list[_Match], totals: set[int]) -> list[_Match]:
+    """The matched lines that are not totals, when there are any: a question naming a part
+    and its whole ("Nordeste de Mato Grosso") asks for the part."""
+    plain = [m for m in matches if m.index not in totals and any(_strong(t) for t in m.matched)]
+    return plain if plain and len(plain) < len(matches) else matches
+
+
+def _best_row(labels: _Labels, query: set[str]) -> tuple[_Match, list[int]] | None:
+    """The one best row for the question, and the rows listed under the same name that the
+    question matches alike (a bulletin listing a beach twice, one row per sample): those are
+    read too, and answer only when their cell agrees."""
+    matches = labels.match_rows(query)
+    if not matches:
+        return None
+    first = matches[0]
+    name = row_name(labels.table, first.index)
+    alike = [
+        m.index for m in matches[1:] if m.matched == first.matched and row_name(labels.table, m.index) == name
+    ]
+    if alike:
+        return first, alike
+    best = _unique_best(matches)
+    return (best, []) if best is not None else None
 
 
 def _unique_best(matches: list[_Match]) -> _Match | None:
@@ -398,16 +577,24 @@ class _Found:
     value: str = ""  # a computed value (sums)
     addressed: set[str] = field(default_factory=set)  # the tokens of the labels the answer speaks of
     row_text: str = ""  # how a looked-up row is named, when its name is not what the question said
+    name_column: int | None = None  # the label column the question asks rows by ("qual autuado")
 
 
 class TableAnswerer:
     """Reads the answer from the tables of the evidence pages, or returns None."""
 
-    def answer(self, question: str, language: str, pages: Sequence[PageEvidence]) -> TableAnswer | None:
+    def answer(
+        self,
+        question: str,
+        language: str,
+        pages: Sequence[PageEvidence],
+        page_chunks: PageChunks | None = None,
+    ) -> TableAnswer | None:
         """The best table answer among the pages' tables (a better page wins ties), or None
-        when no table has one clear row and column (or line) for the question."""
+        when no table has one clear row and column (or line) for the question. `page_chunks`
+        completes the tables the search returned some rows of (evidence_tables)."""
         best: tuple[EvidenceTable, _Found] | None = None
-        for table in evidence_tables(pages):
+        for table in evidence_tables(pages, page_chunks):
             found = self.read(question, table)
             if found and (best is None or found.score > best[1].score):
                 best = (table, found)
@@ -416,8 +603,9 @@ class TableAnswerer:
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
         words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", fold(question)))}
-        labels = _Labels.of(table)
-        query = tokens(question) - {_stem(w) for w in _ARGMAX | _ARGMIN}
+        numbered = cell_terms(question, table)
+        labels = _Labels.of(table, sorted(set(numbered.values())))
+        query = (question_tokens(question) | set(numbered)) - {_stem(w) for w in _ARGMAX | _ARGMIN}
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
@@ -442,21 +630,24 @@ class TableAnswerer:
     def _cross(self, labels: _Labels, query: set[str], rows_first: bool) -> _Found | None:
         table = labels.table
         if rows_first:
-            row = _unique_best(labels.match_rows(query))
-            if row is None:
+            named = _best_row(labels, query)
+            if named is None:
                 return None
-            columns = labels.match_columns(query - row.matched)
+            row, alike = named
+            columns = _parts_over_totals(labels.match_columns(query - row.matched), table.total_columns)
         else:
-            column = _unique_best(labels.match_columns(query))
+            column = _unique_best(_parts_over_totals(labels.match_columns(query), table.total_columns))
             if column is None:
                 return None
-            row = _unique_best(labels.match_rows(query - column.matched))
-            if row is None:
+            named = _best_row(labels, query - column.matched)
+            if named is None:
                 return None
+            row, alike = named
             columns = [column]
         cells = table.rows[row.index]
         # a label column can be the answer ("Município") unless its cell is what named the row
-        naming = {j for j in table.label_columns if tokens(cells[j].text) & row.matched}
+        numbered = {int(t[5:].split("=")[0]) for t in row.matched if t.startswith("cell:")}
+        naming = {j for j in table.label_columns if tokens(cells[j].text) & row.matched} | numbered
         filled = [m for m in columns if m.index not in naming and not cells[m.index].empty]
         best = _unique_best(filled)
         if best is None:
@@ -464,14 +655,27 @@ class TableAnswerer:
             if filled or len(values) != 1 or cells[values[0]].empty:
                 return None
             best = _Match(values[0], 0.0, set())  # the table's one value column
-        found = _Found("lookup", [(row.index, best.index)], row.score + best.score)
+        if any(table.rows[i][best.index].text != cells[best.index].text for i in alike):
+            return None  # rows labelled alike that differ in the asked cell: which one is meant?
+        found = _Found("lookup", [(i, best.index) for i in [row.index, *alike]], row.score + best.score)
         found.addressed = labels.rows[row.index] | labels.columns[best.index]
+        # a total column the question also names is the whole the cell is part of ("o Nordeste
+        # de Mato Grosso": the Nordeste column, within the state's)
+        found.addressed |= set().union(
+            *(labels.columns[j] for j in table.total_columns if labels.columns[j] & query)
+        )
         named_by = [
-            f"{table.columns[j]} {cell.text}"
+            f"{display(table.columns[j])} {cell.text}"
             for j, cell in enumerate(cells)
-            if j != table.name_column and tokens(cell.text) & row.matched - tokens(row_name(table, row.index))
+            if j != table.name_column
+            and (j in numbered or tokens(cell.text) & row.matched - tokens(row_name(table, row.index)))
         ]
-        found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
+        if numbered and not tokens(row_name(table, row.index)) & row.matched:
+            # a row the question named by numbers: named so ("Inhibitor concentration 10"), not by a
+            # cell it did not ask about
+            found.row_text = ", ".join(named_by)
+        else:
+            found.row_text = f"{row_name(table, row.index)} ({', '.join(named_by)})" if named_by else ""
         return found
 
     @staticmethod
@@ -553,12 +757,17 @@ class TableAnswerer:
         """The largest (smallest) value of the line the question names, ties all kept."""
         table = labels.table
         line = self._line(labels, query, totals=totals)
+        if totals and (line is None or line[0].matched <= labels.context):
+            # "the largest total" with no line named but by the table's title: its grand total
+            line = self._grand_total_line(table) or line
         if line is None:
             return None
         match, is_column = line
         if is_column and not table.complete:
             return None  # a column's extreme needs every row
-        cells = [(i, match.index) if is_column else (match.index, i) for i in _entities(table, is_column)]
+        over = _entities(table, is_column)
+        among = self._named_among(labels, query - match.matched, over) if is_column else []
+        cells = [(i, match.index) if is_column else (match.index, i) for i in among or over]
         cells = [(r, c) for r, c in cells if table.rows[r][c].number is not None]
         values = [table.rows[r][c].number or 0.0 for r, c in cells]
         target = max(values) if operation == "argmax" else min(values)
@@ -572,8 +781,43 @@ class TableAnswerer:
             if is_column
             else [labels.columns[j] for j in table.total_columns]
         )
-        found.addressed |= set().union(*total_labels)
+        found.addressed |= set().union(*total_labels, *(labels.rows[i] for i in among))
+        if is_column:
+            found.name_column = self._asked_by(labels, query - match.matched, labels.columns[match.index])
         return found
+
+    @staticmethod
+    def _asked_by(labels: _Labels, query: set[str], line: set[str]) -> int | None:
+        """The label column whose header the question names ("Qual autuado": "Nome Autuado"),
+        the one the answer names the rows by; None when it names none, or several alike."""
+        table = labels.table
+        words = {t for t in query if ":" not in t}  # a date names the line, not the rows' kind
+        matches = [
+            m for m in labels.match_columns(words) if m.index in table.label_columns and m.matched - line
+        ]
+        best = _unique_best(matches)
+        return best.index if best else None
+
+    @staticmethod
+    def _grand_total_line(table: EvidenceTable) -> tuple[_Match, bool] | None:
+        """The table's grand total column (else row) as the line of an extreme."""
+        if table.total_columns:
+            return _Match(grand_total(table, table.total_columns, rows=False), 0.5, set()), True
+        if table.total_rows:
+            return _Match(grand_total(table, table.total_rows, rows=True), 0.5, set()), False
+        return None
+
+    @staticmethod
+    def _named_among(labels: _Labels, query: set[str], over: list[int]) -> list[int]:
+        """The rows an extreme runs over when the question names some ("the lowest time of
+        OTSL": the OTSL rows): those matching the question's other terms best, two or more and
+        fewer than all; none when it names no such group."""
+        matches = [m for m in labels.match_rows(query) if m.index in over]
+        if not matches:
+            return []
+        best = matches[0].score
+        chosen = [m.index for m in matches if m.score >= best - 1e-6]
+        return sorted(chosen) if 2 <= len(chosen) < len(over) else []
 
     @staticmethod
     def _addresses_every_key_term(question: str, labels: _Labels, found: _Found) -> bool:
@@ -591,10 +835,15 @@ class TableAnswerer:
         others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
         context = fold(f"{table.page_text} {table.page.title} {table.title}")
         for key in key_terms(question):
-            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")}
+            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
             if not key_tokens or key_tokens <= addressed:
                 continue
-            if any(key_tokens <= other for other in others) or fold(key) not in context:
+            if fold(key) not in context:
+                return False
+            # a term of the page's text that names one or two other rows asks about them; one
+            # that many rows hold ("Ibama" in the sanctions of most rows) is the page's context
+            naming = sum(key_tokens <= other for other in others)
+            if 0 < naming <= NAMING_ROWS:
                 return False
         return True
 
@@ -755,7 +1004,8 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
     line = _safe(display(found.line))
     if found.operation in ("argmax", "argmin"):
         names = [
-            display(row_name(table, i) if found.line_is_column else table.columns[j]) for i, j in found.cells
+            display(row_name(table, i, found.name_column) if found.line_is_column else table.columns[j])
+            for i, j in found.cells
         ]
         time = time_text(found.line, language)
         of, in_ = TIME_PREPOSITION[language]

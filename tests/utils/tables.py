@@ -104,7 +104,11 @@ def table_chunks(
             max(b[2] for b in boxes),
             max(b[3] for b in boxes),
         ]
-        table = {k: grid[k] for k in ("table_no", "title", "columns", "header_rows", "bbox")}
+        table = {
+            k: grid[k]
+            for k in ("table_no", "title", "columns", "header_rows", "bbox", "body_rows")
+            if k in grid
+        }
         table |= {"rows": part, "first_row": start}
         text = "\n".join(row_line(grid["columns"], r) for r in part)
         chunks.append(
@@ -131,3 +135,25 @@ def cell_centre(grid: Grid, row_label: str, column: int) -> tuple[float, float]:
     row = next(r for r in grid["rows"] if r[0]["text"] == row_label)
     x0, y0, x1, y1 = row[column]["bbox"]
     return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def synthetic_grid(columns: list[str], rows: list[list[str]], title: str = "") -> Grid:
+    """A grid with one 10 pt high, 60 pt wide box per cell, as ingestion hands it over."""
+    body = [
+        [
+            {"text": text, "bbox": [60.0 * j, 100.0 + 10 * i, 60.0 * j + 50, 108.0 + 10 * i]}
+            for j, text in enumerate(r)
+        ]
+        for i, r in enumerate(rows)
+    ]
+    bottom = 108.0 + 10 * (len(rows) - 1)
+    return {
+        "table_no": 0,
+        "title": title,
+        "columns": columns,
+        "header_rows": 1,
+        "rows": body,
+        "first_row": 0,
+        "bbox": [0.0, 90.0, 60.0 * len(columns), bottom],
+        "page_size": [600.0, 800.0],
+    }

@@ -17,7 +17,7 @@ from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
 from service.query.types import PageEvidence
 from tests.conftest import corpus_path
-from tests.utils.tables import Grid, cell_centre, corpus_grid, table_page, table_result
+from tests.utils.tables import Grid, cell_centre, corpus_grid, synthetic_grid, table_page, table_result
 
 IMEA_TITLE = "MILHO SAFRA 16/17: ACOMPANHAMENTO DE COLHEITA POR REGIÃO"
 CENSUS_TITLE = "TABLE 4: STATE-WISE DECADAL GROWTH RATE OF POPULATION"
@@ -301,28 +301,6 @@ def test_sample_tables_answer_codes_and_text_cells(samples_dir: Path) -> None:
     products = corpus_grid(samples_dir / "quarterly_report_q3_2024.pdf", page_no=4)
     sku = ask("What was the Q3 2024 revenue of SKU NW-5502?", table_page("q3", products, page_no=4))
     assert sku is not None and "SKU NW-5502" in sku.text and "4.1" in sku.text
-
-
-def synthetic_grid(columns: list[str], rows: list[list[str]], title: str = "") -> Grid:
-    """A grid with one 10 pt high, 60 pt wide box per cell, as ingestion hands it over."""
-    body = [
-        [
-            {"text": text, "bbox": [60.0 * j, 100.0 + 10 * i, 60.0 * j + 50, 108.0 + 10 * i]}
-            for j, text in enumerate(r)
-        ]
-        for i, r in enumerate(rows)
-    ]
-    bottom = 108.0 + 10 * (len(rows) - 1)
-    return {
-        "table_no": 0,
-        "title": title,
-        "columns": columns,
-        "header_rows": 1,
-        "rows": body,
-        "first_row": 0,
-        "bbox": [0.0, 90.0, 60.0 * len(columns), bottom],
-        "page_size": [600.0, 800.0],
-    }
 
 
 def test_of_two_total_columns_the_grand_total_is_read() -> None:
