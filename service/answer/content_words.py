@@ -219,6 +219,9 @@ class WordIndex:
     def _has(self, word: str) -> bool:
         if singular(word) in self.stems:
             return True
+        # pt plurals of words ending in r / z: "cores" = "cor", "luzes" = "luz"
+        if word.endswith(("res", "zes")) and word[:-2] in self.stems:
+            return True
         if len(word) < MIN_PREFIX:
             return False
         for other in self.by_prefix.get(word[: MIN_PREFIX - 1], ()):

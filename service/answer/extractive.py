@@ -29,6 +29,7 @@ from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.content_words import translations
 from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings, question_language
+from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import PageChunks, TableAnswer, TableAnswerer
@@ -43,12 +44,16 @@ class ExtractiveAnswerer:
         self.gate = gate
         self.max_sentences = max_sentences
         self.tables = TableAnswerer()
+        self.cards = MapCardAnswerer()
 
     def answer(self, question: str, result: SearchResult, page_chunks: PageChunks | None = None) -> Answer:
         """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
         an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
         pages = result.pages[: self.gate.evidence_pages]
+        card = self.cards.answer(question, grade.language, pages)
+        if card is not None:  # a map's CRS, extent or size: the card line that holds it
+            return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
         if (
             table is not None
@@ -125,20 +130,31 @@ class ExtractiveAnswerer:
         )
 
     @staticmethod
+    def _from_card(question: str, result: SearchResult, grade: Grade, card: MapCardAnswer) -> Answer:
+        return _read_answer(question, result, grade, card.text, card.citations)
+
+    @staticmethod
     def _from_table(question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:
-        invalid = outside_evidence(table.text, result)
-        return Answer(
-            question,
-            table.text,
-            grade.language,
-            grounded=not invalid,
-            refused=False,
-            citations=table.citations,
-            evidence=result.pages,
-            relevance=grade.relevance,
-            invalid_citations=invalid,
-            status="answer",
-        )
+        return _read_answer(question, result, grade, table.text, table.citations)
+
+
+def _read_answer(
+    question: str, result: SearchResult, grade: Grade, text: str, citations: list[Citation]
+) -> Answer:
+    """An answer read from structured evidence (a table's cells, a map card's line)."""
+    invalid = outside_evidence(text, result)
+    return Answer(
+        question,
+        text,
+        grade.language,
+        grounded=not invalid,
+        refused=False,
+        citations=citations,
+        evidence=result.pages,
+        relevance=grade.relevance,
+        invalid_citations=invalid,
+        status="answer",
+    )
 
 
 _TOKEN = re.compile(r"[\w][\w-]*[\w]|\w", re.UNICODE)

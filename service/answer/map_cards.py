@@ -1,0 +1,159 @@
+"""Answers about a raster map's metadata read from its card (ingest/map_card.py): the card is
+one line per fact (format and size, CRS and pixel size, extent, values), so a question that
+asks for one of them ("the bounding box of the Luxembourg elevation raster", "quantas bandas
+tem a imagem") is answered with that line, not with whichever line scores closest."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from geo.folding import fold
+from service.answer.content_words import WordIndex, question_content_words
+from service.answer.markers import cite_label
+from service.answer.types import Citation
+from service.query.types import ChunkEvidence, PageEvidence
+
+# A card chunk starts with its title (ingest/map_card.py CARD_PHRASES "title").
+CARD_TITLES = {"en": "Map card of ", "pt": "Ficha do mapa "}
+
+# The asked fact -> (words of the question that ask for it, the prefix of the card line that
+# holds it, per language). Checked in order: "pixel size" before "size".
+_FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
+    (
+        "crs",
+        (
+            "pixel size",
+            "tamanho do pixel",
+            "resolution",
+            "resolucao",
+            "crs",
+            "epsg",
+            "projection",
+            "projecao",
+            "coordinate reference",
+            "referencia de coordenadas",
+            "src",
+            "datum",
+            "utm zone",
+        ),
+        {"en": ("coordinate reference system",), "pt": ("sistema de referencia de coordenadas",)},
+    ),
+    (
+        "extent",
+        (
+            "extent",
+            "bounding box",
+            "bbox",
+            "bounds",
+            "corners",
+            "extensao",
+            "limites",
+            "caixa delimitadora",
+            "cantos",
+            "abrangencia",
+            "longitude and latitude",
+            "latitude and longitude",
+            "longitude e latitude",
+            "latitude e longitude",
+        ),
+        {"en": ("extent in degrees",), "pt": ("extensao em graus",)},
+    ),
+    (
+        "values",
+        ("minimum", "maximum", "mean value", "value range", "minimo", "maximo", "valores", "nodata"),
+        {"en": ("values:",), "pt": ("valores:",)},
+    ),
+    (
+        "format",
+        (
+            "how many pixels",
+            "quantos pixels",
+            "size",
+            "dimensions",
+            "bands",
+            "data type",
+            "format",
+            "tamanho",
+            "dimensoes",
+            "bandas",
+            "tipo de dado",
+            "formato",
+            "width",
+            "height",
+            "largura",
+            "altura",
+        ),
+        {"en": ("format:",), "pt": ("formato:",)},
+    ),
+)
+# words that say which fact is asked or that the thing is a map: not the card's subject
+_FRAME_WORDS = frozenset(
+    "pixel pixels size tamanho resolution resolucao crs epsg code codigo projection projecao coordinate "
+    "coordinates coordenadas reference referencia system sistema src datum utm zone zona extent "
+    "bounding box bbox bounds corners extensao limites caixa delimitadora cantos abrangencia "
+    "geographic geografica geografico degrees graus minimum maximum mean value values range minimo "
+    "maximo valores nodata dimensions bands data type format dimensoes bandas tipo dado formato width "
+    "height largura altura raster rasters map maps mapa mapas image images imagem imagens file arquivo "
+    "use uses usa tem has have area cover covers cobre cobrem longitude latitude mundi".split()
+)
+
+
+@dataclass
+class MapCardAnswer:
+    text: str
+    citations: list[Citation]
+
+
+def asked_field(question: str) -> str | None:
+    """Which card fact the question asks for, or None."""
+    folded = f" {fold(question)} "
+    for name, cues, _ in _FIELDS:
+        if any(re.search(rf"\b{re.escape(cue)}\b", folded) for cue in cues):
+            return name
+    return None
+
+
+def _card(page: PageEvidence, language: str) -> ChunkEvidence | None:
+    cards = [c for c in page.chunks if any(c.text.startswith(t) for t in CARD_TITLES.values())]
+    own = [c for c in cards if c.text.startswith(CARD_TITLES.get(language, CARD_TITLES["en"]))]
+    return (own or cards or [None])[0]
+
+
+# a card's facts are one per line; a card whose lines were joined splits at its sentence ends
+_FACT_BREAK = re.compile(r"\n|(?<=\.)\s+(?=\S)")
+
+
+def _line(card: ChunkEvidence, field: str) -> str | None:
+    prefixes = next(p for name, _, p in _FIELDS if name == field)
+    for line in _FACT_BREAK.split(card.text):
+        folded = fold(line)
+        if any(prefix in folded for lang in prefixes.values() for prefix in lang):
+            return line.strip()
+    return None
+
+
+class MapCardAnswerer:
+    """The card line holding the asked fact, from the best-ranked evidence page that is a map
+    whose card holds every content word naming the map ("Luxembourg", "elevation", "RGB.byte");
+    None otherwise (the question asks no card fact, or names a map the evidence lacks)."""
+
+    def answer(self, question: str, language: str, pages: Sequence[PageEvidence]) -> MapCardAnswer | None:
+        field = asked_field(question)
+        if field is None:
+            return None
+        subject = [w for w in question_content_words(question) if w not in _FRAME_WORDS]
+        for page in pages:
+            card = _card(page, language)
+            if card is None:
+                continue
+            index = WordIndex(card.text + "\n" + page.filename)
+            if not subject or not all(index.contains(w) for w in subject):
+                continue
+            line = _line(card, field)
+            if line is None:
+                return None
+            text = f"{line} {cite_label(page.doc_id, page.page_no)}"
+            return MapCardAnswer(text, [Citation(page.doc_id, page.page_no, page.title, card.bbox, line)])
+        return None

@@ -1,0 +1,67 @@
+"""Map card answers: the card line holding the asked fact (CRS, extent, size), for the map the
+question names, in the question's language; nothing when no card fact is asked or the map
+named is not the one in the evidence."""
+
+from __future__ import annotations
+
+from service.answer.map_cards import MapCardAnswerer, asked_field
+from service.query.types import ChunkEvidence, PageEvidence
+
+LUX_EN = "\n".join(
+    [
+        "Map card of terra_lux_elev.tif.",
+        "Raster map: single-band grid (elevation).",
+        "Format: GeoTIFF; size 95 x 90 pixels; 1 band; data type int16.",
+        "terra_lux_elev.tif (elevation): coordinate reference system (CRS) WGS 84 (EPSG:4326); "
+        "pixel size 0.00833333 degrees (about 763.31 m on the ground).",
+        "Extent in degrees (WGS84): west 5.7417, east 6.5333, south 49.4417, north 50.1917.",
+        "Places covered: municipalities: Luxembourg, Esch-sur-Alzette; country: Luxembourg.",
+    ]
+)
+LUX_PT = (  # a card whose lines were joined into one
+    "Ficha do mapa terra_lux_elev.tif. Mapa raster: grade de banda única (elevação). Formato: GeoTIFF; "
+    "tamanho 95 x 90 pixels; 1 banda; tipo de dado int16. Extensão em graus (WGS84): oeste 5.7417, "
+    "leste 6.5333, sul 49.4417, norte 50.1917. Lugares cobertos: país: Luxembourg."
+)
+
+
+def _page(*texts: str) -> PageEvidence:
+    chunks = [
+        ChunkEvidence("lux", 1, n, text, [0, 0, 100, 20 * (n + 1)], [600, 800], n + 1, 1.0)
+        for n, text in enumerate(texts)
+    ]
+    return PageEvidence("lux", 1, "terra_lux_elev", "terra_lux_elev.tif", "image", 1.0, chunks=chunks)
+
+
+def test_the_asked_fact_is_read_from_its_line() -> None:
+    answerer = MapCardAnswerer()
+    page = _page(LUX_EN, LUX_PT)
+    extent = answerer.answer("What is the bounding box of the Luxembourg elevation raster?", "en", [page])
+    assert extent is not None and extent.text.startswith("Extent in degrees (WGS84): west 5.7417")
+    assert "[lux p.1]" in extent.text and extent.citations[0].bbox == [0, 0, 100, 20]
+    crs = answerer.answer("Which EPSG code does the Luxembourg elevation raster use?", "en", [page])
+    assert crs is not None and "EPSG:4326" in crs.text and "Extent" not in crs.text
+    size = answerer.answer(
+        "Quantas bandas e quantos pixels tem o raster de elevação de Luxembourg?", "pt", [page]
+    )
+    assert size is not None and size.text.startswith("Formato: GeoTIFF; tamanho 95 x 90 pixels; 1 banda")
+    assert size.citations[0].bbox == [0, 0, 100, 40]  # the Portuguese card
+
+
+def test_no_card_answer_without_a_card_fact_or_for_another_map() -> None:
+    answerer = MapCardAnswerer()
+    page = _page(LUX_EN)
+    towns = "Which towns does the Luxembourg elevation raster cover?"
+    assert answerer.answer(towns, "en", [page]) is None
+    assert answerer.answer("What is the extent of the Recife flood map?", "en", [page]) is None
+    assert (
+        answerer.answer("What is the extent of the Luxembourg map?", "en", [_page("A plain page.")]) is None
+    )
+
+
+def test_asked_field_in_both_languages() -> None:
+    assert asked_field("What is the pixel size of the Porto Alegre raster?") == "crs"
+    assert asked_field("Qual a extensão em graus do mapa?") == "extent"
+    assert asked_field("What area, in degrees of longitude and latitude, does it cover?") == "extent"
+    assert asked_field("Qual o tamanho em pixels do modelo de elevação?") == "format"
+    assert asked_field("Who wrote this report?") is None
