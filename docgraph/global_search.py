@@ -11,8 +11,10 @@ Ranking, by what the question asks:
 - a kind it asks for ("which organisations appear across the documents", "quais leis"):
   communities holding entities of that kind, by how many;
 - a question with none of these ("what are the main themes"): the largest communities.
-The map-reduce (an LLM's partial answers per community, reduced under a token limit) and the
-extractive composition are in service/answer/global_answer.py.
+Each ranked community carries its LLM report (docgraph/llm_summaries.py) when one is cached
+for exactly the content the caller sees. The map-reduce (an LLM's partial answers per
+community, reduced under a token limit) and the extractive composition are in
+service/answer/global_answer.py.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from docgraph.llm_summaries import CommunitySummariser, WrittenSummary
 from docgraph.store import CommunityEvidence, DocFilter, DocGraphStore
 from geo.folding import fold
 
@@ -72,6 +75,7 @@ class RankedCommunity:
     community: CommunityEvidence
     score: float
     why: list[str] = field(default_factory=list)  # what made it rank (named entities, words, kind)
+    written: WrittenSummary | None = None  # the LLM's cached report of it, when there is one
 
 
 @dataclass
@@ -96,6 +100,7 @@ class GlobalResult:
                     "score": round(r.score, 4),
                     "why": r.why,
                     "entities": len(r.community.entity_ids),
+                    "summary": "llm" if r.written is not None else "extractive",
                     "chunks": [
                         {"doc_id": s.doc_id, "page_no": s.page_no, "chunk_no": s.chunk_no}
                         for s in r.community.said[:3]
@@ -149,13 +154,21 @@ def rank_communities(
 
 
 class GlobalSearch:
-    """The ranked communities of a tenant, over the documents the caller may see."""
+    """The ranked communities of a tenant, over the documents the caller may see, with their
+    LLM reports where `summaries` holds one."""
 
-    def __init__(self, store: DocGraphStore, top: int = TOP_COMMUNITIES) -> None:
+    def __init__(
+        self, store: DocGraphStore, top: int = TOP_COMMUNITIES, summaries: CommunitySummariser | None = None
+    ) -> None:
         self.store = store
         self.top = top
+        self.summaries = summaries
 
     def search(self, tenant: str, question: str, visible: DocFilter | None = None) -> GlobalResult:
         communities = self.store.community_evidence(tenant, visible)
         named = self.store.recognise(tenant, question)
-        return rank_communities(question, communities, named, self.top)
+        result = rank_communities(question, communities, named, self.top)
+        if self.summaries is not None:
+            for ranked in result.communities:
+                ranked.written = self.summaries.lookup(tenant, ranked.community)
+        return result

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from docgraph.extract import NAMED_KINDS, RELATION_INVERSE, Mention, extract, is_acronym, typed_relations
 from docgraph.llm_extract import ChunkExtraction
-from docgraph.resolve import Resolved, resolve
+from docgraph.resolve import EMBED_KINDS, Resolved, embeddable, merge_by_embedding, nearest, resolve
 from geo.folding import fold, fold_words
 from index.sqlite import Migration, add_column, checkpoint, connect, migrate, transaction
 
@@ -35,6 +37,7 @@ SUMMARY_SENTENCES = 3
 LONE_KINDS = ("org", "programme", "law", "person", "product", "event")
 T = TypeVar("T")
 DocFilter = Callable[[str], bool]  # whether a document id may be shown to the caller
+Embed = Callable[[list[str]], np.ndarray]  # texts -> unit vectors (the text encoder's embed)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entities (
@@ -72,11 +75,30 @@ CREATE TABLE IF NOT EXISTS llm_extractions (
     PRIMARY KEY (tenant, doc_id, key));
 CREATE INDEX IF NOT EXISTS llm_extractions_by_key ON llm_extractions (tenant, key);
 """
+# the LLM's community reports (docgraph/llm_summaries.py), keyed by a hash of the community's
+# content, with the documents that content came from: deleting any of them deletes the report
+LLM_SUMMARIES = """
+CREATE TABLE IF NOT EXISTS llm_summaries (
+    tenant TEXT NOT NULL, key TEXT NOT NULL, reply TEXT NOT NULL, PRIMARY KEY (tenant, key));
+CREATE TABLE IF NOT EXISTS llm_summary_sources (
+    tenant TEXT NOT NULL, key TEXT NOT NULL, doc_id TEXT NOT NULL, PRIMARY KEY (tenant, key, doc_id));
+CREATE INDEX IF NOT EXISTS llm_summary_sources_by_doc ON llm_summary_sources (tenant, doc_id);
+"""
+# the text encoder's vector of each entity name that embedding resolution compares
+# (docgraph/resolve.py nearest_entity); deleted with its entity
+NAME_VECTORS = """
+CREATE TABLE IF NOT EXISTS name_vectors (
+    tenant TEXT NOT NULL, entity_id INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (tenant, entity_id));
+"""
 MIGRATIONS: list[Migration] = [
     SCHEMA,
     LLM_CACHE,
     # what the LLM said about a relation (docgraph/llm_extract.py); '' for the offline ones
     lambda conn: add_column(conn, "relations", "description", "TEXT NOT NULL DEFAULT ''"),
+    LLM_SUMMARIES,
+    NAME_VECTORS,
+    # an embedding merge's cosine similarity (rule "embedding"); 0 for the other rules
+    lambda conn: add_column(conn, "aliases", "similarity", "REAL NOT NULL DEFAULT 0"),
 ]
 
 
@@ -176,8 +198,11 @@ def detect_communities(edges: list[tuple[int, int, float]]) -> dict[int, int]:
 class DocGraphStore:
     """One SQLite file holding every tenant's document graph."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, embed: Embed | None = None, merge_similarity: float = 0.0) -> None:
+        """`embed` and `merge_similarity` (> 0): resolution by name similarity (docgraph/resolve.py)."""
         self.path = path
+        self.embed = embed
+        self.merge_similarity = merge_similarity
         self._lock = threading.RLock()  # one connection for every thread: reads wait for a write
         self._conn = connect(path, synchronous="NORMAL")
         migrate(self._conn, MIGRATIONS)
@@ -251,14 +276,19 @@ class DocGraphStore:
                 for m in mentions:
                     if m.acronym and m.expansion:
                         aliases[m.expansion] = f"org:{m.key}"
+            resolved_all = [[resolve(m, aliases) for m in mentions] for _, mentions in found]
+            vectors = self._name_vectors(resolved_all)
             with transaction(self._conn):
                 for doc_id in doc_ids:
                     self._delete_rows(tenant, doc_id)
+                merged_keys: set[str] = set()
+                if vectors:
+                    resolved_all, merged_keys = self._merge_similar(tenant, resolved_all, vectors)
                 stored = 0
                 pairs: dict[tuple[str, int, int, str], list[str]] = defaultdict(list)  # -> chunk refs
                 described: dict[tuple[str, int, int, str], str] = {}  # -> the LLM's description
                 for n, (chunk, mentions) in enumerate(found):
-                    resolved = [resolve(m, aliases) for m in mentions]
+                    resolved = resolved_all[n]
                     ids = [self._store_mention(tenant, chunk, r) for r in resolved]
                     stored += len(ids)
                     named = sorted({i for r, i in zip(resolved, ids, strict=True) if r.kind in NAMED_KINDS})
@@ -282,8 +312,73 @@ class DocGraphStore:
                         for (d, a, b, k), refs in pairs.items()
                     ],
                 )
+                self._store_name_vectors(tenant, {k: v for k, v in vectors.items() if k not in merged_keys})
                 self._refresh_communities(tenant)
         return stored
+
+    def _name_vectors(self, resolved: list[list[Resolved]]) -> dict[str, np.ndarray]:
+        """Entity key -> the vector of its name, for the mentions embedding may merge (none
+        when it is off)."""
+        if self.embed is None or self.merge_similarity <= 0:
+            return {}
+        names = {r.entity_key: r.name for rs in resolved for r in rs if embeddable(r)}
+        if not names:
+            return {}
+        keys = list(names)
+        found = np.asarray(self.embed([names[k] for k in keys]), dtype=np.float32)
+        return dict(zip(keys, found, strict=True))
+
+    def _merge_similar(
+        self, tenant: str, resolved: list[list[Resolved]], vectors: dict[str, np.ndarray]
+    ) -> tuple[list[list[Resolved]], set[str]]:
+        """Mentions whose folded name is no entity yet, resolved to the entity of their kind
+        whose name is nearest, when the cosine reaches merge_similarity (in text order: a
+        name the document introduced first is a candidate for the later ones); and the keys
+        so merged (they create no entity)."""
+        existing = {
+            key
+            for (key,) in self._conn.execute("SELECT key FROM entities WHERE tenant = ?", (tenant,))
+            if key in vectors
+        }
+        pool: dict[str, list[tuple[str, np.ndarray]]] = defaultdict(list)  # key prefix -> (key, vector)
+        for key, blob in self._conn.execute(
+            "SELECT e.key, v.vector FROM name_vectors v JOIN entities e ON e.id = v.entity_id "
+            "WHERE v.tenant = ?",
+            (tenant,),
+        ):
+            pool[key.split(":", 1)[0]].append((key, np.frombuffer(blob, dtype=np.float32)))
+        target: dict[str, tuple[str, float]] = {}  # a new key -> (the entity key it merges into, cosine)
+        for key in dict.fromkeys(r.entity_key for rs in resolved for r in rs if embeddable(r)):
+            if key in existing or key in target:
+                continue
+            prefix = key.split(":", 1)[0]
+            best = nearest(vectors[key], pool[prefix])
+            if best is not None and best[1] >= self.merge_similarity:
+                target[key] = best
+            else:
+                pool[prefix].append((key, vectors[key]))
+        out = [
+            [
+                merge_by_embedding(r, *target[r.entity_key])
+                if embeddable(r) and r.entity_key in target
+                else r
+                for r in rs
+            ]
+            for rs in resolved
+        ]
+        return out, set(target)
+
+    def _store_name_vectors(self, tenant: str, vectors: dict[str, np.ndarray]) -> None:
+        """The vectors of the entities this document created by their name (merge targets)."""
+        for key, vector in vectors.items():
+            row = self._conn.execute(
+                "SELECT id FROM entities WHERE tenant = ? AND key = ?", (tenant, key)
+            ).fetchone()
+            if row is not None:
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO name_vectors VALUES (?, ?, ?)",
+                    (tenant, int(row[0]), np.asarray(vector, dtype=np.float32).tobytes()),
+                )
 
     @_locked
     def cached_extraction(self, tenant: str, key: str) -> str | None:
@@ -333,12 +428,13 @@ class DocGraphStore:
         )
         for alias, rule in (
             (r.alias, "acronym"),
-            (fold_words(m.text) if r.rule == "alias" else None, "alias"),
+            (fold_words(m.text) if r.rule in ("alias", "embedding") else None, r.rule),
         ):
             if alias:
                 self._conn.execute(
-                    "INSERT INTO aliases VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (tenant, entity, alias, rule, chunk.doc_id, chunk.page_no, chunk.chunk_no),
+                    "INSERT INTO aliases (tenant, entity_id, alias, rule, doc_id, page_no, chunk_no, "
+                    "similarity) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (tenant, entity, alias, rule, chunk.doc_id, chunk.page_no, chunk.chunk_no, r.similarity),
                 )
         return entity
 
@@ -350,19 +446,96 @@ class DocGraphStore:
             "(SELECT entity_id FROM mentions WHERE tenant = ?)",
             (tenant, tenant),
         )
+        self._conn.execute(
+            "DELETE FROM name_vectors WHERE tenant = ? AND entity_id NOT IN "
+            "(SELECT id FROM entities WHERE tenant = ?)",
+            (tenant, tenant),
+        )
+        self._rename_merged(tenant)
+
+    def _rename_merged(self, tenant: str) -> None:
+        """An entity of a kind embedding merges, whose name no mention left writes (the
+        document that named it so is gone, another's variant remains), takes the name of
+        its first mention left, and that name's vector: nothing of the gone document stays."""
+        kinds = sorted(EMBED_KINDS)
+        rows = self._conn.execute(
+            "SELECT e.id, e.name, m.text FROM entities e "
+            "JOIN mentions m ON m.tenant = e.tenant AND m.entity_id = e.id "
+            f"WHERE e.tenant = ? AND e.kind IN ({','.join('?' * len(kinds))}) AND NOT EXISTS "
+            "(SELECT 1 FROM mentions x WHERE x.tenant = e.tenant AND x.entity_id = e.id AND x.text = e.name) "
+            "ORDER BY e.id, m.doc_id, m.page_no, m.chunk_no, m.start",
+            (tenant, *kinds),
+        ).fetchall()
+        renamed: dict[int, str] = {}
+        for entity_id, name, text in rows:
+            if entity_id not in renamed and not is_acronym(name):
+                renamed[entity_id] = text
+        for entity_id, text in renamed.items():
+            self._conn.execute("UPDATE entities SET name = ? WHERE id = ?", (text, entity_id))
+            if self._conn.execute("SELECT 1 FROM name_vectors WHERE entity_id = ?", (entity_id,)).fetchone():
+                self._conn.execute("DELETE FROM name_vectors WHERE entity_id = ?", (entity_id,))
+                if self.embed is not None:
+                    vector = np.asarray(self.embed([text]), dtype=np.float32)[0]
+                    self._conn.execute(
+                        "INSERT INTO name_vectors VALUES (?, ?, ?)", (tenant, entity_id, vector.tobytes())
+                    )
 
     def delete_document(self, tenant: str, doc_id: str) -> None:
         """Remove the document's mentions, aliases, relations and cached LLM replies, the
-        entities only it supported, and refresh the communities; then checkpoint (nothing
-        left in the WAL)."""
+        community reports its content fed, the entities only it supported, and refresh the
+        communities; then checkpoint (nothing left in the WAL)."""
         with self._lock:
             with transaction(self._conn):
                 self._delete_rows(tenant, doc_id)
                 self._conn.execute(
                     "DELETE FROM llm_extractions WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
                 )
+                fed = [
+                    r[0]
+                    for r in self._conn.execute(
+                        "SELECT key FROM llm_summary_sources WHERE tenant = ? AND doc_id = ?",
+                        (tenant, doc_id),
+                    )
+                ]
+                self._delete_summaries(tenant, fed)
                 self._refresh_communities(tenant)
             checkpoint(self._conn)
+
+    def _delete_summaries(self, tenant: str, keys: Sequence[str]) -> None:
+        for key in keys:
+            self._conn.execute("DELETE FROM llm_summaries WHERE tenant = ? AND key = ?", (tenant, key))
+            self._conn.execute("DELETE FROM llm_summary_sources WHERE tenant = ? AND key = ?", (tenant, key))
+
+    @_locked
+    def cached_summary(self, tenant: str, key: str) -> str | None:
+        """The LLM's stored community report for a content hash, or None."""
+        row = self._conn.execute(
+            "SELECT reply FROM llm_summaries WHERE tenant = ? AND key = ?", (tenant, key)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    @_locked
+    def cache_summary(self, tenant: str, key: str, reply: str, doc_ids: Iterable[str]) -> None:
+        """Keep a community report with the documents its content came from."""
+        with transaction(self._conn):
+            self._conn.execute("INSERT OR REPLACE INTO llm_summaries VALUES (?, ?, ?)", (tenant, key, reply))
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO llm_summary_sources VALUES (?, ?, ?)",
+                [(tenant, key, d) for d in sorted(set(doc_ids))],
+            )
+
+    @_locked
+    def prune_summaries(self, tenant: str, keep: set[str]) -> int:
+        """Delete the community reports whose key no current community has; how many."""
+        stale = [
+            r[0]
+            for r in self._conn.execute("SELECT key FROM llm_summaries WHERE tenant = ?", (tenant,))
+            if r[0] not in keep
+        ]
+        if stale:
+            with transaction(self._conn):
+                self._delete_summaries(tenant, stale)
+        return len(stale)
 
     def _refresh_communities(self, tenant: str) -> None:
         """Leiden over the tenant's relation graph, and one extractive summary per community:
@@ -490,7 +663,7 @@ class DocGraphStore:
         merges = [
             dict(r)
             for r in self._conn.execute(
-                "SELECT alias, rule, doc_id, page_no, chunk_no FROM aliases "
+                "SELECT alias, rule, doc_id, page_no, chunk_no, similarity FROM aliases "
                 "WHERE tenant = ? AND entity_id = ?",
                 (tenant, entity_id),
             )
@@ -665,6 +838,9 @@ class DocGraphStore:
             "communities",
             "summaries",
             "llm_extractions",
+            "llm_summaries",
+            "llm_summary_sources",
+            "name_vectors",
         )
         return {
             t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t} WHERE tenant = ?", (tenant,)).fetchone()[0])

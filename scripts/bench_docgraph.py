@@ -8,7 +8,10 @@ server (tests/openai_protocol.py) scripted as an extracting model (it names the 
 organisations of each passage): LLM calls, prompt and completion tokens per page (as the
 server counts them: 4 characters a token over the messages; the strict schema a real
 endpoint also reads is shown apart), under the default budget (CARTA_DOCGRAPH_LLM_CHUNKS)
-and unbounded, then the same documents again (cache hits: no call).
+and unbounded, then the same documents again (cache hits: no call); and the community reports
+(docgraph/llm_summaries.py) the LLM writes after each document, under the default budget
+(CARTA_DOCGRAPH_LLM_SUMMARIES): calls and tokens per page (again: only the communities whose
+content changed are written).
 
     .venv/bin/python scripts/bench_docgraph.py [--llm]
 """
@@ -28,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from docgraph.extract import extract  # noqa: E402
 from docgraph.llm_extract import LLMExtractor, response_format  # noqa: E402
+from docgraph.llm_summaries import CommunitySummariser  # noqa: E402
 from docgraph.store import ChunkText, DocGraphStore, detect_communities  # noqa: E402
 from models.llm_client import LLMClient, LLMConfig  # noqa: E402
 from service.settings import Settings  # noqa: E402
@@ -80,7 +84,14 @@ def main() -> None:
 
 def extracting_model(body: dict) -> str:
     """The scripted model's reply: the organisations and programmes the offline extractors
-    find in the passage, each related to the next."""
+    find in the passage, each related to the next; a community's report: its first entity as
+    the title, its first sentence as the summary and one finding."""
+    if (body.get("response_format") or {}).get("json_schema", {}).get("name") == "community_report":
+        text = part_texts(body)[-1]
+        first = text.split("\n")[1].removeprefix("- ") if "\n" in text else ""
+        sentence = next((line[4:] for line in text.splitlines() if line.startswith("[1] ")), "")
+        finding = [{"text": sentence[:200], "sentences": [1]}]
+        return json.dumps({"title": first, "summary": sentence[:300], "findings": finding})
     passage = part_texts(body)[-1].removeprefix("PASSAGE:\n")
     orgs = [m for m in extract(passage) if m.kind in ("org", "programme")]
     entities = [
@@ -101,10 +112,12 @@ def bench_llm() -> None:
             docs.append((path, chunks_of(path.stem, [page.get_text() for page in doc])))
     schema_tokens = len(json.dumps(response_format())) // 4
     budget = Settings.model_fields["docgraph_llm_chunks"].default
+    report_budget = Settings.model_fields["docgraph_llm_summaries"].default
     print(f"strict schema sent with every call: ~{schema_tokens} tokens (not in the counts below)")
     print(
         f"{'budget':>9} {'run':>6} {'pages':>5} {'chunks':>6} {'calls':>5} {'cached':>6} "
-        f"{'calls/page':>10} {'prompt tok/page':>15} {'compl tok/page':>14} {'ms/page':>8}"
+        f"{'calls/page':>10} {'prompt tok/page':>15} {'compl tok/page':>14} {'ms/page':>8} "
+        f"{'report calls':>12} {'report calls/page':>17} {'report tok/page':>15}"
     )
     with OpenAIProtocolServer() as server, tempfile.TemporaryDirectory() as tmp:
         server.responder = extracting_model
@@ -112,13 +125,18 @@ def bench_llm() -> None:
         for label, max_chunks in ((str(budget), budget), ("none", 100_000)):
             store = DocGraphStore(Path(tmp) / f"docgraph-{label}.sqlite3")
             extractor = LLMExtractor(client, store, max_chunks)
+            summariser = CommunitySummariser(client, store, report_budget)
             for run in ("first", "again"):
                 pages = chunks = calls = cached = prompt = completion = 0
+                reports = report_tokens = 0
                 t0 = time.perf_counter()
                 for path, doc_chunks in docs:
                     refs = [((c.page_no, c.chunk_no), c.text) for c in doc_chunks]
                     found, stats = extractor.extract_document("bench", path.stem, refs)
                     store.add_document("bench", doc_chunks, found)
+                    written = summariser.refresh("bench")
+                    reports += written.sent
+                    report_tokens += written.prompt_tokens + written.completion_tokens
                     pages += max(c.page_no for c in doc_chunks)
                     chunks += stats.chunks
                     calls += stats.sent
@@ -128,7 +146,8 @@ def bench_llm() -> None:
                 ms = (time.perf_counter() - t0) * 1e3 / pages
                 print(
                     f"{label:>9} {run:>6} {pages:5d} {chunks:6d} {calls:5d} {cached:6d} "
-                    f"{calls / pages:10.2f} {prompt / pages:15.1f} {completion / pages:14.1f} {ms:8.1f}"
+                    f"{calls / pages:10.2f} {prompt / pages:15.1f} {completion / pages:14.1f} {ms:8.1f} "
+                    f"{reports:12d} {reports / pages:17.2f} {report_tokens / pages:15.1f}"
                 )
             store.close()
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from docgraph.global_search import GlobalSearch
 from docgraph.llm_extract import LLMExtractor
+from docgraph.llm_summaries import CommunitySummariser
 from docgraph.store import ChunkText, DocGraphStore
 from geo.gazetteer import Gazetteer
 from graph.channel import GraphChannel
@@ -38,7 +39,7 @@ from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import RelevanceGate, question_language
-from service.answer.global_answer import global_answer, global_sources
+from service.answer.global_answer import global_answer_events, global_sources
 from service.answer.graph import graph_answer
 from service.answer.llm import LLMAnswerer, PageImage, PageText, answer_events, extractive_events
 from service.answer.prompting import Budget
@@ -220,6 +221,14 @@ def docgraph_llm(settings: Settings, docgraph: DocGraphStore | None) -> LLMExtra
     return LLMExtractor(LLMClient(config), docgraph, settings.docgraph_llm_chunks)
 
 
+def docgraph_summariser(settings: Settings, docgraph: DocGraphStore | None) -> CommunitySummariser | None:
+    """The LLM's community reports when an LLM is configured and CARTA_DOCGRAPH_LLM_SUMMARIES > 0."""
+    config = llm_config(settings)
+    if docgraph is None or config is None or settings.docgraph_llm_summaries == 0:
+        return None
+    return CommunitySummariser(LLMClient(config), docgraph, settings.docgraph_llm_summaries)
+
+
 def query_planner(
     settings: Settings, retriever: Retriever, docgraph: DocGraphStore | None
 ) -> QueryPlanner | None:
@@ -284,9 +293,16 @@ class Carta:
         text_language = settings.text_model_language or None  # empty: a multilingual model
         self.retriever = Retriever(self.text, self.sparse, build_channels(channels), text_language)
         self.docgraph: DocGraphStore | None = (
-            DocGraphStore(settings.docgraph_path) if settings.docgraph else None
+            DocGraphStore(
+                settings.docgraph_path,
+                embed=self.text.embed,
+                merge_similarity=settings.docgraph_merge_similarity,
+            )
+            if settings.docgraph
+            else None
         )
         self.entity_llm = docgraph_llm(settings, self.docgraph)
+        self.community_llm = docgraph_summariser(settings, self.docgraph)
         self.sentence_vectors: SentenceVectors | None = (
             SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
         )
@@ -320,14 +336,14 @@ class Carta:
             self.global_channel = GlobalChannel(
                 self.store,
                 self.collections.chunks.name,
-                GlobalSearch(self.docgraph),
+                GlobalSearch(self.docgraph, summaries=self.community_llm),
                 self.registry,
                 asks_global,
             )
             self.retriever.channels.append(self.global_channel)
             config = llm_config(settings)
             self.global_llm = LLMClient(config) if config else None
-            self.erasure_hooks.append(self.docgraph.delete_document)
+            self.erasure_hooks.append(self._erase_docgraph)
         if self.sentence_filler is not None:  # a pass in flight stores nothing for an erased document
             self.erasure_hooks.append(self.sentence_filler.cancel)
         elif self.sentence_vectors is not None:
@@ -474,6 +490,38 @@ class Carta:
                 stats.completion_tokens,
             )
         self.docgraph.add_document(doc.tenant, chunks, found)
+        self._refresh_community_reports(doc.tenant)
+
+    def _erase_docgraph(self, tenant: str, doc_id: str) -> None:
+        """The document's rows out of the document graph, then the reports of the communities
+        it changed written again (docgraph/llm_summaries.py)."""
+        assert self.docgraph is not None
+        self.docgraph.delete_document(tenant, doc_id)
+        self._refresh_community_reports(tenant)
+
+    def _refresh_community_reports(self, tenant: str) -> None:
+        """The LLM's reports of the communities that changed (none when it is off); never raises
+        for the LLM, and a store error leaves the extractive summaries."""
+        if self.community_llm is None:
+            return
+        try:
+            stats = self.community_llm.refresh(tenant)
+        except sqlite3.Error as exc:
+            log.warning("community reports of %s not refreshed (%s); extractive summaries used", tenant, exc)
+            return
+        log.info(
+            "community reports of %s: %d communities, %d LLM calls, %d cached, %d over budget, %d failed, "
+            "%d pruned, %d+%d tokens",
+            tenant,
+            stats.communities,
+            stats.sent,
+            stats.cached,
+            stats.over_budget,
+            stats.failed,
+            stats.pruned,
+            stats.prompt_tokens,
+            stats.completion_tokens,
+        )
 
     def _index_sentence_vectors(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py),
@@ -673,10 +721,9 @@ class Carta:
                 lambda d, p: self.page_chunks(query.tenant, d, p),
                 lambda d: doc.title if (doc := self.registry.get(query.tenant, d)) else d,
             )
-            answer = global_answer(
-                query.text, result, found, sent, self.global_llm, self.settings.llm_context_tokens
+            events = global_answer_events(
+                query.text, result, found, sent, self.global_llm, self.settings.llm_context_tokens, stream
             )
-            events = answer_events(answer, result)
         elif self.llm:
             events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:

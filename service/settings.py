@@ -332,6 +332,24 @@ class Settings(BaseSettings):
         "one is configured (CARTA_LLM_BASE_URL; replies cached by chunk hash); the rest, and any chunk "
         "whose call fails, keep the offline extraction; 0 = offline only.",
     )
+    docgraph_llm_summaries: int = Field(
+        16,
+        ge=0,
+        le=10_000,
+        description="Communities (of two entities or more, the largest first) whose report the LLM writes "
+        "each time the document graph changes, when one is configured (strict JSON schema; cached by a hash "
+        "of the community's content, so an unchanged community costs no call; erased with any document it "
+        "read); the others, and any failed call, keep the extractive summary; 0 = extractive only.",
+    )
+    docgraph_merge_similarity: float = Field(
+        0.94,
+        ge=0.0,
+        le=1.0,
+        description="Cosine similarity (the text model's vectors of the names) at which a new organisation, "
+        "programme, person, product or event merges into the nearest entity of its kind (recorded as an "
+        "'embedding' merge with its similarity); 0.94: no false merge on eval/docgraph/entity_pairs.yaml "
+        "(scripts/eval_entity_pairs.py); 0 = off.",
+    )
 
     @property
     def docgraph_path(self) -> Path:

@@ -408,6 +408,9 @@ class GlobalCommunityOut(BaseModel):
     why: list[str] = Field(description="What ranked it: named entities, topic words, an asked kind, size.")
     entities: int = Field(description="Its entities the caller may see.")
     chunks: list[GlobalChunkOut] = Field(description="The chunks behind its summary (the first few).")
+    summary: Literal["llm", "extractive"] = Field(
+        "extractive", description="llm: the LLM's cached report of the community was used; else extractive."
+    )
 
 
 class GlobalSearchOut(BaseModel):
@@ -716,7 +719,7 @@ class EntityMentionOut(BaseModel):
     start: int  # span in the chunk's text (-1 when unknown)
     end: int
     text: str
-    rule: str  # how it was resolved to the entity: acronym, alias, folded-name
+    rule: str  # how it was resolved to the entity: acronym, alias, folded-name, embedding
     extractor: str  # what found it: acronym(long), law, cnpj, company, gazetteer, ...
     sentence: str
 
@@ -729,6 +732,7 @@ class EntityMergeOut(BaseModel):
     doc_id: str
     page_no: int
     chunk_no: int
+    similarity: float = 0.0  # rule "embedding": the cosine of the two names (0 for the other rules)
 
 
 class EntityChunkOut(BaseModel):

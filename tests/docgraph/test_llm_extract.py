@@ -204,3 +204,28 @@ def test_llm_mentions_defer_to_the_offline_spans() -> None:
     assert [m.rule for m in merged] == ["acronym(long)", "llm"]  # IBAMA: the offline definition
     assert relations == [(0, 1, "fined", "")]
     assert merge_llm(offline, ChunkExtraction([], [])) == (offline, [])
+
+
+def test_a_second_document_adds_its_rows_resolved_to_the_first_documents_entities(
+    llm_carta: Callable[..., Carta], llm_server: OpenAIProtocolServer
+) -> None:
+    carta = llm_carta(docgraph_llm_summaries=0)
+    first = carta.ingest(IngestRequest(make_pdf([PAGE]), "funai.pdf", TENANT)).document
+    assert carta.docgraph is not None
+    joana = carta.docgraph.search(TENANT, "joana quixabeira")[0]
+    before = carta.docgraph.entity(TENANT, joana.id)
+    assert before is not None
+    second = "A Fundação Nacional do Índio acompanhou Joana Quixabeira na Hidrovia Tapajós."
+    other = carta.ingest(IngestRequest(make_pdf([second]), "tapajos.pdf", TENANT)).document
+    requests = _extraction_requests(llm_server)
+    assert len(requests) == 2 and "Hidrovia" in part_texts(requests[1])[-1]  # only the new chunk sent
+    funai = carta.docgraph.search(TENANT, "funai")
+    # the expansion without its acronym (offline: the known expansion; the LLM: its acronym) is FUNAI
+    assert [(e.name, e.documents) for e in funai] == [("FUNAI", 2)]
+    after = carta.docgraph.entity(TENANT, joana.id)  # the same entity, the first document's rows kept
+    assert (
+        after is not None and [m for m in after["mentions"] if m["doc_id"] == first.id] == before["mentions"]
+    )
+    assert {m["doc_id"] for m in after["mentions"]} == {first.id, other.id}
+    hidrovia = carta.docgraph.search(TENANT, "hidrovia tapajos")
+    assert [(e.kind, e.documents) for e in hidrovia] == [("programme", 1)]

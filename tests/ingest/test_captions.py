@@ -21,10 +21,16 @@ BODY = " ".join(["The drainage plan of the municipality describes canals, pumps 
 
 
 def llm_carta(make_carta: Callable[..., Carta], server: OpenAIProtocolServer, **overrides: object) -> Carta:
-    """A Carta whose LLM only captions: the document graph's LLM extraction (which would
-    also call the server at ingestion) is off, so the server's requests are the captions."""
+    """A Carta whose LLM only captions: the document graph's LLM extraction and community
+    reports (which would also call the server at ingestion) are off, so the server's
+    requests are the captions."""
     return make_carta(
-        geotag=False, llm_base_url=server.url, llm_model="test-model", docgraph_llm_chunks=0, **overrides
+        geotag=False,
+        llm_base_url=server.url,
+        llm_model="test-model",
+        docgraph_llm_chunks=0,
+        docgraph_llm_summaries=0,
+        **overrides,
     )
 
 

@@ -74,9 +74,13 @@ def test_carta_eval_uses_the_configured_endpoint(
 
     from service.cli.main import app
 
-    # the document graph's LLM extraction off: the server's one request is the answer
+    # the document graph's LLM extraction and reports off: the server's one request is the answer
     carta = make_carta(
-        geotag=False, llm_base_url=llm_server.url, llm_model="test-model", docgraph_llm_chunks=0
+        geotag=False,
+        llm_base_url=llm_server.url,
+        llm_model="test-model",
+        docgraph_llm_chunks=0,
+        docgraph_llm_summaries=0,
     )
     assert carta.llm is not None and carta.llm.client.config.base_url == llm_server.url
     note = samples_dir / "nota_tecnica_drenagem_2024.pdf"
