@@ -45,6 +45,7 @@ from service.answer.asked import asked_value, asks_identifier, given_values, ide
 from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
+from service.query.decompose import decompose
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
 if TYPE_CHECKING:
@@ -325,7 +326,7 @@ def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate
     Nadu's total public health outlay" is not answered by the outlay table of other states
     because the rainfall table of another document lists Tamil Nadu. Within one document
     the names may sit on different pages (the bulletin's place on its cover, the resolution
-    it cites on page 3)."""
+    it cites on page 3). A question in parts may take each part from its own document."""
     names = [t for t in question_key_terms(question) if t.name]
     if not names:
         return candidates
@@ -336,8 +337,22 @@ def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate
             pages[cand.page.page_no] = "\n".join(
                 [document_names(cand.page), *(c.text for c in cand.page.chunks)]
             )
-    holds = {doc: all(Haystack("\n".join(p.values())).contains(t) for t in names) for doc, p in texts.items()}
-    return [c for c in candidates if holds[c.page.doc_id]]
+    hays = {doc: Haystack("\n".join(p.values())) for doc, p in texts.items()}
+    kept = [c for c in candidates if all(hays[c.page.doc_id].contains(t) for t in names)]
+    if kept:
+        return kept
+    # a question in parts ("in both the Salvador and the Recife reports") may be answered by
+    # one document per part: the documents holding every name of some part, when each part
+    # has one
+    docs: set[str] = set()
+    parts = decompose(question)
+    for part in parts if len(parts) > 1 else []:
+        part_names = [t for t in question_key_terms(part) if t.name]
+        holding = {d for d, hay in hays.items() if part_names and all(hay.contains(t) for t in part_names)}
+        if not holding:
+            return []
+        docs |= holding
+    return [c for c in candidates if c.page.doc_id in docs]
 
 
 def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]:

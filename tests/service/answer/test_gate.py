@@ -192,6 +192,17 @@ def test_a_name_on_another_page_does_not_make_a_sentence_an_answer(gate: Relevan
     assert grade(gate, question, listed, rainfall).passed
 
 
+def test_a_question_in_parts_may_take_each_part_from_its_own_document(gate: RelevanceGate) -> None:
+    question = "Which organisations are named in both the Salvador bulletin and the Recife report?"
+    salvador = "The Salvador bulletin was issued by INEMA with the CONAMA criteria."
+    recife = "The Recife report was written by EMLURB and APAC."
+    result = grade(gate, question, salvador, recife)
+    assert {c.page.doc_id for c in result.candidates} == {"doc0", "doc1"}
+    # one question whose names sit in two documents is not such a question
+    single = "What was the Recife population according to the Salvador bulletin?"
+    assert not grade(gate, single, salvador, recife).candidates
+
+
 def test_names_may_sit_on_different_pages_of_one_document(gate: RelevanceGate) -> None:
     question = "Qual o número da Resolução CONAMA citada no boletim de Salvador?"
     cover = ChunkEvidence(
