@@ -87,7 +87,13 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
         ),
         {"en": ("format:",), "pt": ("formato:",)},
     ),
+    (
+        "places",
+        ("cover", "covers", "covering", "cobre", "cobrem", "cobrindo", "maps of", "mapas de", "mapas do"),
+        {"en": ("places covered:",), "pt": ("lugares cobertos:",)},
+    ),
 )
+MAX_MAPS = 3  # maps listed for "which maps cover <place>"
 # words that say which fact is asked or that the thing is a map: not the card's subject
 _FRAME_WORDS = frozenset(
     "pixel pixels size tamanho resolution resolucao crs epsg code codigo projection projecao coordinate "
@@ -137,13 +143,16 @@ def _line(card: ChunkEvidence, field: str) -> str | None:
 class MapCardAnswerer:
     """The card line holding the asked fact, from the best-ranked evidence page that is a map
     whose card holds every content word naming the map ("Luxembourg", "elevation", "RGB.byte");
-    None otherwise (the question asks no card fact, or names a map the evidence lacks)."""
+    for "which maps cover <place>", every such map (up to MAX_MAPS) with the places its card
+    lists; None otherwise (the question asks no card fact, or names a map the evidence lacks)."""
 
     def answer(self, question: str, language: str, pages: Sequence[PageEvidence]) -> MapCardAnswer | None:
         field = asked_field(question)
         if field is None:
             return None
         subject = [w for w in question_content_words(question) if w not in _FRAME_WORDS]
+        parts: list[str] = []
+        citations: list[Citation] = []
         for page in pages:
             card = _card(page, language)
             if card is None:
@@ -154,6 +163,10 @@ class MapCardAnswerer:
             line = _line(card, field)
             if line is None:
                 return None
-            text = f"{line} {cite_label(page.doc_id, page.page_no)}"
-            return MapCardAnswer(text, [Citation(page.doc_id, page.page_no, page.title, card.bbox, line)])
-        return None
+            if field == "places":  # which maps: each with what it covers
+                line = f"{page.filename}: {line}"
+            parts.append(f"{line} {cite_label(page.doc_id, page.page_no)}")
+            citations.append(Citation(page.doc_id, page.page_no, page.title, card.bbox, line))
+            if field != "places" or len(parts) == MAX_MAPS:
+                break
+        return MapCardAnswer(" ".join(parts), citations) if parts else None

@@ -51,12 +51,19 @@ def test_the_asked_fact_is_read_from_its_line() -> None:
 def test_no_card_answer_without_a_card_fact_or_for_another_map() -> None:
     answerer = MapCardAnswerer()
     page = _page(LUX_EN)
-    towns = "Which towns does the Luxembourg elevation raster cover?"
+    towns = "Who made the Luxembourg elevation raster?"
     assert answerer.answer(towns, "en", [page]) is None
     assert answerer.answer("What is the extent of the Recife flood map?", "en", [page]) is None
     assert (
         answerer.answer("What is the extent of the Luxembourg map?", "en", [_page("A plain page.")]) is None
     )
+
+
+def test_which_maps_cover_a_place_lists_each_with_what_it_covers() -> None:
+    other = PageEvidence("bah", 1, "bahamas", "rgb.tif", "image", 0.9, chunks=[])
+    answer = MapCardAnswerer().answer("Quais mapas cobrem Esch-sur-Alzette?", "pt", [other, _page(LUX_EN)])
+    assert answer is not None and answer.text.startswith("terra_lux_elev.tif: Places covered: municipalities")
+    assert [c.doc_id for c in answer.citations] == ["lux"]
 
 
 def test_asked_field_in_both_languages() -> None:
