@@ -548,6 +548,13 @@ def _drop_shadowed_alternates(index: _Index, region: Place) -> None:
         ]
 
 
+def portuguese_country_name(iso: str) -> str | None:
+    """A country's Portuguese name where it differs from GeoNames' English one ("Luxemburgo"
+    for LU; the first of _COUNTRY_ALIASES), else None."""
+    aliases = _COUNTRY_ALIASES.get(iso, ())
+    return aliases[0] if aliases else None
+
+
 def _add_countries(index: _Index, countries: dict[str, dict], cities: Iterable[dict]) -> None:
     """Countries sit at their capital (largest city as fallback); no capital known: skipped."""
     by_name: dict[tuple[str, str], tuple[int, float, float]] = {}

@@ -25,7 +25,8 @@ import numpy as np
 import tifffile
 from PIL import Image
 
-from geo.gazetteer import Gazetteer, Place
+from geo.folding import fold
+from geo.gazetteer import Gazetteer, Place, portuguese_country_name
 from geo.georef import Footprint, georeference_raster
 from geo.reverse import CoveredPlaces, covered_places
 from ingest.formats.vector import VectorDocument
@@ -300,6 +301,14 @@ def _names(places: list[Place], limit: int = MAX_NAMES) -> str:
     return shown + (f" (+{len(places) - limit})" if len(places) > limit else "")
 
 
+def _in_portuguese(country: Place) -> Place:
+    """A country named in Portuguese, with its English name after it: "Luxemburgo (Luxembourg)"."""
+    name = portuguese_country_name(country.country or "")
+    if not name or fold(name) == fold(country.name):
+        return country
+    return replace(country, name=f"{name} ({country.name})")
+
+
 def _places(places: CoveredPlaces, lang: str) -> list[str]:
     en = lang == "en"
     if places.empty:
@@ -316,7 +325,8 @@ def _places(places: CoveredPlaces, lang: str) -> list[str]:
     if places.states:
         parts.append(("state: " if en else "estado: ") + _names(places.states))
     if places.countries:
-        parts.append(("country: " if en else "país: ") + _names(places.countries, 30))
+        countries = places.countries if en else [_in_portuguese(p) for p in places.countries]
+        parts.append(("country: " if en else "país: ") + _names(countries, 30))
     lines = [("Places covered: " if en else "Lugares cobertos: ") + "; ".join(parts) + "."] if parts else []
     if places.areas:
         shown = ", ".join(f"{p.name} ({share:.0%})" for p, share in places.areas[:MAX_AREAS])

@@ -58,6 +58,8 @@ def test_a_png_with_world_file_and_a_degree_grid(gazetteer: Gazetteer) -> None:
     assert "pixel size 0.00833333 degrees (about 763.31 m on the ground)" in card.english
     assert "minimum 141, maximum 547" in card.english and "nodata -32768" in card.english
     assert "Luxembourg" in card.english and "int16" in card.english
+    # the Portuguese card names countries in Portuguese, with the English name after
+    assert "Luxemburgo (Luxembourg)" in card.portuguese and "Luxemburgo" not in card.english
 
 
 def test_vector_files_get_a_card_and_photos_do_not(gazetteer: Gazetteer) -> None:
