@@ -145,10 +145,12 @@ class Settings(BaseSettings):
     )
 
     sentence_vectors_background: bool = Field(
-        True,
+        False,
         description="Store the sentence vectors in a low-priority background pass after a document is "
         "ready (service/answer/sentence_filler.py) instead of inside its ingestion; questions asked "
-        "before the pass ends embed the missing sentences on the fly, with the same answers.",
+        "before the pass ends embed the missing sentences on the fly, with the same answers. Off by "
+        "default: the pass shares the server's interpreter, and while the niced thread holds the GIL "
+        "the requests wait (scripts/load_test.py: 3.5 requests/s with it, 13 without).",
     )
 
     @property

@@ -92,7 +92,12 @@ def test_carta_ingests_without_waiting_and_stores_the_same(make_carta: Callable[
     pdf = corpus_path("pdf", "dib_2019_corrosion_inhibitor_p454.pdf")
     inline = make_carta(geotag=False, graph_enabled=False, sentence_vectors_background=False)
     inline.ingest(IngestRequest(pdf.read_bytes(), pdf.name, "default"))
-    background = make_carta(inline.settings.data_dir.parent / "background", geotag=False, graph_enabled=False)
+    background = make_carta(
+        inline.settings.data_dir.parent / "background",
+        geotag=False,
+        graph_enabled=False,
+        sentence_vectors_background=True,
+    )
     result = background.ingest(IngestRequest(pdf.read_bytes(), pdf.name, "default"))
     assert "sentences" in result.seconds  # the hook that queued the document
     background.settle()

@@ -79,7 +79,7 @@ def test_stored_and_computed_vectors_grade_the_same(make_carta: Callable[..., Ca
     pdf = corpus_path("pdf", SERANON_PDF)
     carta = make_carta(geotag=False, graph_enabled=False)
     carta.ingest(IngestRequest(pdf.read_bytes(), pdf.name, "default"))
-    carta.settle()  # the background pass (CARTA_SENTENCE_VECTORS_BACKGROUND)
+    carta.settle()  # the background pass, when CARTA_SENTENCE_VECTORS_BACKGROUND is on
     store = carta.sentence_vectors
     assert store is not None and store.count() > 0
     computing = RelevanceGate(carta.text, carta.sparse, carta.gate.min_relevance)
