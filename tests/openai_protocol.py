@@ -93,6 +93,17 @@ class OpenAIProtocolServer:
         self.port = self._http.port
         self.url = f"{self._http.url}/v1"
 
+    def settings(self) -> dict[str, Any]:
+        """Settings for a Carta whose LLM is this server: quick timeouts, no retries, no page
+        captions (a test counting the server's requests counts only its own)."""
+        return {
+            "llm_base_url": self.url,
+            "llm_model": "test-model",
+            "llm_timeout_s": 5.0,
+            "llm_max_retries": 0,
+            "caption_pages": 0,
+        }
+
     def script(self, *steps: Step) -> None:
         with self._lock:
             self.steps = list(steps)

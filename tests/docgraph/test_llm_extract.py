@@ -61,14 +61,7 @@ def llm_carta(
     llm_server.responder = extracting_model
 
     def build(**overrides: Any) -> Carta:
-        llm = {
-            "llm_base_url": llm_server.url,
-            "llm_model": "test-model",
-            "llm_timeout_s": 5.0,
-            "llm_max_retries": 0,
-            "caption_pages": 0,
-        }
-        return make_carta(tmp_path / "data", **(llm | overrides))
+        return make_carta(tmp_path / "data", **(llm_server.settings() | overrides))
 
     return build
 

@@ -78,14 +78,8 @@ def reporting_carta(
     llm_server.responder = reporting_model
 
     def build(**overrides: Any) -> Carta:
-        llm = {
-            "llm_base_url": llm_server.url,
-            "llm_model": "test-model",
-            "llm_timeout_s": 5.0,
-            "llm_max_retries": 0,
-            "caption_pages": 0,
-            "docgraph_llm_chunks": 0,  # offline extraction: the server's requests are the reports
-        }
+        # offline extraction: the server's requests are the reports
+        llm = llm_server.settings() | {"docgraph_llm_chunks": 0}
         return make_carta(tmp_path / "data", **(llm | overrides))
 
     return build

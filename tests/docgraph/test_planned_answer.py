@@ -70,11 +70,7 @@ def test_a_planned_multi_step_answer_carries_its_trace(
         layout="text",
         planner="auto",
         planner_max_steps=4,
-        llm_base_url=llm_server.url,
-        llm_model="test-model",
-        llm_timeout_s=5.0,
-        llm_max_retries=0,
-        caption_pages=0,
+        **llm_server.settings(),
     )
     ids = {
         name: carta.ingest(IngestRequest(make_pdf([lines]), name, TENANT)).document.id

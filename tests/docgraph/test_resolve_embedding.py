@@ -92,15 +92,7 @@ def test_the_llms_variant_of_a_persons_name_merges_across_documents(
     make_carta: Callable[..., Carta], llm_server: OpenAIProtocolServer, tmp_path: Path
 ) -> None:
     llm_server.responder = naming_model
-    carta = make_carta(
-        tmp_path / "data",
-        llm_base_url=llm_server.url,
-        llm_model="test-model",
-        llm_timeout_s=5.0,
-        llm_max_retries=0,
-        caption_pages=0,
-        docgraph_llm_summaries=0,
-    )
+    carta = make_carta(tmp_path / "data", **llm_server.settings(), docgraph_llm_summaries=0)
     first = carta.ingest(
         IngestRequest(make_pdf(["The book was written by Hernando Bedoya."]), "a.pdf", TENANT)
     )
