@@ -206,6 +206,15 @@ def questions(page_texts: dict, n: int, seed: int) -> list[tuple[str, SearchQuer
     return out
 
 
+def rss_anon() -> int:
+    """Resident memory that is not a mapped file (the engine maps its segments: those pages
+    are page cache the kernel can drop, the anonymous ones are what the process holds)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def timed(fn, *args) -> tuple[float, object]:
     t = time.perf_counter()
     result = fn(*args)
@@ -335,6 +344,11 @@ def main(argv: list[str] | None = None) -> int:
         "--grid-pages", type=int, default=10_000, help="pages in the numpy pooling grid (0: none)"
     )
     parser.add_argument("--data-dir", type=Path, help="default: a temporary folder, removed after")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure the index an earlier run left in --data-dir instead of building one",
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench-scale.json")
     args = parser.parse_args(argv)
     facts = machine_facts()
@@ -343,15 +357,27 @@ def main(argv: list[str] | None = None) -> int:
     proc = psutil.Process()
     settings = Settings(data_dir=root, geotag=False, graph=False, docgraph=False)
     carta = Carta(settings)
-    rss0 = proc.memory_info().rss
+    rss0, anon0 = proc.memory_info().rss, rss_anon()
     words = corpus_words()
     table = WordTable(carta, words, np.random.default_rng(0))
     print(
-        f"{len(words)} corpus words, {len(table.tokens)} distinct; building {args.pages} pages ...",
+        f"{len(words)} corpus words, {len(table.tokens)} distinct; "
+        f"{'measuring the index in' if args.reuse else 'building'} {args.pages} pages ...",
         flush=True,
     )
-    kept = np.empty((min(args.grid_pages, args.pages), PAGE_TOKENS, table.dim), dtype=np.float16)
-    built = build(carta, words, table, args.pages, seed=1, kept=kept)
+    saved = root / "bench-scale-pages.json"  # what --reuse needs: the build time and page texts
+    if args.reuse:
+        if not saved.exists():
+            raise SystemExit(f"--reuse: no index from an earlier run in {root} ({saved.name} missing)")
+        built = json.loads(saved.read_text())
+        if built["pages"] != args.pages:
+            raise SystemExit(f"--reuse: {root} holds {built['pages']} pages, not {args.pages}")
+        kept = np.empty((0, PAGE_TOKENS, table.dim), dtype=np.float16)  # no vectors kept: no grid
+    else:
+        kept = np.empty((min(args.grid_pages, args.pages), PAGE_TOKENS, table.dim), dtype=np.float16)
+        built = build(carta, words, table, args.pages, seed=1, kept=kept)
+        if args.data_dir is not None:
+            saved.write_text(json.dumps({"pages": args.pages, **built}))
     page_texts = built.pop("page_texts")
     carta.close()  # flushed, as a restarted server finds it
     disk = disk_usage(root / "qdrant")
@@ -361,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     qs = questions(page_texts, args.queries, seed=2)
     result = measure(carta, qs, args.repeats)
     rss = proc.memory_info().rss - rss0
+    anon = rss_anon() - anon0
     grid = pooling_grid(carta, kept, qs) if len(kept) else []
     carta.close()
     if args.data_dir is None:
@@ -377,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         "reopen_s": round(reopen_s, 2),
         "disk_bytes_per_page": disk // args.pages,
         "rss_bytes_per_page": max(rss, 0) // args.pages,
+        "rss_anon_bytes_per_page": max(anon, 0) // args.pages,
         **result,
         "pooling_grid": grid,
     }
@@ -395,7 +423,8 @@ def print_table(r: dict) -> None:
     )
     print(
         f"build {r['build_s']} s ({r['build_pages_per_s']} pages/s), reopen {r['reopen_s']} s, "
-        f"disk {r['disk_bytes_per_page'] // 1000} kB/page, RSS {r['rss_bytes_per_page'] // 1000} kB/page\n"
+        f"disk {r['disk_bytes_per_page'] // 1000} kB/page, RSS {r['rss_bytes_per_page'] // 1000} kB/page "
+        f"(anonymous {r['rss_anon_bytes_per_page'] // 1000} kB/page)\n"
     )
     print(
         "| search (in-process, Carta.search) | fast p50 ms | fast p95 ms | exact p50 ms "
