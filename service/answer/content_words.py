@@ -236,6 +236,13 @@ class WordIndex:
         return any(self._has(w) or self._has(cognate(w)) for w in translations(word))
 
 
+@lru_cache(maxsize=4096)
+def word_index(text: str) -> WordIndex:
+    """The WordIndex of a text, built once: the same evidence sentences and pages come back
+    question after question, and building one costs more than all its lookups."""
+    return WordIndex(text)
+
+
 def _reverse(glossary: dict[str, str]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for source, targets in glossary.items():
@@ -288,7 +295,7 @@ def absent_content_words(question: str, texts: Iterable[str], skip: Iterable[str
     words = question_content_words(question, skip)
     if not words:
         return []
-    index = WordIndex("\n".join(texts))
+    index = word_index("\n".join(texts))
     return [w for w in words if not index.contains(w)]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -42,7 +43,12 @@ from ingest.values import (
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.asked import asked_value, asks_identifier, given_values, identifier_frames, states_value
-from service.answer.content_words import WordIndex, absent_content_words, question_content_words, translations
+from service.answer.content_words import (
+    absent_content_words,
+    question_content_words,
+    translations,
+    word_index,
+)
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.decompose import decompose
@@ -205,6 +211,7 @@ def axis_months(text: str) -> set[str]:
     return {f"month:{m}" for m in in_run} | {f"date:{y:04d}-{m:02d}" for y in years for m in in_run}
 
 
+@lru_cache(maxsize=4096)  # per chunk text, asked again for every question that finds the chunk
 def month_axis(text: str) -> str:
     """The lines of a chunk that write a month axis (axis_months), "" when none."""
     return "\n".join(line for line in text.split("\n") if axis_months(line))
@@ -235,6 +242,7 @@ def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:
     return [t.text for t in absent_key_terms(question, evidence_texts)]
 
 
+@lru_cache(maxsize=4096)  # also asked of evidence pages, question after question
 def question_language(question: str) -> str:
     """'en', 'pt', 'fr' or 'es', from function words and accents (enough to pick the
     refusal text); a tie goes to English, then Portuguese."""
@@ -385,7 +393,7 @@ def word_share(words: list[str], sentence: str) -> float:
     """The share of `words` (content words) a sentence holds; 1.0 when there are none."""
     if not words:
         return 1.0
-    index = WordIndex(sentence)
+    index = word_index(sentence)
     return sum(index.contains(w) for w in words) / len(words)
 
 
@@ -608,7 +616,7 @@ def asked_in_other_year(question: str, candidates: list[Candidate]) -> bool:
     words = question_content_words(question, key_terms(question))
     if not asked or not words:
         return False
-    about = [c for c in candidates if any(WordIndex(c.sentence).contains(w) for w in words)]
+    about = [c for c in candidates if any(word_index(c.sentence).contains(w) for w in words)]
     if not about:
         return False
     for cand in about:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from geo.folding import fold
-from service.answer.content_words import WordIndex, question_content_words
+from service.answer.content_words import question_content_words, word_index
 from service.answer.markers import cite_label
 from service.answer.types import Citation
 from service.query.types import ChunkEvidence, PageEvidence
@@ -157,7 +157,7 @@ class MapCardAnswerer:
             card = _card(page, language)
             if card is None:
                 continue
-            index = WordIndex(card.text + "\n" + page.filename)
+            index = word_index(card.text + "\n" + page.filename)
             if not subject or not all(index.contains(w) for w in subject):
                 continue
             line = _line(card, field)

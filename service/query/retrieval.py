@@ -13,8 +13,9 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from models.query_batcher import QueryBatcher
 from models.sparse_encoder import SparseEncoder
-from models.text_encoder import TextEncoder
+from models.text_encoder import TextEmbedding, TextEncoder
 from service.answer.gate import question_language
 from service.query.channels import BaseChannel, EncodedQuery
 from service.query.channels.maps import MAP_CHANNEL, maps_first
@@ -38,6 +39,8 @@ class Retriever:
         self.channels = list(channels)  # in fusion order (service.query.channels.build_channels)
         self.text_language = text_language  # the one language the text encoder reads; None: any
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="carta-channel")
+        # questions asked at the same time are encoded in one forward pass (models/query_batcher.py)
+        self._queries: QueryBatcher[TextEmbedding] = QueryBatcher(text.embed_with_tokens)
 
     def channel(self, name: str) -> BaseChannel | None:
         """The channel whose list is called `name` (e.g. "pages"), if it is built."""
@@ -45,7 +48,7 @@ class Retriever:
 
     def search(self, q: SearchQuery) -> SearchResult:
         t0 = time.perf_counter()
-        emb = self.text.embed_with_tokens([q.text])[0]
+        emb = self._queries.one(q.text)
         encoded = EncodedQuery(q, emb.dense, emb.tokens, self.sparse.embed_query(q.text))
         t1 = time.perf_counter()
         flt = engine_filter(q)
