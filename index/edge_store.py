@@ -31,6 +31,7 @@ from typing import Any
 
 import qdrant_edge as E
 
+from index.payloads import FILTER_ONLY_FIELDS
 from index.types import (
     Branch,
     CollectionSpec,
@@ -169,6 +170,9 @@ def edge_filter(flt: Filter | None) -> E.Filter | None:
             E.Filter(should=[edge_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
         )
     return E.Filter(must=must or None, must_not=must_not or None)
+
+
+_HIT_PAYLOAD = E.PayloadSelector.Exclude(list(FILTER_ONLY_FIELDS))  # what a search hit carries
 
 
 def _hit(point: Any) -> Hit:
@@ -311,7 +315,7 @@ class EdgeStore(VectorStore):
             limit=limit,
             query=E.Query.Nearest(_vector(vector), using=using),
             filter=edge_filter(flt),
-            with_payload=True,
+            with_payload=_HIT_PAYLOAD,
         )
         return [_hit(p) for p in self._shard(collection).query(request)]
 
@@ -342,7 +346,7 @@ class EdgeStore(VectorStore):
             query=E.Fusion.Rrf(k=rrf_k),
             prefetches=self._branch_prefetches(branches, engine_filter, prefetch_limit),
             filter=engine_filter,
-            with_payload=True,
+            with_payload=_HIT_PAYLOAD,
         )
         return [_hit(p) for p in self._shard(collection).query(request)]
 
@@ -355,7 +359,7 @@ class EdgeStore(VectorStore):
             query=E.Query.Nearest(_vector(second.vector), using=second.using),
             prefetches=self._branch_prefetches([first], engine_filter, width),
             filter=engine_filter,
-            with_payload=True,
+            with_payload=_HIT_PAYLOAD,
         )
         return [_hit(p) for p in self._shard(collection).query(request)]
 
@@ -383,7 +387,7 @@ class EdgeStore(VectorStore):
             X.Mult([X.Variable("$score"), X.Sum([X.Constant(1.0), boost])]),
             defaults={decay.key: _FAR_AWAY},
         )
-        request = E.QueryRequest(limit=limit, query=formula, prefetches=[fused], with_payload=True)
+        request = E.QueryRequest(limit=limit, query=formula, prefetches=[fused], with_payload=_HIT_PAYLOAD)
         return [_hit(p) for p in self._shard(collection).query(request)]
 
     def close(self) -> None:

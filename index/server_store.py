@@ -23,6 +23,7 @@ from typing import Any
 from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
+from index.payloads import FILTER_ONLY_FIELDS
 from index.types import (
     Branch,
     CollectionSpec,
@@ -86,6 +87,9 @@ def client_filter(flt: Filter | None) -> m.Filter | None:
             m.Filter(should=[client_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
         )
     return m.Filter(must=must or None, must_not=must_not or None)
+
+
+_HIT_PAYLOAD = m.PayloadSelectorExclude(exclude=list(FILTER_ONLY_FIELDS))  # what a search hit carries
 
 
 def _hit(point: Any) -> Hit:
@@ -203,7 +207,7 @@ class ServerStore(VectorStore):
                 using=using,
                 query_filter=client_filter(flt),
                 limit=limit,
-                with_payload=True,
+                with_payload=_HIT_PAYLOAD,
             )
         except ValueError as exc:
             raise StoreError(str(exc)) from exc
@@ -233,7 +237,7 @@ class ServerStore(VectorStore):
             query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)),
             query_filter=engine_filter,
             limit=limit,
-            with_payload=True,
+            with_payload=_HIT_PAYLOAD,
         )
         return [_hit(p) for p in response.points]
 
@@ -248,7 +252,7 @@ class ServerStore(VectorStore):
             using=second.using,
             query_filter=engine_filter,
             limit=limit,
-            with_payload=True,
+            with_payload=_HIT_PAYLOAD,
         )
         return [_hit(p) for p in response.points]
 
@@ -278,7 +282,7 @@ class ServerStore(VectorStore):
             defaults={decay.key: {"lat": 90.0, "lon": 0.0}},  # no location: far from any place
         )
         response = self.client.query_points(
-            collection, prefetch=[fused], query=formula, limit=limit, with_payload=True
+            collection, prefetch=[fused], query=formula, limit=limit, with_payload=_HIT_PAYLOAD
         )
         return [_hit(p) for p in response.points]
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from index.edge_store import EdgeStore
+from index.payloads import FILTER_ONLY_FIELDS
 from index.server_store import ServerStore
 from index.types import (
     Branch,
@@ -254,3 +255,30 @@ def test_stored_vectors_scroll_points_and_drop(store: VectorStore) -> None:
     store.drop_collection("things")
     assert store.stored_vectors("things") is None
     store.drop_collection("things")  # nothing left: no error
+
+
+def test_search_hits_leave_out_the_filter_only_fields_and_scrolls_keep_them(store: VectorStore) -> None:
+    pts = _points("t1", "a", 3)
+    for p in pts:
+        p.payload |= {"acl": ["public"], "h3_area": ["89283082803ffff"], "text": "kept"}
+    store.upsert("things", pts)
+    flt = Filter({"tenant": "t1", "acl": ["public"], "state": "ready", "h3_area": ["89283082803ffff"]})
+    searches = [
+        store.search("things", "dense", pts[0].vectors["dense"], flt, 3),
+        store.fused_search("things", [Branch("dense", pts[0].vectors["dense"])], flt, 3, 10),
+        store.two_stage_search(
+            "things",
+            Branch("late", pts[0].vectors["late"]),
+            Branch("late", pts[0].vectors["late"]),
+            flt,
+            3,
+            10,
+        ),
+    ]
+    for hits in searches:
+        assert len(hits) == 3  # the filter still matched on the fields the hits leave out
+        for h in hits:
+            assert not set(FILTER_ONLY_FIELDS) & set(h.payload)
+            assert h.payload["text"] == "kept" and h.payload["tenant"] == "t1"
+    rows = store.scroll("things", Filter({"tenant": "t1"}))
+    assert all(r.payload["acl"] == ["public"] and r.payload["state"] == "ready" for r in rows)
