@@ -53,6 +53,14 @@ class Reply:
     finish_reason: str | None = None
 
 
+def unfenced(text: str) -> str:
+    """A JSON reply without the Markdown fence some local models put around it despite the schema."""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    return body
+
+
 def text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
