@@ -17,17 +17,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from models.errors import LLMError
-from models.llm_client import LLMClient, unfenced
+from models.llm_client import LLMClient, json_schema_format, unfenced
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def strict_format(name: str, schema: type[BaseModel]) -> dict:
     """`schema` as a strict json_schema response_format (every key required, no extras)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "strict": True, "schema": schema.model_json_schema()},
-    }
+    return json_schema_format(name, schema.model_json_schema())
 
 
 @dataclass(frozen=True)

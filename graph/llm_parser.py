@@ -21,7 +21,7 @@ from graph.categories import SYNONYMS
 from graph.parser import Constraints, RuleParser, constraints_schema, find_categories, names_relation
 from graph.plan import GeoPlan, plan_json_schema
 from graph.plan_parser import Catalog, PlanRuleParser
-from models.llm_client import LLMClient, LLMError, unfenced
+from models.llm_client import LLMClient, LLMError, json_schema_format, unfenced
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,7 @@ class LLMConstraints(BaseModel):
 
 
 def response_format(known: Iterable[str] = ()) -> dict:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "constraints", "strict": True, "schema": constraints_schema(known)},
-    }
+    return json_schema_format("constraints", constraints_schema(known))
 
 
 class LLMConstraintParser:
@@ -158,7 +155,7 @@ class LLMPlanParser:
                 f"Question: {json.dumps(question, ensure_ascii=False)}",
             },
         ]
-        fmt = {"type": "json_schema", "json_schema": {"name": "geo_plan", "strict": True, "schema": schema}}
+        fmt = json_schema_format("geo_plan", schema)
         try:
             reply = self.client.chat(messages, PLAN_MAX_TOKENS, fmt)
             plan = GeoPlan.model_validate_json(unfenced(reply.text))
