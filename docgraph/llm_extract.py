@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from docgraph.extract import Mention, acronym_key
+from docgraph.llm_calls import BudgetedCalls, CallStats, Sent, ask_json, strict_format
 from geo.folding import fold, fold_words
-from models.errors import LLMError
 from models.llm_client import LLMClient
 
 log = logging.getLogger(__name__)
@@ -76,12 +76,12 @@ class ChunkGraph(BaseModel):
     relations: list[LLMRelation]
 
 
+SCHEMA_NAME = "chunk_graph"
+
+
 def response_format() -> dict:
     """ChunkGraph as a strict json_schema response_format (every key required, no extras)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "chunk_graph", "strict": True, "schema": ChunkGraph.model_json_schema()},
-    }
+    return strict_format(SCHEMA_NAME, ChunkGraph)
 
 
 def chunk_hash(model: str, text: str) -> str:
@@ -100,17 +100,10 @@ class ChunkExtraction:
 
 
 @dataclass
-class ExtractionStats:
+class ExtractionStats(CallStats):
     """One document's LLM extraction: what it cost and what fell back to offline."""
 
     chunks: int = 0
-    sent: int = 0  # LLM calls
-    cached: int = 0  # cache hits (no call)
-    over_budget: int = 0  # chunks left to the offline extractors by the budget
-    failed: int = 0  # calls or replies that failed: offline for that chunk
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    errors: list[str] = field(default_factory=list)
 
 
 class ExtractionCache(Protocol):
@@ -183,18 +176,13 @@ class LLMExtractor:
         # cached: an unchanged document indexed again costs no call); the rest stay offline
         self.max_chunks = max_chunks
 
-    def _ask(self, text: str) -> tuple[str, int, int]:
+    def _ask(self, text: str) -> Sent:
         """The model's reply to one chunk (validated JSON text) and its token counts."""
         messages = [
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": "PASSAGE:\n" + text[:MAX_CHUNK_CHARS]},
         ]
-        reply = self.client.chat(messages, MAX_TOKENS, response_format())
-        body = reply.text.strip()
-        if body.startswith("```"):  # some local models fence JSON despite the schema
-            body = body.strip("`").removeprefix("json").strip()
-        graph = ChunkGraph.model_validate_json(body)  # not JSON / wrong shape -> ValidationError
-        return graph.model_dump_json(), reply.usage.prompt_tokens or 0, reply.usage.completion_tokens or 0
+        return ask_json(self.client, messages, MAX_TOKENS, SCHEMA_NAME, ChunkGraph)[1]
 
     def extract_document(
         self,
@@ -208,30 +196,18 @@ class LLMExtractor:
         failed chunk is left out (offline only), one log line says how many."""
         found: dict[tuple[int, int], ChunkExtraction] = {}
         stats = ExtractionStats(chunks=len(chunks))
-        reachable = True  # False after a transport error: the rest of the document stays offline
+        calls = BudgetedCalls(stats)  # after a transport error the rest of the document stays offline
         read = 0  # non-empty chunks so far: the first max_chunks are the LLM's (sent or cached)
         for n, (ref, text) in enumerate(chunks, start=1):
             if text.strip():
                 read += 1
                 key = chunk_hash(self.client.config.model, text)
-                reply = self.cache.cached_extraction(tenant, key)
-                if reply is not None:
-                    stats.cached += 1
-                elif not reachable or read > self.max_chunks:
-                    stats.over_budget += reachable
-                    stats.failed += not reachable
-                else:
-                    stats.sent += 1
-                    try:
-                        reply, prompt_tokens, completion_tokens = self._ask(text)
-                        stats.prompt_tokens += prompt_tokens
-                        stats.completion_tokens += completion_tokens
-                        self.cache.cache_extraction(tenant, doc_id, key, reply)
-                    except (LLMError, ValidationError, ValueError) as exc:
-                        stats.failed += 1
-                        reachable = not isinstance(exc, LLMError)
-                        message = exc.message if isinstance(exc, LLMError) else str(exc).splitlines()[0]
-                        stats.errors.append(message[:200])
+                reply = calls.reply(
+                    self.cache.cached_extraction(tenant, key),
+                    read <= self.max_chunks,
+                    lambda text=text: self._ask(text),
+                    lambda reply, key=key: self.cache.cache_extraction(tenant, doc_id, key, reply),
+                )
                 if reply is not None:
                     found[ref] = to_extraction(text, ChunkGraph.model_validate(json.loads(reply)))
             if progress is not None:
@@ -244,6 +220,6 @@ class LLMExtractor:
                 doc_id,
                 stats.failed,
                 stats.chunks,
-                stats.errors[0] if stats.errors else "endpoint unreachable",
+                stats.first_error(),
             )
         return found, stats

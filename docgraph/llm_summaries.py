@@ -25,12 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from docgraph.llm_calls import BudgetedCalls, CallStats, Sent, ask_json, strict_format
 from docgraph.store import CommunityEvidence, DocGraphStore, Said
-from models.errors import LLMError
 from models.llm_client import LLMClient
 
 log = logging.getLogger(__name__)
@@ -68,16 +68,12 @@ class CommunityReport(BaseModel):
     findings: list[Finding]
 
 
+SCHEMA_NAME = "community_report"
+
+
 def response_format() -> dict:
     """CommunityReport as a strict json_schema response_format."""
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "community_report",
-            "strict": True,
-            "schema": CommunityReport.model_json_schema(),
-        },
-    }
+    return strict_format(SCHEMA_NAME, CommunityReport)
 
 
 @dataclass(frozen=True)
@@ -124,18 +120,11 @@ def written(c: CommunityEvidence, reply: str) -> WrittenSummary:
 
 
 @dataclass
-class SummaryStats:
+class SummaryStats(CallStats):
     """One refresh: what it cost and what stayed extractive."""
 
     communities: int = 0  # of MIN_ENTITIES entities or more
-    sent: int = 0
-    cached: int = 0
-    over_budget: int = 0
-    failed: int = 0
     pruned: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    errors: list[str] = field(default_factory=list)
 
 
 class CommunitySummariser:
@@ -149,16 +138,12 @@ class CommunitySummariser:
     def key(self, c: CommunityEvidence) -> str:
         return summary_key(self.client.config.model, c)
 
-    def _ask(self, c: CommunityEvidence) -> tuple[str, int, int]:
+    def _ask(self, c: CommunityEvidence) -> Sent:
         messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": summary_input(c)}]
-        reply = self.client.chat(messages, MAX_TOKENS, response_format())
-        body = reply.text.strip()
-        if body.startswith("```"):  # some local models fence JSON despite the schema
-            body = body.strip("`").removeprefix("json").strip()
-        report = CommunityReport.model_validate_json(body)  # not JSON / wrong shape -> ValidationError
-        if not written(c, report.model_dump_json()).findings and not report.summary.strip():
+        report, sent = ask_json(self.client, messages, MAX_TOKENS, SCHEMA_NAME, CommunityReport)
+        if not written(c, sent.reply).findings and not report.summary.strip():
             raise ValueError("the report holds no finding resting on a sentence given, and no summary")
-        return report.model_dump_json(), reply.usage.prompt_tokens or 0, reply.usage.completion_tokens or 0
+        return sent
 
     def refresh(self, tenant: str) -> SummaryStats:
         """Write the reports of the tenant's communities that have none for their current
@@ -168,26 +153,14 @@ class CommunitySummariser:
         communities = [c for c in self.store.community_evidence(tenant) if len(c.entity_ids) >= MIN_ENTITIES]
         stats.communities = len(communities)
         keys = [self.key(c) for c in communities]
-        reachable = True  # False after a transport error: the rest stay extractive this time
+        calls = BudgetedCalls(stats)  # after a transport error the rest stay extractive this time
         for c, key in zip(communities, keys, strict=True):
-            if self.store.cached_summary(tenant, key) is not None:
-                stats.cached += 1
-            elif not reachable or stats.sent >= self.max_communities:
-                stats.over_budget += reachable
-                stats.failed += not reachable
-            else:
-                stats.sent += 1
-                try:
-                    reply, prompt_tokens, completion_tokens = self._ask(c)
-                except (LLMError, ValidationError, ValueError) as exc:
-                    stats.failed += 1
-                    reachable = not isinstance(exc, LLMError)
-                    message = exc.message if isinstance(exc, LLMError) else str(exc).splitlines()[0]
-                    stats.errors.append(message[:200])
-                    continue
-                stats.prompt_tokens += prompt_tokens
-                stats.completion_tokens += completion_tokens
-                self.store.cache_summary(tenant, key, reply, c.documents)
+            calls.reply(
+                self.store.cached_summary(tenant, key),
+                stats.sent < self.max_communities,
+                lambda c=c: self._ask(c),
+                lambda reply, c=c, key=key: self.store.cache_summary(tenant, key, reply, c.documents),
+            )
         stats.pruned = self.store.prune_summaries(tenant, set(keys))
         if stats.failed:
             log.warning(
@@ -196,7 +169,7 @@ class CommunitySummariser:
                 tenant,
                 stats.failed,
                 stats.communities,
-                stats.errors[0] if stats.errors else "endpoint unreachable",
+                stats.first_error(),
             )
         return stats
 

@@ -380,13 +380,16 @@ class DocGraphStore:
                     (tenant, int(row[0]), np.asarray(vector, dtype=np.float32).tobytes()),
                 )
 
+    def _cached_reply(self, table: str, tenant: str, key: str) -> str | None:
+        row = self._conn.execute(
+            f"SELECT reply FROM {table} WHERE tenant = ? AND key = ? LIMIT 1", (tenant, key)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     @_locked
     def cached_extraction(self, tenant: str, key: str) -> str | None:
         """The LLM's stored reply for a chunk hash (any document of the tenant), or None."""
-        row = self._conn.execute(
-            "SELECT reply FROM llm_extractions WHERE tenant = ? AND key = ? LIMIT 1", (tenant, key)
-        ).fetchone()
-        return None if row is None else str(row[0])
+        return self._cached_reply("llm_extractions", tenant, key)
 
     @_locked
     def cache_extraction(self, tenant: str, doc_id: str, key: str, reply: str) -> None:
@@ -509,10 +512,7 @@ class DocGraphStore:
     @_locked
     def cached_summary(self, tenant: str, key: str) -> str | None:
         """The LLM's stored community report for a content hash, or None."""
-        row = self._conn.execute(
-            "SELECT reply FROM llm_summaries WHERE tenant = ? AND key = ?", (tenant, key)
-        ).fetchone()
-        return None if row is None else str(row[0])
+        return self._cached_reply("llm_summaries", tenant, key)
 
     @_locked
     def cache_summary(self, tenant: str, key: str, reply: str, doc_ids: Iterable[str]) -> None:

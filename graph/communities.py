@@ -37,7 +37,7 @@ from graph.parser import find_categories
 from graph.store import DocFilter, GraphStore, community_profile, visible_zone
 from graph.summaries import OPEN_DATA
 from graph.zone_names import ZoneNamer
-from models.llm_client import LLMClient, LLMError
+from models.llm_client import LLMClient, LLMError, json_schema_format
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +97,7 @@ _PARTIAL_SCHEMA = {
     "properties": {"answer": {"type": "string"}, "score": {"type": "integer", "minimum": 0, "maximum": 100}},
 }
 
-PARTIAL_FORMAT = {
-    "type": "json_schema",
-    "json_schema": {"name": "partial", "strict": True, "schema": _PARTIAL_SCHEMA},
-}
+PARTIAL_FORMAT = json_schema_format("partial", _PARTIAL_SCHEMA)
 
 
 class GlobalSearch:

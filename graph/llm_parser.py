@@ -21,7 +21,7 @@ from graph.categories import SYNONYMS
 from graph.parser import Constraints, RuleParser, constraints_schema, find_categories, names_relation
 from graph.plan import GeoPlan, plan_json_schema
 from graph.plan_parser import Catalog, PlanRuleParser
-from models.llm_client import LLMClient, LLMError
+from models.llm_client import LLMClient, LLMError, json_schema_format, unfenced
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,7 @@ class LLMConstraints(BaseModel):
 
 
 def response_format(known: Iterable[str] = ()) -> dict:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "constraints", "strict": True, "schema": constraints_schema(known)},
-    }
+    return json_schema_format("constraints", constraints_schema(known))
 
 
 class LLMConstraintParser:
@@ -104,10 +101,8 @@ class LLMConstraintParser:
             schema = json.dumps(constraints_schema(known), ensure_ascii=False)
             messages[0] = {"role": "system", "content": f"{SYSTEM}\nJSON schema: {schema}"}
             reply = self.client.chat(messages, MAX_TOKENS)
-        text = reply.text.strip()
-        if text.startswith("```"):  # some local models fence JSON despite the schema
-            text = text.strip("`").removeprefix("json").strip()
-        data = LLMConstraints.model_validate_json(text)  # not JSON / wrong shape -> ValidationError
+        # not JSON / wrong shape -> ValidationError
+        data = LLMConstraints.model_validate_json(unfenced(reply.text))
         allowed = set(SYNONYMS) | set(known)
         named = set(data.categories) | {c for pair in data.pairs for c in pair}
         if unknown := sorted(named - allowed):
@@ -160,12 +155,10 @@ class LLMPlanParser:
                 f"Question: {json.dumps(question, ensure_ascii=False)}",
             },
         ]
-        fmt = {"type": "json_schema", "json_schema": {"name": "geo_plan", "strict": True, "schema": schema}}
+        fmt = json_schema_format("geo_plan", schema)
         try:
-            text = self.client.chat(messages, PLAN_MAX_TOKENS, fmt).text.strip()
-            if text.startswith("```"):
-                text = text.strip("`").removeprefix("json").strip()
-            plan = GeoPlan.model_validate_json(text)
+            reply = self.client.chat(messages, PLAN_MAX_TOKENS, fmt)
+            plan = GeoPlan.model_validate_json(unfenced(reply.text))
             named = {plan.attribute, *(f.attribute for f in plan.filters)} - {None}
             if unknown := sorted(a for a in named if a not in attributes):
                 raise ValueError(f"attributes outside the data: {unknown}")

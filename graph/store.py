@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import h3
 import numpy as np
@@ -817,9 +817,9 @@ class GraphStore:
 
     def _load_around(self, tenant: str, seeds: Sequence[str], rings: int) -> tuple:
         """POIs in the cells within `rings` of the seeds' cells: ids, index, lats, lons, cells, sources."""
-        seed_rows = self._poi_rows(tenant, seeds)
+        seed_rows = self._poi_rows(tenant, "id", seeds)
         area = sorted({c for cell in {r[4] for r in seed_rows} for c in h3.grid_disk(cell, rings)})
-        rows = self._poi_rows_in_cells(tenant, area)
+        rows = self._poi_rows(tenant, "h3", area)
         ids = [r[0] for r in rows]
         return (
             ids,
@@ -912,26 +912,17 @@ class GraphStore:
             [(tenant, src, dst, float(d), sources[src]) for src, lst in lists.items() for dst, d in lst],
         )
 
-    def _poi_rows(self, tenant: str, ids: Sequence[str]) -> list[tuple[str, str, float, float, str]]:
-        out = []
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            out += self._db.execute(
-                "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
-                f"AND id IN ({','.join('?' * len(part))})",
-                [tenant, *part],
-            ).fetchall()
-        return out
-
-    def _poi_rows_in_cells(
-        self, tenant: str, cells: Sequence[str]
+    def _poi_rows(
+        self, tenant: str, column: Literal["id", "h3"], values: Sequence[str]
     ) -> list[tuple[str, str, float, float, str]]:
+        """(id, source, lat, lon, h3) of the tenant's POIs whose `column` is one of `values`
+        (asked 500 at a time: SQLite caps the parameters of one statement)."""
         out = []
-        for start in range(0, len(cells), 500):
-            part = cells[start : start + 500]
+        for start in range(0, len(values), 500):
+            part = values[start : start + 500]
             out += self._db.execute(
                 "SELECT id, source, lat, lon, h3 FROM nodes WHERE tenant=? AND type='poi' "
-                f"AND h3 IN ({','.join('?' * len(part))})",
+                f"AND {column} IN ({','.join('?' * len(part))})",
                 [tenant, *part],
             ).fetchall()
         return out

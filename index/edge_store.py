@@ -32,6 +32,7 @@ from typing import Any
 import qdrant_edge as E
 
 from index.payloads import FILTER_ONLY_FIELDS
+from index.translate import engine_filter, hit, stored_point
 from index.types import (
     Branch,
     CollectionSpec,
@@ -135,12 +136,12 @@ def _vector(value: VectorValue) -> Any:
     return value
 
 
-def _match(value: Any) -> Any:
+def _match(key: str, value: Any) -> E.FieldCondition:
     if isinstance(value, bool):
         raise TypeError("boolean payload matches are not supported by the Edge engine; use a keyword")
     if isinstance(value, list | tuple | set):
-        return E.MatchAny(any=list(value))
-    return E.MatchValue(value=value)
+        return E.FieldCondition(key=key, match=E.MatchAny(any=list(value)))
+    return E.FieldCondition(key=key, match=E.MatchValue(value=value))
 
 
 def _geo(cond: GeoCondition) -> E.FieldCondition:
@@ -159,26 +160,10 @@ def _geo(cond: GeoCondition) -> E.FieldCondition:
 
 
 def edge_filter(flt: Filter | None) -> E.Filter | None:
-    if flt is None:
-        return None
-    must: list[Any] = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.match.items()]
-    must_not = [E.FieldCondition(key=k, match=_match(v)) for k, v in flt.exclude.items()]
-    if flt.geo_radius:
-        must.append(_geo(flt.geo_radius))
-    if flt.any_of:
-        must.append(
-            E.Filter(should=[edge_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
-        )
-    return E.Filter(must=must or None, must_not=must_not or None)
+    return engine_filter(flt, _match, _geo, E.Filter)
 
 
 _HIT_PAYLOAD = E.PayloadSelector.Exclude(list(FILTER_ONLY_FIELDS))  # what a search hit carries
-
-
-def _hit(point: Any) -> Hit:
-    return Hit(
-        id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {})
-    )
 
 
 class EdgeStore(VectorStore):
@@ -284,7 +269,7 @@ class EdgeStore(VectorStore):
         records, _ = self._shard(collection).scroll(
             E.ScrollRequest(limit=limit, filter=edge_filter(flt), with_payload=True, with_vector=False)
         )
-        return [_hit(r) for r in records]
+        return [hit(r) for r in records]
 
     def stored_vectors(self, collection: str) -> tuple[str, ...] | None:
         spec_file = self.root / collection / _SPEC_FILE
@@ -298,8 +283,7 @@ class EdgeStore(VectorStore):
         records, next_offset = self._shard(collection).scroll(
             E.ScrollRequest(limit=limit, offset=offset, with_payload=True, with_vector=True)
         )
-        points = [StorePoint(str(r.id), dict(r.vector or {}), dict(r.payload or {})) for r in records]
-        return points, None if next_offset is None else str(next_offset)
+        return [stored_point(r) for r in records], None if next_offset is None else str(next_offset)
 
     def drop_collection(self, collection: str) -> None:
         with self._write_lock:
@@ -317,7 +301,7 @@ class EdgeStore(VectorStore):
             filter=edge_filter(flt),
             with_payload=_HIT_PAYLOAD,
         )
-        return [_hit(p) for p in self._shard(collection).query(request)]
+        return [hit(p) for p in self._shard(collection).query(request)]
 
     def _branch_prefetches(
         self, branches: Sequence[Branch], engine_filter: E.Filter | None, prefetch_limit: int
@@ -348,7 +332,7 @@ class EdgeStore(VectorStore):
             filter=engine_filter,
             with_payload=_HIT_PAYLOAD,
         )
-        return [_hit(p) for p in self._shard(collection).query(request)]
+        return [hit(p) for p in self._shard(collection).query(request)]
 
     def two_stage_search(
         self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
@@ -361,7 +345,7 @@ class EdgeStore(VectorStore):
             filter=engine_filter,
             with_payload=_HIT_PAYLOAD,
         )
-        return [_hit(p) for p in self._shard(collection).query(request)]
+        return [hit(p) for p in self._shard(collection).query(request)]
 
     def decayed_search(
         self,
@@ -388,7 +372,7 @@ class EdgeStore(VectorStore):
             defaults={decay.key: _FAR_AWAY},
         )
         request = E.QueryRequest(limit=limit, query=formula, prefetches=[fused], with_payload=_HIT_PAYLOAD)
-        return [_hit(p) for p in self._shard(collection).query(request)]
+        return [hit(p) for p in self._shard(collection).query(request)]
 
     def close(self) -> None:
         with self._write_lock:

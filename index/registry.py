@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from index.sqlite import add_column, connect, migrate, transaction
+from index.sqlite import SqliteFile, add_column, transaction
 
 Status = Literal["queued", "processing", "ready", "failed"]
 
@@ -105,15 +104,9 @@ def _create(conn: sqlite3.Connection) -> None:
 _MIGRATIONS = [_create]
 
 
-class Registry:
+class Registry(SqliteFile):
     def __init__(self, path: Path) -> None:
-        self._conn = connect(path)
-        migrate(self._conn, _MIGRATIONS)
-        self._lock = threading.Lock()
-
-    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        super().__init__(path, _MIGRATIONS)
 
     def put(self, doc: Document) -> None:
         doc.updated_at = _now()
@@ -192,9 +185,6 @@ class Registry:
         if not keep_document:
             statements.append(("DELETE FROM documents WHERE tenant=? AND id=?", key))
         self._transaction(statements)
-
-    def close(self) -> None:
-        self._conn.close()
 
     @staticmethod
     def _doc(row: sqlite3.Row) -> Document:

@@ -24,6 +24,7 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as m
 
 from index.payloads import FILTER_ONLY_FIELDS
+from index.translate import engine_filter, hit, stored_point
 from index.types import (
     Branch,
     CollectionSpec,
@@ -53,7 +54,7 @@ def _vector(value: VectorValue) -> Any:
     return value
 
 
-def _condition(key: str, value: Any) -> m.FieldCondition:
+def _match(key: str, value: Any) -> m.FieldCondition:
     if isinstance(value, list | tuple | set):
         return m.FieldCondition(key=key, match=m.MatchAny(any=list(value)))
     return m.FieldCondition(key=key, match=m.MatchValue(value=value))
@@ -76,26 +77,10 @@ def _geo(cond: GeoCondition) -> m.FieldCondition:
 
 
 def client_filter(flt: Filter | None) -> m.Filter | None:
-    if flt is None:
-        return None
-    must: list[Any] = [_condition(k, v) for k, v in flt.match.items()]
-    must_not: list[Any] = [_condition(k, v) for k, v in flt.exclude.items()]
-    if flt.geo_radius:
-        must.append(_geo(flt.geo_radius))
-    if flt.any_of:
-        must.append(
-            m.Filter(should=[client_filter(c) if isinstance(c, Filter) else _geo(c) for c in flt.any_of])
-        )
-    return m.Filter(must=must or None, must_not=must_not or None)
+    return engine_filter(flt, _match, _geo, m.Filter)
 
 
 _HIT_PAYLOAD = m.PayloadSelectorExclude(exclude=list(FILTER_ONLY_FIELDS))  # what a search hit carries
-
-
-def _hit(point: Any) -> Hit:
-    return Hit(
-        id=str(point.id), score=float(getattr(point, "score", 0.0) or 0.0), payload=dict(point.payload or {})
-    )
 
 
 class ServerStore(VectorStore):
@@ -176,7 +161,7 @@ class ServerStore(VectorStore):
         records, _ = self.client.scroll(
             collection, scroll_filter=client_filter(flt), limit=limit, with_payload=True, with_vectors=False
         )
-        return [_hit(r) for r in records]
+        return [hit(r) for r in records]
 
     def stored_vectors(self, collection: str) -> tuple[str, ...] | None:
         if not self.client.collection_exists(collection):
@@ -190,8 +175,7 @@ class ServerStore(VectorStore):
         records, next_offset = self.client.scroll(
             collection, limit=limit, offset=offset, with_payload=True, with_vectors=True
         )
-        points = [StorePoint(str(r.id), dict(r.vector or {}), dict(r.payload or {})) for r in records]  # type: ignore[arg-type]
-        return points, None if next_offset is None else str(next_offset)
+        return [stored_point(r) for r in records], None if next_offset is None else str(next_offset)
 
     def drop_collection(self, collection: str) -> None:
         if self.client.collection_exists(collection):
@@ -211,7 +195,7 @@ class ServerStore(VectorStore):
             )
         except ValueError as exc:
             raise StoreError(str(exc)) from exc
-        return [_hit(p) for p in response.points]
+        return [hit(p) for p in response.points]
 
     def _branch_prefetches(
         self, branches: Sequence[Branch], engine_filter: m.Filter | None, prefetch_limit: int
@@ -239,7 +223,7 @@ class ServerStore(VectorStore):
             limit=limit,
             with_payload=_HIT_PAYLOAD,
         )
-        return [_hit(p) for p in response.points]
+        return [hit(p) for p in response.points]
 
     def two_stage_search(
         self, collection: str, first: Branch, second: Branch, flt: Filter | None, limit: int, width: int
@@ -254,7 +238,7 @@ class ServerStore(VectorStore):
             limit=limit,
             with_payload=_HIT_PAYLOAD,
         )
-        return [_hit(p) for p in response.points]
+        return [hit(p) for p in response.points]
 
     def decayed_search(
         self,
@@ -284,7 +268,7 @@ class ServerStore(VectorStore):
         response = self.client.query_points(
             collection, prefetch=[fused], query=formula, limit=limit, with_payload=_HIT_PAYLOAD
         )
-        return [_hit(p) for p in response.points]
+        return [hit(p) for p in response.points]
 
     def close(self) -> None:
         self.client.close()

@@ -21,11 +21,12 @@ that has shipped.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 # a step: an SQL script, or a function for what a script cannot say ("add the column if missing")
@@ -106,6 +107,25 @@ def add_column(conn: sqlite3.Connection, table: str, column: str, declaration: s
     """`ALTER TABLE table ADD COLUMN column declaration`, unless the table has it already."""
     if column not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+
+
+class SqliteFile:
+    """One SQLite file a store keeps open: connected as above, migrated, and one lock for
+    the connection its threads share (the registry, API keys, jobs and the audit log)."""
+
+    def __init__(
+        self, path: Path, migrations: Sequence[Migration], *, synchronous: Synchronous | None = None
+    ) -> None:
+        self._conn = connect(path, synchronous=synchronous)
+        migrate(self._conn, migrations)
+        self._lock = threading.Lock()
+
+    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 @contextmanager

@@ -53,6 +53,19 @@ class Reply:
     finish_reason: str | None = None
 
 
+def json_schema_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The response_format asking for a reply that follows `schema` strictly (structured output)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
+
+def unfenced(text: str) -> str:
+    """A JSON reply without the Markdown fence some local models put around it despite the schema."""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    return body
+
+
 def text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 

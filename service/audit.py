@@ -6,13 +6,12 @@ through this database connection)."""
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from index.sqlite import connect, migrate
+from index.sqlite import SqliteFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
@@ -48,11 +47,9 @@ class AuditEvent:
         return dict(self.__dict__)
 
 
-class AuditLog:
+class AuditLog(SqliteFile):
     def __init__(self, path: Path) -> None:
-        self._conn = connect(path)
-        migrate(self._conn, [_SCHEMA])
-        self._lock = threading.Lock()
+        super().__init__(path, [_SCHEMA])
 
     def record(
         self,
@@ -104,6 +101,3 @@ class AuditLog:
             )
             for r in reversed(rows)
         ]
-
-    def close(self) -> None:
-        self._conn.close()

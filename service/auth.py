@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from index.acl import caller_tokens, is_visible
-from index.sqlite import add_column, connect, migrate
+from index.sqlite import SqliteFile, add_column
 
 Role = Literal["reader", "member", "admin"]
 ROLES: tuple[Role, ...] = get_args(Role)
@@ -154,15 +154,9 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-class KeyStore:
+class KeyStore(SqliteFile):
     def __init__(self, path: Path) -> None:
-        self._conn = connect(path)
-        migrate(self._conn, _MIGRATIONS)
-        self._lock = threading.Lock()
-
-    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        super().__init__(path, _MIGRATIONS)
 
     def create(
         self,
@@ -217,9 +211,6 @@ class KeyStore:
             return None
         key = self._key(rows[0])
         return Principal(key.id, key.tenant, tuple(key.groups), key.admin, key.role)
-
-    def close(self) -> None:
-        self._conn.close()
 
     @staticmethod
     def _key(row: sqlite3.Row) -> ApiKey:

@@ -84,6 +84,19 @@ class ErasureJournal:
 # ------------------------------------------------------------------------------- scan
 
 
+def _lz4_length(src: bytes | memoryview, i: int, length: int, what: str) -> tuple[int, int]:
+    """A length whose 4-bit field is full (15): each byte from `i` adds to it, up to and
+    including the first that is not 255. The length, and where the sequence goes on."""
+    while True:
+        if i >= len(src):
+            raise ValueError(f"truncated {what} length")
+        b = src[i]
+        i += 1
+        length += b
+        if b != 255:
+            return length, i
+
+
 def lz4_block_decompress(src: bytes | memoryview, size: int) -> bytes:
     """Decode one LZ4 block that decodes to exactly `size` bytes; ValueError otherwise
     (the scan tries every aligned offset, so most inputs are not blocks at all)."""
@@ -94,14 +107,7 @@ def lz4_block_decompress(src: bytes | memoryview, size: int) -> bytes:
         i += 1
         literals = token >> 4
         if literals == 15:
-            while True:
-                if i >= n:
-                    raise ValueError("truncated literal length")
-                b = src[i]
-                i += 1
-                literals += b
-                if b != 255:
-                    break
+            literals, i = _lz4_length(src, i, literals, "literal")
         if i + literals > n or len(dst) + literals > size:
             raise ValueError("literals past the end")
         dst += src[i : i + literals]
@@ -116,14 +122,7 @@ def lz4_block_decompress(src: bytes | memoryview, size: int) -> bytes:
             raise ValueError("match offset out of range")
         length = (token & 15) + 4
         if (token & 15) == 15:
-            while True:
-                if i >= n:
-                    raise ValueError("truncated match length")
-                b = src[i]
-                i += 1
-                length += b
-                if b != 255:
-                    break
+            length, i = _lz4_length(src, i, length, "match")
         if len(dst) + length > size:
             raise ValueError("match past the end")
         start = len(dst) - offset

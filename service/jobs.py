@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from index.acl import is_visible
 from index.registry import Document
-from index.sqlite import connect, migrate
+from index.sqlite import SqliteFile
 from ingest.errors import IngestError
 from service.errors import HiddenDuplicate
 
@@ -109,17 +109,11 @@ class Job:
         }
 
 
-class JobStore:
+class JobStore(SqliteFile):
     """The job table (one SQLite file): jobs by id, in flight per document, unfinished ones."""
 
     def __init__(self, path: Path) -> None:
-        self._conn = connect(path, synchronous="FULL")
-        migrate(self._conn, [_SCHEMA])
-        self._lock = threading.Lock()
-
-    def _query(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        super().__init__(path, [_SCHEMA], synchronous="FULL")  # jobs must survive a power cut
 
     def add(self, job: Job) -> None:
         row = asdict(job)
@@ -174,9 +168,6 @@ class JobStore:
             tenant,
             document_id,
         )
-
-    def close(self) -> None:
-        self._conn.close()
 
     @staticmethod
     def _job(row: sqlite3.Row) -> Job:

@@ -19,20 +19,9 @@ Number = int | float  # an int stays an int on the wire (3, not 3.0)
 
 
 class Wire(BaseModel):
-    """A documented dict: its known keys typed, other keys kept, absent keys left out. It
-    also reads like that dict (w["key"], w.get, in), so Python code that validates an
-    AskResponse keeps indexing `graph`, `usage`, `geo_prior` as it did when they were dicts."""
+    """A documented dict: its known keys typed, other keys kept, absent keys left out."""
 
     model_config = ConfigDict(extra="allow")
-
-    def __getitem__(self, key: str) -> Any:
-        return self.model_dump()[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.model_dump()
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.model_dump().get(key, default)
 
     @model_serializer(mode="wrap")
     def _given_keys_only(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from models.errors import LLMError
-from models.llm_client import LLMClient
+from models.llm_client import LLMClient, json_schema_format
 from service.query.decompose import MAX_PARTS, decompose
 
 log = logging.getLogger(__name__)
@@ -140,10 +140,7 @@ _SYSTEM = (
 
 def plan_schema() -> dict:
     """The response_format asking for a PlanReply (structured output where supported)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "plan", "schema": PlanReply.model_json_schema(), "strict": True},
-    }
+    return json_schema_format("plan", PlanReply.model_json_schema())
 
 
 def llm_route(

@@ -7,7 +7,15 @@ import pytest
 from PIL import Image
 
 from models.errors import LLMBadResponse, LLMStatusError, LLMTimeout, LLMUnreachable
-from models.llm_client import LLMClient, LLMConfig, LLMError, fit_pixels, image_part, text_part
+from models.llm_client import (
+    LLMClient,
+    LLMConfig,
+    LLMError,
+    fit_pixels,
+    image_part,
+    text_part,
+    unfenced,
+)
 from tests.openai_protocol import OpenAIProtocolServer, Step, image_parts
 from tests.utils.servers import free_port
 
@@ -29,6 +37,11 @@ def test_fit_pixels_keeps_aspect_and_budget() -> None:
     assert fitted.width * fitted.height <= 500_000
     assert abs(fitted.width / fitted.height - 2.0) < 0.01
     assert fit_pixels(image, 5_000_000) is image  # small enough: untouched
+
+
+def test_unfenced_strips_a_markdown_fence_only() -> None:
+    assert unfenced(' ```json\n{"a": 1}\n``` ') == '{"a": 1}'
+    assert unfenced('{"a": "```"}') == '{"a": "```"}'
 
 
 def test_image_parts_arrive_as_sent(llm_server: OpenAIProtocolServer) -> None:

@@ -16,7 +16,7 @@ from index.types import Filter
 from ingest.upload import IngestRequest
 from service.carta import Carta
 from service.cli.main import app
-from service.erasure import JOURNAL_NAME, KEEPS_IDS, verify
+from service.erasure import JOURNAL_NAME, KEEPS_IDS, lz4_block_decompress, verify
 from tests.utils.api import ingest_via_api
 from tests.utils.documents import make_pdf
 from tests.utils.servers import LiveServer
@@ -25,6 +25,19 @@ MARK = "ZQXERASEMARK41"  # in the text; each field also gets its own marker
 TITLE, FILENAME, META = "ZQXTITLEMARK41", "ZQXFILEMARK41", "ZQXMETAMARK41"
 MARKERS = [MARK, TITLE, FILENAME, META]
 TENANT = "acme"
+
+
+def test_lz4_blocks_with_long_literal_and_match_lengths_decode() -> None:
+    """Lengths past the token's 4 bits go on in bytes (255 means one more byte follows)."""
+    text = bytes(range(65, 85))  # 20 literals: 15 in the token, 5 after it
+    block = bytes([0xFF, 5]) + text + bytes([20, 0, 5])  # a match 20 back, 4 + 15 + 5 long
+    assert lz4_block_decompress(block, 44) == text + text + text[:4]
+    long = bytes(i % 251 for i in range(280))  # 15 + 255 + 10 literals, the whole block
+    assert lz4_block_decompress(bytes([0xF0, 255, 10]) + long, 280) == long
+    with pytest.raises(ValueError, match="truncated literal length"):
+        lz4_block_decompress(bytes([0xF0, 255]), 280)
+    with pytest.raises(ValueError, match="truncated match length"):
+        lz4_block_decompress(bytes([0x2F, 65, 66, 2, 0]), 40)
 
 
 def _marker_request() -> IngestRequest:

@@ -89,10 +89,10 @@ def test_queued_jobs_survive_a_restart_and_resume(make_carta: Callable[..., Cart
         assert job.status == "ready" and job.attempts == 1
         doc = carta.registry.get("default", job.document_id)
         assert doc is not None and doc.status == "ready" and doc.title == "A" and doc.pages == 3
-        assert not (carta.settings.uploads_dir / job.id).exists()  # the upload copy is gone
     finally:
-        runner.stop()
+        runner.stop()  # the worker marks the job ready, then removes the upload: let it finish
         store.close()
+    assert not (carta.settings.uploads_dir / job.id).exists()  # the upload copy is gone
 
 
 def test_jobs_interrupted_too_often_or_without_their_file_fail_cleanly(

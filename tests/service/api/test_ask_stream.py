@@ -61,7 +61,7 @@ def test_llm_answers_stream_token_by_token(
         "invalid_citations": [],
     }
     assert llm_server.requests[0]["stream"] is True
-    assert done.usage and done.usage["images_sent"] >= 1 and "llm" in done.timings_ms
+    assert done.usage is not None and (done.usage.images_sent or 0) >= 1 and "llm" in done.timings_ms
 
 
 def test_llm_failures_are_a_502_or_504_json_error_or_an_error_event(
