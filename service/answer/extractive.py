@@ -33,7 +33,6 @@ from service.answer.gate import (
     Candidate,
     Grade,
     Haystack,
-    KeyTerm,
     RelevanceGate,
     key_share,
     page_headings,
