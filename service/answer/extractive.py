@@ -236,7 +236,10 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
     near = [c for c in ranked if rank(c) >= best * QUOTE_REACH]
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
         return near
-    reach = [c for c in ranked if rank(c) >= best * ANSWER_REACH]
+    # the answering sentences reach down from the gate's best score: a line holding the key
+    # terms only through its page's headings is not an answer for being near in rank
+    top_score = max(c.score for c in ranked)
+    reach = [c for c in ranked if c.score >= top_score * ANSWER_REACH]
     answering = [c for c in reach if _answers(test, c)]
     top = ranked[0]
     if answering and test.states_value(top.sentence):
