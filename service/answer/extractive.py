@@ -220,9 +220,10 @@ def quote_rank(question: str, keys_weight: float, pages: list[PageEvidence]) -> 
 
 
 def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> list[Candidate]:
-    """The sentences to quote, best first, from candidates ranked by score. The best-scoring
-    sentence often only restates the question ("The average cost incurred for each lost
-    record ..." without the figure), while one a little lower states it: the sentences that
+    """The sentences to quote, best first, from candidates ranked by `rank` (quote_rank; the
+    gate's score by default). The best-ranked sentence often only restates the question ("The
+    average cost incurred for each lost record ..." without the figure), while one a little
+    lower states it: the sentences that
     hold every key term and a value of the asked kind (service/answer/status.py) are quoted
     alone when one scores near the best, so the answer carries the fact and cites only pages
     that state it; only for questions that ask for a value (a "which" question's answer
