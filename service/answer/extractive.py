@@ -24,17 +24,27 @@ and each is checked against the evidence pages all the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.content_words import translations
-from service.answer.gate import Candidate, Grade, Haystack, RelevanceGate, page_headings, question_language
+from service.answer.gate import (
+    Candidate,
+    Grade,
+    Haystack,
+    RelevanceGate,
+    key_share,
+    page_headings,
+    question_key_terms,
+    question_language,
+)
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import PageChunks, TableAnswer, TableAnswerer
 from service.answer.types import Answer, Citation, InvalidCitation
-from service.query.types import SearchResult
+from service.query.types import PageEvidence, SearchResult
 
 
 class ExtractiveAnswerer:
@@ -71,10 +81,11 @@ class ExtractiveAnswerer:
         # passed on stating sentences (a row, a "label: value" line), those are what to quote
         language, candidates = grade.language, grade.stated or grade.candidates
         best = max(candidates, key=lambda c: c.score)
-        ranked = sorted(candidates, key=lambda c: -c.score)
+        rank = quote_rank(question, self.gate.params.keys_weight, pages)
+        ranked = sorted(candidates, key=lambda c: -rank(c))
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
-        chosen = _dedupe(choose(question, pool))[: self.max_sentences]
+        chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
             quote = neutralise(cand.sentence, fragment=True)
@@ -170,12 +181,49 @@ def _is_code(word: str) -> bool:
 
 QUOTE_REACH = 0.85  # passages: the sentences scoring this share of the best one
 ANSWER_REACH = 0.7  # a sentence that states the asked thing is quoted down to this share
+# the weight of the share of the question's content words in a sentence, when quotes are ranked
+SUBJECT_WEIGHT = 0.3
+SPECIFIC_WEIGHT = 0.3  # ...and of the key terms no heading of the document holds
+
+Rank = Callable[[Candidate], float]
 
 
-def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
-    """The sentences to quote, best first, from candidates ranked by score. The best-scoring
-    sentence often only restates the question ("The average cost incurred for each lost
-    record ..." without the figure), while one a little lower states it: the sentences that
+def quote_rank(question: str, keys_weight: float, pages: list[PageEvidence]) -> Rank:
+    """How the sentences to quote are ranked: cosine, the key terms counted with the page's
+    title and headings, the share of the subject's content words, and the share of the key
+    terms that no heading of the document's evidence pages holds that the sentence holds
+    itself. The gate's score counts key terms in the sentence alone, so a running header or
+    a summary line repeating the document's names ("Northwind Analytics — Q3 2024 ... Page 1
+    of 4", "This IBM Redpaper publication provides information about RCAC") outranks the line
+    that states the asked thing without them ("• Operating margin: 18.4%"): names in the
+    headings date and place every sentence of their document alike, while a name only some
+    lines hold ("Açude de Apipucos") and what the sentence speaks of tell them apart."""
+    terms = question_key_terms(question)
+    headings: dict[str, list[str]] = {}
+    for page in pages:
+        headings.setdefault(page.doc_id, []).append(page_headings(page))
+    own = {  # per document: the key terms no heading of its evidence pages holds
+        doc_id: [t for t in terms if not Haystack("\n".join(texts)).contains(t)]
+        for doc_id, texts in headings.items()
+    }
+
+    def rank(cand: Candidate) -> float:
+        specific = own.get(cand.page.doc_id, terms) if cand.page is not None else terms
+        return (
+            cand.cosine
+            + keys_weight * max(cand.keys, cand.context_keys)
+            + SUBJECT_WEIGHT * cand.words
+            + SPECIFIC_WEIGHT * key_share(specific, cand.sentence)
+        )
+
+    return rank
+
+
+def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> list[Candidate]:
+    """The sentences to quote, best first, from candidates ranked by `rank` (quote_rank; the
+    gate's score by default). The best-ranked sentence often only restates the question ("The
+    average cost incurred for each lost record ..." without the figure), while one a little
+    lower states it: the sentences that
     hold every key term and a value of the asked kind (service/answer/status.py) are quoted
     alone when one scores near the best, so the answer carries the fact and cites only pages
     that state it; only for questions that ask for a value (a "which" question's answer
@@ -183,13 +231,23 @@ def choose(question: str, ranked: list[Candidate]) -> list[Candidate]:
     the asked kind go first."""
     if not ranked:
         return []
-    best = ranked[0].score
+    rank = rank or (lambda c: c.score)
+    best = rank(ranked[0])
     test = AnswerTest(question)
-    near = [c for c in ranked if c.score >= best * QUOTE_REACH]
+    near = [c for c in ranked if rank(c) >= best * QUOTE_REACH]
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
         return near
-    reach = [c for c in ranked if c.score >= best * ANSWER_REACH]
+    # the answering sentences reach down from the gate's best score: a line holding the key
+    # terms only through its page's headings is not an answer for being near in rank
+    top_score = max(c.score for c in ranked)
+    reach = [c for c in ranked if c.score >= top_score * ANSWER_REACH]
     answering = [c for c in reach if _answers(test, c)]
+    top = ranked[0]
+    if answering and test.states_value(top.sentence):
+        # a sentence holding every key term but less of the subject than the best-ranked one,
+        # which states a value, repeats the document's names ("This IBM Redpaper publication
+        # ... IBM i 7.2" beside "the average cost ... increased to $145 per record")
+        answering = [c for c in answering if c.words >= top.words] or [top]
     if answering:
         # of those, the ones that speak most of the question's subject ("Active customers reached
         # 3,412" before a product row holding the report's name, its quarter and "active

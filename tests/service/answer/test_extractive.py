@@ -7,11 +7,18 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
-from service.answer.extractive import choose, title_like
-from service.answer.gate import Candidate, key_terms, missing_key_terms, question_language
+from service.answer.extractive import choose, quote_rank, title_like
+from service.answer.gate import (
+    Candidate,
+    key_share,
+    key_terms,
+    missing_key_terms,
+    question_key_terms,
+    question_language,
+)
 from service.answer.markers import parse
 from service.carta import Carta
-from service.query.types import SearchQuery
+from service.query.types import ChunkEvidence, PageEvidence, SearchQuery
 from tests.service.answer.conftest import FORGED_QUESTION, ForgedCorpus
 
 UNANSWERABLE = [
@@ -155,3 +162,71 @@ def test_without_an_answering_sentence_value_sentences_go_first() -> None:
     assert choose(question, ranked) == [ranked[2], ranked[0], ranked[1]]
     # no value asked: the sentences near the best, in score order
     assert choose("Which region leads French solar capacity?", ranked) == ranked[:3]
+
+
+def _on_page(
+    page: PageEvidence, sentence: str, cosine: float, context_keys: float, words: float
+) -> Candidate:
+    chunk = ChunkEvidence(page.doc_id, page.page_no, 0, sentence, [0, 0, 1, 1], [1, 1], 1, 0.0)
+    keys = key_share(question_key_terms(MARGIN), sentence)
+    return Candidate(sentence, chunk, page, cosine=cosine, keys=keys, context_keys=context_keys, words=words)
+
+
+MARGIN = "What was Northwind Analytics' operating margin in Q3 2024?"
+
+
+def _report_page() -> PageEvidence:
+    page = PageEvidence("nw", 1, "Northwind Analytics — Q3 2024 Quarterly Report", "nw.pdf", "pdf", 0.1)
+    page.chunks = [
+        ChunkEvidence("nw", 1, 0, "Northwind Analytics — Q3 2024 Quarterly Report", [], [], 1, 0.0)
+    ]
+    return page
+
+
+def test_quotes_rank_what_the_sentence_speaks_of_over_the_documents_names() -> None:
+    """A running header and a summary line repeat the report's names (in its title, so every
+    sentence of its pages is dated and placed by them) and embed close to the question; the
+    line stating the operating margin holds none of them and is the answer."""
+    page = _report_page()
+    header = _on_page(page, "Northwind Analytics — Q3 2024 Quarterly Report · Page 1 of 4", 0.74, 1.0, 0.0)
+    summary = _on_page(
+        page, "Northwind Analytics delivered revenue of $48.6 million in Q3 2024.", 0.79, 1.0, 0.0
+    )
+    stating = _on_page(page, "• Operating margin: 18.4%", 0.52, 1.0, 1.0)
+    rank = quote_rank(MARGIN, 0.3, [page])
+    assert max([header, summary, stating], key=rank) is stating
+    assert [
+        c.sentence for c in choose(MARGIN, sorted([header, summary, stating], key=lambda c: -rank(c)), rank)
+    ][0] == stating.sentence
+
+
+def test_a_name_no_heading_holds_counts_in_the_sentence() -> None:
+    """ "Açude de Apipucos" is on no heading: the line holding it outranks the map's caption,
+    which speaks of the map and its reference points (the question's other words)."""
+    question = "Qual é a latitude do Açude de Apipucos no mapa de pontos de referência?"
+    page = PageEvidence("rel", 4, "Relatório Ambiental Municipal 2024", "rel.pdf", "pdf", 0.1)
+    page.chunks = [ChunkEvidence("rel", 4, 0, "Localização dos pontos de referência", [], [], 1, 0.0)]
+    chunk = page.chunks[0]
+    caption = Candidate(
+        "Figura 2 — Mapa esquemático do Recife com pontos de referência.", chunk, page, cosine=0.55
+    )
+    caption.words = 0.75
+    line = Candidate("• Açude de Apipucos (-8,0207; -34,9317)", chunk, page, cosine=0.40)
+    line.keys = line.context_keys = 1.0
+    rank = quote_rank(question, 0.3, [page])
+    assert rank(line) > rank(caption)
+
+
+def test_a_line_repeating_the_documents_names_is_not_the_answer() -> None:
+    """The asked value's sentence ranks first; the document's self-description holds every
+    key term and a number ("IBM i 7.2") but less of the subject: only the first is quoted."""
+    question = "According to the IBM RCAC Redpaper, what was the average cost incurred for each lost record?"
+    ranked = [
+        Candidate("The average cost incurred for each lost record increased to $145 per record.", None, None),  # type: ignore[arg-type]
+        Candidate(
+            "This IBM Redpaper publication provides information about the IBM i 7.2 RCAC feature.", None, None
+        ),  # type: ignore[arg-type]
+    ]
+    ranked[0].score, ranked[0].words = 1.2, 1.0
+    ranked[1].score, ranked[1].words = 1.1, 0.2
+    assert choose(question, ranked) == [ranked[0]]
