@@ -34,7 +34,8 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
-from service.answer.gate import key_terms
+from service.answer.content_words import WordIndex, question_content_words, translations
+from service.answer.gate import key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
@@ -596,6 +597,8 @@ class TableAnswerer:
         best: tuple[EvidenceTable, _Found] | None = None
         for table in evidence_tables(pages, page_chunks):
             found = self.read(question, table)
+            if found and about_another_page(question, table, pages):
+                continue
             if found and (best is None or found.score > best[1].score):
                 best = (table, found)
         return compose(language, *best) if best else None
@@ -846,6 +849,46 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+# what a question asks a table with, not about: its operations ("maior", "total geral")
+_OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
+
+
+def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:
+    """Whether the question asks about something this table's page does not hold and another
+    evidence page does ("soja" asked of the maize table, soy on another page): not answered
+    from this table. Words on no evidence page are the gate's to refuse (its absent words)."""
+    missing = unaddressed_words(question, table)
+    if not missing:
+        return False
+    others = [c.text for p in pages if p is not table.page for c in p.chunks]
+    index = WordIndex("\n".join([*(p.title for p in pages if p is not table.page), *others]))
+    return all(index.contains(w) for w in missing)
+
+
+def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
+    """The question's content words (service/answer/content_words.py) that neither the table
+    (title, labels, cells) nor its page (other text, document title) holds: "soja" asked of
+    the maize table. Any such word means the table is about something else. A table in
+    another language than the question is read through the glossary: a word the glossary
+    cannot translate ("antecedentes" over "Background Checks") says nothing either way."""
+    cells = " ".join(c.text for row in table.rows for c in row)
+    text = "\n".join([table.title, table.page.title, table.page_text, *table.columns, cells])
+    words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
+    if not words:
+        return []
+    index = WordIndex(text)
+    # a short header word abbreviates a longer question word: "DEP." departure, "CAT." category
+    short = {w for w in re.findall(r"[a-z]+", fold(text)) if 3 <= len(w) <= 4}
+    missing = [
+        w
+        for w in words
+        if not index.contains(w) and not (len(w) >= 6 and any(w.startswith(a) for a in short))
+    ]
+    if missing and question_language(text) != question_language(question):
+        missing = [w for w in missing if len(translations(w)) > 1]
+    return missing
 
 
 def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:

@@ -15,7 +15,7 @@ from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
 from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
-from service.query.types import PageEvidence
+from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
 from tests.utils.tables import Grid, cell_centre, corpus_grid, synthetic_grid, table_page, table_result
 
@@ -339,3 +339,18 @@ def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_
     answer = ask("Qual região do Alto Vale tinha a maior área na safra 16/17?", page)
     assert answer is not None and answer.operation == "argmax"
     assert "Oeste" in answer.text and "900" in answer.text and "1.500" not in answer.text
+
+
+def test_a_table_is_not_read_for_a_subject_only_another_evidence_page_holds(imea: Grid) -> None:
+    """Soy asked of the maize table, with a page about soy in the evidence: the maize table's
+    Médio-Norte area cell is not the answer (every content word of the question has to be on
+    the table's page); maize asked of the same evidence still reads the cell."""
+    maize = table_page("imea", imea, title=IMEA_TITLE)
+    text = "A área plantada de soja em Mato Grosso cresceu na safra 16/17."
+    soy = PageEvidence(
+        "soja", 1, "Boletim da soja", "soja.pdf", "pdf_page", 0.5,
+        chunks=[ChunkEvidence("soja", 1, 0, text, [50.0, 50.0, 400.0, 70.0], [595.0, 842.0], 1, 0.5)],
+    )  # fmt: skip
+    assert ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize, soy) is None
+    corn = ask("Qual a área de milho da safra 16/17 na região Médio-Norte?", maize, soy)
+    assert corn is not None and "2.025.045" in corn.text
