@@ -209,7 +209,9 @@ def _build(
             rows.append(cells)
     if not rows:
         return None
-    title = " · ".join(p for p in [_title_above(lines, bbox), *title_parts] if p)
+    parts = [p for p in [_title_above(lines, bbox), *title_parts] if p]
+    # the line above may repeat in the caption row ("November - 2015" and "NICS ... November - 2015")
+    title = " · ".join(p for k, p in enumerate(parts) if not any(p in q for q in parts[k + 1 :]))
     return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox))
 
 

@@ -534,10 +534,15 @@ def _row_tokens(table: EvidenceTable, i: int, cell_columns: Sequence[int] = ()) 
     return out
 
 
-def _parts_over_totals(matches: list[_Match], totals: set[int]) -> list[_Match]:
+def _parts_over_totals(matches: list[_Match], totals: set[int], labels: Sequence[int] = ()) -> list[_Match]:
     """The matched lines that are not totals, when there are any: a question naming a part
-    and its whole ("Nordeste de Mato Grosso") asks for the part."""
-    plain = [m for m in matches if m.index not in totals and any(_strong(t) for t in m.matched)]
+    and its whole ("Nordeste de Mato Grosso") asks for the part. The column naming the rows
+    (`labels`) is no part: "Regiões do IMEA" named by "IMEA" does not hide Mato Grosso's."""
+    plain = [
+        m
+        for m in matches
+        if m.index not in totals and m.index not in labels and any(_strong(t) for t in m.matched)
+    ]
     return plain if plain and len(plain) < len(matches) else matches
 
 
@@ -637,9 +642,13 @@ class TableAnswerer:
             if named is None:
                 return None
             row, alike = named
-            columns = _parts_over_totals(labels.match_columns(query - row.matched), table.total_columns)
+            columns = _parts_over_totals(
+                labels.match_columns(query - row.matched), table.total_columns, [table.name_column]
+            )
         else:
-            column = _unique_best(_parts_over_totals(labels.match_columns(query), table.total_columns))
+            column = _unique_best(
+                _parts_over_totals(labels.match_columns(query), table.total_columns, [table.name_column])
+            )
             if column is None:
                 return None
             named = _best_row(labels, query - column.matched)
@@ -698,7 +707,7 @@ class TableAnswerer:
         table = labels.table
         line = self._line(labels, query)
         if line is None:
-            return None
+            return self._grand_total(labels)
         match, is_column = line
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         totals = table.total_rows if is_column else table.total_columns
@@ -715,11 +724,28 @@ class TableAnswerer:
                 for i in _entities(table, True)
                 if table.rows[i][match.index].number is not None
             ]
+            if len({"%" in table.rows[i][j].text for i, j in cells}) > 1:
+                return None  # shares and amounts in one column (IMEA's area over its weekly %): no sum
             value = format_number(sum(table.rows[i][j].number or 0.0 for i, j in cells), cells, table)
             found = _Found("sum", cells, match.score, label, True, value=value)
         else:
             return None
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        return found
+
+    @staticmethod
+    def _grand_total(labels: _Labels) -> _Found | None:
+        """The total asked with no line named ("o total geral"): the cell where the table's
+        grand total row and grand total column cross; None without both."""
+        table = labels.table
+        if not table.total_rows or not table.total_columns:
+            return None
+        r = grand_total(table, table.total_rows, rows=True)
+        c = grand_total(table, table.total_columns, rows=False)
+        if table.rows[r][c].empty:
+            return None
+        found = _Found("total", [(r, c)], 0.5, row_label(table, r), False, table.columns[c])
+        found.addressed = labels.rows[r] | labels.columns[c]
         return found
 
     @staticmethod
@@ -858,7 +884,8 @@ _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general g
 def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:
     """Whether the question asks about something this table's page does not hold and another
     evidence page does ("soja" asked of the maize table, soy on another page): not answered
-    from this table. Words on no evidence page are the gate's to refuse (its absent words)."""
+    from this table. Words on no evidence page are the gate's to refuse (its absent words:
+    the extractive answerer refuses a table answer then)."""
     missing = unaddressed_words(question, table)
     if not missing:
         return False
@@ -867,14 +894,18 @@ def about_another_page(question: str, table: EvidenceTable, pages: Sequence[Page
     return all(index.contains(w) for w in missing)
 
 
+def _page_text(table: EvidenceTable) -> str:
+    cells = " ".join(c.text for row in table.rows for c in row)
+    return "\n".join([table.title, table.page.title, table.page_text, *table.columns, cells])
+
+
 def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
     """The question's content words (service/answer/content_words.py) that neither the table
     (title, labels, cells) nor its page (other text, document title) holds: "soja" asked of
     the maize table. Any such word means the table is about something else. A table in
     another language than the question is read through the glossary: a word the glossary
     cannot translate ("antecedentes" over "Background Checks") says nothing either way."""
-    cells = " ".join(c.text for row in table.rows for c in row)
-    text = "\n".join([table.title, table.page.title, table.page_text, *table.columns, cells])
+    text = _page_text(table)
     words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
     if not words:
         return []
