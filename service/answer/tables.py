@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any, Literal
 
 from geo.folding import fold
@@ -369,6 +370,8 @@ HEADER_WORDS: dict[str, str] = {
     "categoria": "category",
     "licenca": "permit",
     "licencas": "permits",
+    "codificador": "encoder",
+    "decodificador": "decoder",
 }
 _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
 
@@ -422,8 +425,10 @@ def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
         if any(a < end and start < b for a, b in times):
             continue  # "01-06-2016": a date's parts are not counts
         before = _NUMBER_WORD.findall(folded[max(0, start - 24) : start])[-1:]
-        after = _NUMBER_WORD.findall(folded[end : end + 24])[:1]
-        near = [w for w in before + after if not w.isdigit() and w not in _STOPWORDS]
+        # after it: up to two words, not crossing the next number ("6 no decodificador")
+        after = list(takewhile(lambda w: not w[0].isdigit(), _NUMBER_WORD.findall(folded[end : end + 24])))
+        near = [w for w in before if w not in _STOPWORDS] + [w for w in after if w not in _STOPWORDS][:2]
+        near = [t for w in near if not w.isdigit() for t in _glossed(w)]
         for j, label in enumerate(table.columns):
             if j in table.total_columns:
                 continue
@@ -431,6 +436,14 @@ def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
             unit = fold(unit_of(label))
             if any(_names_column(w, header, unit) for w in near):
                 out[f"cell:{j}={number_token(value)}"] = j
+    return out
+
+
+def _glossed(word: str) -> list[str]:
+    """A word and its words in the other language, as the glossaries give them ("camadas": layers)."""
+    out = [word]
+    for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
+        out += [w for w in glossary.get(word, "").split() if w not in _STOPWORDS]
     return out
 
 

@@ -129,6 +129,8 @@ def test_nics_state_permit_and_the_totals_row(nics: Grid) -> None:
     assert total is not None and total.operation == "total" and "804,006" in total.text
     most = ask("Which state had the most permit checks?", page)
     assert most is not None and "Kentucky had the highest" in most.text  # the Totals row is not a state
+    grand = ask("Qual o total geral de verificações NICS em novembro de 2015?", page)  # no line named
+    assert grand is not None and grand.operation == "total" and "2,236,457" in grand.text
 
 
 def test_imd_abbreviated_headers_and_two_header_levels() -> None:
