@@ -53,6 +53,7 @@ class Table:
     header_rows: int
     rows: list[list[Cell]]  # body rows, each one cell per column
     bbox: BBox
+    header: tuple[Cell, ...] = ()  # the last header row's cells (`continued` may read it as a body row)
 
 
 TABULAR_GAP = 10.0  # points of white space between two cells of a row (prose has 2-6)
@@ -200,11 +201,8 @@ def _build(
     for r in range(body_start, len(grid)):
         cells = []
         for c in range(ncols):
-            box = grid[r][c] if c < len(grid[r]) else None
-            text = texts[r][c] if c < len(texts[r]) else ""
             # the box of the cell's words, so a citation highlights the value, not a tall row
-            words_box = boxes[r][c] if c < len(boxes[r]) else None
-            cells.append(Cell(text, _round(words_box or box or bbox)))
+            cells.append(_cell_at(grid, texts, boxes, r, c, bbox))
         if any(cell.text for cell in cells):
             rows.append(cells)
     if not rows:
@@ -212,7 +210,49 @@ def _build(
     parts = [p for p in [_title_above(lines, bbox), *title_parts] if p]
     # the line above may repeat in the caption row ("November - 2015" and "NICS ... November - 2015")
     title = " · ".join(p for k, p in enumerate(parts) if not any(p in q for q in parts[k + 1 :]))
-    return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox))
+    header: tuple[Cell, ...] = ()
+    if body_start - start == 1:
+        header = tuple(_cell_at(grid, texts, boxes, start, c, bbox) for c in range(ncols))
+    return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox), header)
+
+
+def _cell_at(
+    grid: list[list[tuple | None]],
+    texts: list[list[str]],
+    boxes: list[list[BBox | None]],
+    r: int,
+    c: int,
+    bbox: BBox,
+) -> Cell:
+    text = texts[r][c] if c < len(texts[r]) else ""
+    box = (boxes[r][c] if c < len(boxes[r]) else None) or (grid[r][c] if c < len(grid[r]) else None)
+    return Cell(text, _round(box or bbox))
+
+
+def continued(previous: Table | None, table: Table) -> Table:
+    """`table` read as the continuation of `previous` (the last table of the page before)
+    when its one header row is a body row of the same table: as many columns, no title of
+    its own, and a header cell that repeats a body value of the previous table in its
+    column ("Própria" on page 2 of the bathing bulletin, whose header is on page 1). It
+    takes the previous table's title and labels, and that row becomes its first body row."""
+    if (
+        previous is None
+        or table.title
+        or len(table.header) != len(table.columns)
+        or len(previous.columns) != len(table.columns)
+    ):
+        return table
+    values = [{row[c].text for row in previous.rows if row[c].text} for c in range(len(previous.columns))]
+    if not any(cell.text and cell.text in values[c] for c, cell in enumerate(table.header) if c > 0):
+        return table
+    return Table(
+        table.table_no,
+        previous.title,
+        list(previous.columns),
+        0,
+        [list(table.header), *table.rows],
+        table.bbox,
+    )
 
 
 def _header_depth(texts: list[list[str]], found: int, ncols: int) -> int:

@@ -896,14 +896,18 @@ _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general g
 
 def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:
     """Whether the question asks about something this table's page does not hold and another
-    evidence page does ("soja" asked of the maize table, soy on another page): not answered
+    document's evidence page does ("soja" asked of the maize table, soy elsewhere): not answered
     from this table. Words on no evidence page are the gate's to refuse (its absent words:
     the extractive answerer refuses a table answer then)."""
     missing = unaddressed_words(question, table)
     if not missing:
         return False
-    others = [c.text for p in pages if p is not table.page for c in p.chunks]
-    index = WordIndex("\n".join([*(p.title for p in pages if p is not table.page), *others]))
+    # other documents' pages: the same document's other pages are its context (the header
+    # of a table continued from the page before), not another subject
+    elsewhere = [p for p in pages if p.doc_id != table.page.doc_id]
+    index = WordIndex(
+        "\n".join([*(p.title for p in elsewhere), *(c.text for p in elsewhere for c in p.chunks)])
+    )
     return all(index.contains(w) for w in missing)
 
 

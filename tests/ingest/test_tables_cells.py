@@ -81,3 +81,18 @@ def test_a_wide_ruled_table_keeps_the_columns_its_rules_draw() -> None:
     assert (kentucky[1].text, kentucky[-1].text) == ("264,140", "295,891")
     x0, y0, x1, y1 = kentucky[1].bbox
     assert x0 <= 134.1 <= x1 and y0 <= 212.6 <= y1 and y1 - y0 < 10  # the cell, not a stacked row
+
+
+def test_a_table_continued_on_the_next_page_takes_its_labels() -> None:
+    """The bathing bulletin's table runs onto page 2 without its header: page 2's first row
+    ("Rio Vermelho - SSA RV 100 ... Própria") is a body row, the labels are page 1's."""
+    data = corpus_path("pdf", "br_balneabilidade_salvador_26-2010.pdf").read_bytes()
+    loader = PdfLoader()
+    opened = loader.open(data, loader.sniff(data[:8]), LoadOptions(ocr_enabled=False))
+    try:
+        first, second = list(opened.pages())[:2]
+    finally:
+        opened.close()
+    before, after = first.tables[-1], second.tables[0]
+    assert after.columns == before.columns and after.title == before.title
+    assert after.rows[0][0].text == "Rio Vermelho - SSA RV 100" and after.rows[0][-1].text == "Própria"
