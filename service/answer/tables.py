@@ -76,6 +76,7 @@ _UNIT = re.compile(
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
 _TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
 NAMING_ROWS = 2  # a key term held by this many other rows (or fewer) names them
+MAX_ROWS_NAMED = 4  # a lookup reads at most this many rows the question names together
 _CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
 _WORD_PARTS = re.compile(r"[\w'-]+")
 
@@ -83,6 +84,10 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "lookup": {
         "en": "{lead}the value of {measure} for {entity} is {value}",
         "pt": "{lead}o valor de {measure} para {entity} é {value}",
+    },
+    "lookup_rows": {
+        "en": "{lead}the value of {measure} is {pairs}",
+        "pt": "{lead}o valor de {measure} é {pairs}",
     },
     "lookup_time": {
         "en": "{lead}the value for {entity} in {time} was {value}",
@@ -109,6 +114,7 @@ LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{ti
 LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, "}
 TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em")}
 AND = {"en": "and", "pt": "e"}
+FOR = {"en": "for", "pt": "para"}
 
 
 @dataclass
@@ -644,9 +650,40 @@ class TableAnswerer:
         serves one of them: the row's (or column's) terms are not reused for the other."""
         by_rows = self._cross(labels, query, rows_first=True)
         by_columns = self._cross(labels, query, rows_first=False)
+        if by_rows is None and by_columns is None:
+            return self._rows_named_together(labels, query)
         if by_rows is None or (by_columns is not None and by_columns.score > by_rows.score):
             return by_columns
         return by_rows
+
+    @staticmethod
+    def _rows_named_together(labels: _Labels, query: set[str]) -> _Found | None:
+        """Several rows the question names each by a word of its own, in one column ("what
+        inference time did OTSL and HTML achieve with 6 encoder and 6 decoder layers"): the
+        rows that match best alike, each holding a name word no other of them holds, read in
+        the one best column of the remaining terms."""
+        table = labels.table
+        matches = labels.match_rows(query)
+        top = [m for m in matches if matches and m.score >= matches[0].score - 1e-6]
+        if not 2 <= len(top) <= MAX_ROWS_NAMED:
+            return None
+        for m in top:
+            own = {t for t in m.matched if ":" not in t and _strong(t)}
+            if not own - set().union(*(o.matched for o in top if o is not m)):
+                return None  # a row the question does not name apart from the others
+        used = set().union(*(m.matched for m in top))
+        naming = {
+            j for j in table.label_columns for m in top if tokens(table.rows[m.index][j].text) & m.matched
+        }
+        numbered = {int(t[5:].split("=")[0]) for m in top for t in m.matched if t.startswith("cell:")}
+        columns = [m for m in labels.match_columns(query - used) if m.index not in naming | numbered]
+        column = _unique_best(columns)
+        if column is None or any(table.rows[m.index][column.index].empty for m in top):
+            return None
+        rows = sorted(m.index for m in top)
+        found = _Found("lookup", [(r, column.index) for r in rows], top[0].score + column.score)
+        found.addressed = set().union(*(labels.rows[r] for r in rows)) | labels.columns[column.index]
+        return found
 
     def _cross(self, labels: _Labels, query: set[str], rows_first: bool) -> _Found | None:
         table = labels.table
@@ -1080,6 +1117,15 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
     fill = {"lead": lead, "value": value}
+    if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
+        # rows named together: each value with its row
+        values = [_safe(with_unit(table.rows[i][j].text, unit)) for i, j in found.cells]
+        names = [_safe(display(row_name(table, i))) for i, _ in found.cells]
+        pairs = [f"{v} {FOR[language]} {n}" for v, n in zip(values, names, strict=True)]
+        measure = _safe(display(table.columns[c]))
+        return TEMPLATES["lookup_rows"][language].format(
+            lead=lead, measure=measure, pairs=_join(pairs, language)
+        )
     if found.operation == "lookup":
         row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])
         row_time, column_time = time_text(row_name(table, r), language), time_text(table.columns[c], language)

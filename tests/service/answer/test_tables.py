@@ -152,12 +152,18 @@ def test_imd_abbreviated_headers_and_two_header_levels() -> None:
         "What was the growth rate of Atlantis in 2001-2011?",  # no row
         "What was Nagaland's growth rate in 2021-2031?",  # no column
         "What is the capital of Australia?",
-        "Compare Kerala and Nagaland in 2001-2011",  # two rows: not one cell
         "Quantos habitantes tem Lisboa?",
     ],
 )
 def test_no_answer_when_no_row_or_column_is_a_clear_match(census: Grid, question: str) -> None:
     assert ask(question, table_page("census", census)) is None
+
+
+def test_two_rows_named_each_by_name_are_both_read(census: Grid) -> None:
+    """Two rows asked together in one column: each value with its row, each cell cited."""
+    answer = ask("Compare Kerala and Nagaland in 2001-2011", table_page("census", census))
+    assert answer is not None and "4.86% for Kerala and -0.47% for Nagaland" in answer.text
+    assert len(answer.citations) == 2
 
 
 def test_a_total_asked_of_a_table_without_a_total_row_is_the_sum_of_its_complete_column(nics: Grid) -> None:
