@@ -154,6 +154,9 @@ class TableAnswer:
     citations: list[Citation]
     operation: Operation
     score: float
+    # content words of the question its table's page lacks, that page being in the question's
+    # language ("soja" of the maize table): the caller should refuse rather than answer
+    unaddressed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -625,7 +628,12 @@ class TableAnswerer:
                 continue
             if found and (best is None or found.score > best[1].score):
                 best = (table, found)
-        return compose(language, *best) if best else None
+        if best is None:
+            return None
+        answer = compose(language, *best)
+        if question_language(_page_text(best[0])) == question_language(question):
+            answer.unaddressed = unaddressed_words(question, best[0])
+        return answer
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""

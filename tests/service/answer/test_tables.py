@@ -361,4 +361,7 @@ def test_a_table_is_not_read_for_a_subject_only_another_evidence_page_holds(imea
     )  # fmt: skip
     assert ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize, soy) is None
     corn = ask("Qual a área de milho da safra 16/17 na região Médio-Norte?", maize, soy)
-    assert corn is not None and "2.025.045" in corn.text
+    assert corn is not None and "2.025.045" in corn.text and corn.unaddressed == []
+    # soy on no other page: the cell is read, and the answer says which words its page lacks
+    alone = ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize)
+    assert alone is not None and alone.unaddressed == ["soja"]
