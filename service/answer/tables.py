@@ -940,20 +940,24 @@ _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general g
 
 
 def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:
-    """Whether the question asks about something this table's page does not hold and another
-    document's evidence page does ("soja" asked of the maize table, soy elsewhere): not answered
-    from this table. Words on no evidence page are the gate's to refuse (its absent words:
-    the extractive answerer refuses a table answer then)."""
+    """Whether the question asks about something this table's page does not hold and a page
+    of another document does, one that holds at least half of the question's content words
+    too ("soja" asked of the maize table, a soy bulletin in the evidence): not answered from
+    this table. A word some unrelated page happens to hold ("anterior") is not such a subject;
+    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`)."""
     missing = unaddressed_words(question, table)
     if not missing:
         return False
+    words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
     # other documents' pages: the same document's other pages are its context (the header
     # of a table continued from the page before), not another subject
-    elsewhere = [p for p in pages if p.doc_id != table.page.doc_id]
-    index = WordIndex(
-        "\n".join([*(p.title for p in elsewhere), *(c.text for p in elsewhere for c in p.chunks)])
-    )
-    return all(index.contains(w) for w in missing)
+    for page in (p for p in pages if p.doc_id != table.page.doc_id):
+        index = WordIndex("\n".join([page.title, *(c.text for c in page.chunks)]))
+        if all(index.contains(w) for w in missing) and 2 * sum(index.contains(w) for w in words) >= len(
+            words
+        ):
+            return True
+    return False
 
 
 def _page_text(table: EvidenceTable) -> str:

@@ -362,6 +362,15 @@ def test_a_table_is_not_read_for_a_subject_only_another_evidence_page_holds(imea
     assert ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize, soy) is None
     corn = ask("Qual a área de milho da safra 16/17 na região Médio-Norte?", maize, soy)
     assert corn is not None and "2.025.045" in corn.text and corn.unaddressed == []
+    # a word an unrelated page happens to hold ("anterior") names no other subject
+    line = ChunkEvidence(
+        "outro", 1, 0, "Conforme o relatório anterior.", [50.0, 50.0, 400.0, 70.0], [595.0, 842.0], 1, 0.5
+    )
+    other = PageEvidence("outro", 1, "Relatório", "outro.pdf", "pdf_page", 0.5, chunks=[line])
+    earlier = ask(
+        "Na safra anterior, qual a área de milho da safra 16/17 na região Médio-Norte?", maize, other
+    )
+    assert earlier is not None and "2.025.045" in earlier.text
     # soy on no other page: the cell is read, and the answer says which words its page lacks
     alone = ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize)
     assert alone is not None and alone.unaddressed == ["soja"]
