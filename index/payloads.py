@@ -105,4 +105,6 @@ def chunk_payload(
 #   bbox         list[float] the whole table's box (page points, origin top-left)
 #   body_rows    int        how many body rows the whole table has (absent on chunks stored
 #                           before it: the answerer then tells a complete table by its bottom)
+#   version      int        the table chunking that cut it (ingest.tables.TABLE_VERSION; absent:
+#                           1), so `carta reindex` knows which documents to cut again
 TABLE_FIELDS = ("table_no", "title", "columns", "header_rows", "rows", "first_row", "bbox")

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ingest.loaders import BBox, TextBlock
-from ingest.tables import Cell, Table
+from ingest.tables import TABLE_VERSION, Cell, Table
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 
@@ -178,6 +178,7 @@ def _table_chunk(
         "first_row": start,
         "body_rows": len(table.rows),
         "bbox": list(table.bbox),
+        "version": TABLE_VERSION,
     }
     text = "\n".join([head, *lines] if head else lines)
     return Chunk(page_no, index, text, bbox, table=grid, context=context.header(page_no))

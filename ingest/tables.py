@@ -23,6 +23,12 @@ from dataclasses import dataclass
 
 import pymupdf
 
+# The version of the table chunking, written into each table chunk's payload ("version"):
+# bump it when a change here or in ingest/chunking.py cuts other cells from the same page,
+# and `carta reindex` rebuilds the table chunks stored by an older one (service/reindex.py).
+# 1: chunks stored before the field; 2: cell boxes of their words, stacked rows split,
+# over-split grids replaced by the ruling lines' grid.
+TABLE_VERSION = 2
 BBox = tuple[float, float, float, float]  # as ingest.loaders.BBox (which imports Table from here)
 CELL_CHARS = 200  # a cell's text is cut here (payloads and chunk text stay bounded)
 MAX_HEADER_ROWS = 4
@@ -47,6 +53,7 @@ class Table:
     header_rows: int
     rows: list[list[Cell]]  # body rows, each one cell per column
     bbox: BBox
+    header: tuple[Cell, ...] = ()  # the last header row's cells (`continued` may read it as a body row)
 
 
 TABULAR_GAP = 10.0  # points of white space between two cells of a row (prose has 2-6)
@@ -86,10 +93,85 @@ def detect_tables(page: pymupdf.Page) -> list[Table]:
         grid = [[tuple(c) if c is not None else None for c in row.cells] for row in table.rows]
         if not grid or not grid[0]:
             continue
-        built = _build(len(tables), grid, words, lines, tuple(table.bbox), int(table.header_rows or 0))
+        header_rows = int(getattr(table, "header_rows", 0) or 0)
+        if _over_split(grid, words) and (ruled := _ruled_grid(page, tuple(table.bbox), len(grid[0]))):
+            grid, header_rows = ruled
+        built = _build(len(tables), grid, words, lines, tuple(table.bbox), header_rows)
         if built is not None:
             tables.append(built)
     return tables
+
+
+SPARSE_CELLS = 0.1  # a grid column with words in at most this share of its rows is sparse
+OVER_SPLIT = 0.3  # a grid with this share of sparse columns (and MIN_SPLIT_COLUMNS) is over-split
+MIN_SPLIT_COLUMNS = 8
+
+
+def _over_split(grid: list[list[tuple | None]], words: list[tuple]) -> bool:
+    """Whether the layout grid cut the table into many more columns than it prints: on a
+    wide ruled table (NICS: 25 columns, each group header centred over three) the layout
+    model's columns and the rules' columns are fused into 78, most of them empty slivers
+    holding a header word or a number's overhang. Such a grid has many sparse columns."""
+    ncols = max(len(row) for row in grid)
+    if ncols < MIN_SPLIT_COLUMNS:
+        return False
+    held, _ = _cell_words(grid, words)
+    sparse = sum(
+        1
+        for c in range(ncols)
+        if sum(1 for row in held if c < len(row) and row[c]) <= SPARSE_CELLS * len(grid)
+    )
+    return sparse >= OVER_SPLIT * ncols
+
+
+def _ruled_grid(page: pymupdf.Page, bbox: BBox, ncols: int) -> tuple[list[list[tuple | None]], int] | None:
+    """The grid the page's ruling lines draw over the same table, when it has fewer
+    columns (its rows may stack several printed rows: `_stacked_rows_split` splits them);
+    None when the rules draw no such table (an unruled one keeps the layout grid)."""
+    cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
+    for table in page.find_tables(strategy="lines").tables:
+        x0, y0, x1, y1 = table.bbox
+        if not (x0 <= cx <= x1 and y0 <= cy <= y1) or not 2 <= table.col_count < ncols:
+            continue
+        grid = [[tuple(c) if c is not None else None for c in row.cells] for row in table.rows]
+        return _header_lines_split(grid, page.get_text("words")), int(getattr(table, "header_rows", 0) or 0)
+    return None
+
+
+def _header_lines_split(grid: list[list[tuple | None]], words: list[tuple]) -> list[list[tuple | None]]:
+    """A ruled header row whose spanning cells hold a group label over one line of column
+    labels ("Pre-Pawn" over "Handgun Long Gun *Other") split in two rows at the last line:
+    the group labels keep their spanning cells, the column labels get the columns' own
+    cells (those of the first row that has one cell per column)."""
+    full = next((r for r, row in enumerate(grid) if row and all(c is not None for c in row)), None)
+    if full is None:
+        return grid
+    out: list[list[tuple | None]] = []
+    for r, row in enumerate(grid):
+        boxes = [c for c in row if c is not None]
+        if r >= full or len(boxes) == len(row) or len(boxes) < 2:  # one cell: a caption
+            out.append(row)
+            continue
+        top, bottom = min(c[1] for c in boxes), max(c[3] for c in boxes)
+        inside = [
+            w[:5]
+            for w in words
+            if top <= (w[1] + w[3]) / 2 <= bottom and boxes[0][0] <= (w[0] + w[2]) / 2 <= boxes[-1][2]
+        ]
+        lines = _lines(inside)
+        columns = [c for c in grid[full] if c is not None]
+        under = (
+            {k for w in lines[-1] for k, c in enumerate(columns) if c[0] <= (w[0] + w[2]) / 2 <= c[2]}
+            if lines
+            else set()
+        )
+        if len(lines) < 2 or len(under) < len(columns) / 2:  # the last line labels the columns
+            out.append(row)
+            continue
+        cut = (max(w[3] for w in lines[-2]) + min(w[1] for w in lines[-1])) / 2
+        out.append([(c[0], c[1], c[2], cut) if c is not None else None for c in row])
+        out.append([(c[0], cut, c[2], bottom) for c in grid[full] if c is not None])
+    return out
 
 
 def _build(
@@ -114,22 +196,63 @@ def _build(
     body_start = start + _header_depth(texts[start:], max(0, header_rows - start), ncols)
     if body_start >= len(texts):  # no body left: a one-row table labels nothing
         body_start = start
-    columns = _column_labels(texts[start:body_start], ncols)
+    columns = _column_labels(texts[start:body_start], ncols, grid[start:body_start])
     rows = []
     for r in range(body_start, len(grid)):
         cells = []
         for c in range(ncols):
-            box = grid[r][c] if c < len(grid[r]) else None
-            text = texts[r][c] if c < len(texts[r]) else ""
             # the box of the cell's words, so a citation highlights the value, not a tall row
-            words_box = boxes[r][c] if c < len(boxes[r]) else None
-            cells.append(Cell(text, _round(words_box or box or bbox)))
+            cells.append(_cell_at(grid, texts, boxes, r, c, bbox))
         if any(cell.text for cell in cells):
             rows.append(cells)
     if not rows:
         return None
-    title = " · ".join(p for p in [_title_above(lines, bbox), *title_parts] if p)
-    return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox))
+    parts = [p for p in [_title_above(lines, bbox), *title_parts] if p]
+    # the line above may repeat in the caption row ("November - 2015" and "NICS ... November - 2015")
+    title = " · ".join(p for k, p in enumerate(parts) if not any(p in q for q in parts[k + 1 :]))
+    header: tuple[Cell, ...] = ()
+    if body_start - start == 1:
+        header = tuple(_cell_at(grid, texts, boxes, start, c, bbox) for c in range(ncols))
+    return Table(table_no, title[:TITLE_CHARS], columns, body_start - start, rows, _round(bbox), header)
+
+
+def _cell_at(
+    grid: list[list[tuple | None]],
+    texts: list[list[str]],
+    boxes: list[list[BBox | None]],
+    r: int,
+    c: int,
+    bbox: BBox,
+) -> Cell:
+    text = texts[r][c] if c < len(texts[r]) else ""
+    box = (boxes[r][c] if c < len(boxes[r]) else None) or (grid[r][c] if c < len(grid[r]) else None)
+    return Cell(text, _round(box or bbox))
+
+
+def continued(previous: Table | None, table: Table) -> Table:
+    """`table` read as the continuation of `previous` (the last table of the page before)
+    when its one header row is a body row of the same table: as many columns, no title of
+    its own, and a header cell that repeats a body value of the previous table in its
+    column ("Própria" on page 2 of the bathing bulletin, whose header is on page 1). It
+    takes the previous table's title and labels, and that row becomes its first body row."""
+    if (
+        previous is None
+        or table.title
+        or len(table.header) != len(table.columns)
+        or len(previous.columns) != len(table.columns)
+    ):
+        return table
+    values = [{row[c].text for row in previous.rows if row[c].text} for c in range(len(previous.columns))]
+    if not any(cell.text and cell.text in values[c] for c, cell in enumerate(table.header) if c > 0):
+        return table
+    return Table(
+        table.table_no,
+        previous.title,
+        list(previous.columns),
+        0,
+        [list(table.header), *table.rows],
+        table.bbox,
+    )
 
 
 def _header_depth(texts: list[list[str]], found: int, ncols: int) -> int:
@@ -293,16 +416,20 @@ def _stack_depth(cells_lines: list[list[list[Word]]]) -> int:
     return 1
 
 
-def _column_labels(header: list[list[str]], ncols: int) -> list[str]:
+def _column_labels(header: list[list[str]], ncols: int, cells: list[list[tuple | None]]) -> list[str]:
     """One label per column: the header rows' texts joined " / "; in a header row above
     the last one, a label spans the empty cells to its right (not from the first column,
-    which labels the rows)."""
+    which labels the rows). A row whose grid marks its merged slots (None) spans a label
+    over those only: "Totals" after a group is not under the group's label."""
     filled: list[list[str]] = []
     for depth, row in enumerate(header):
         row = row + [""] * (ncols - len(row))
+        slots = cells[depth] if depth < len(cells) else []
+        marked = any(slot is None for slot in slots)
         if depth < len(header) - 1:
             for c in range(2, ncols):
-                if not row[c] and row[c - 1]:
+                spanned = c < len(slots) and slots[c] is None if marked else True
+                if not row[c] and row[c - 1] and spanned:
                     row[c] = row[c - 1]
         filled.append(row)
     labels = []

@@ -16,13 +16,21 @@ from their stored token vectors (`add_pooled_vectors`). The engine cannot add a 
 an existing collection, so the page points are copied into a new collection with it, and
 back under the old name; the copy is the source of truth while the old one is rebuilt, so
 an interrupted run resumes on the next `carta reindex` without losing a page.
+
+Table chunks cut by an older table chunking (their payload's "version" below
+ingest.tables.TABLE_VERSION) are cut again from the document's file: the data dir keeps
+page images, not the uploaded files, so `sources` (files or folders; `carta reindex
+--source`) are matched to documents by content id, and such a document is ingested again
+with its title, metadata and ACL. One whose file is not given is reported
+(`tables_outdated`): its old cells still answer, with their old boxes.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -35,8 +43,9 @@ from index.vector_store import VectorStore
 from ingest.formats import point_kind
 from ingest.geotagging import geo_payload
 from ingest.loaders import FileType
-from ingest.pipeline import PAGE_BATCH, point_id
-from ingest.upload import metadata_tags
+from ingest.pipeline import PAGE_BATCH, content_id, point_id
+from ingest.tables import TABLE_VERSION
+from ingest.upload import IngestRequest, metadata_tags
 from service.carta import Carta, page_pooler
 
 log = logging.getLogger(__name__)
@@ -50,18 +59,24 @@ class ReindexReport:
     reindexed: list[str] = field(default_factory=list)  # "tenant/doc_id"
     needs_upload: list[str] = field(default_factory=list)
     pooled_pages: int = 0  # pages given their pooled first-stage vectors
+    tables_rebuilt: list[str] = field(default_factory=list)  # table chunks cut again from the file
+    tables_outdated: list[str] = field(default_factory=list)  # older table chunks, file not given
 
 
 COPY_BATCH = 64  # page points per scroll/upsert while copying (~25 MB of token vectors)
 MIGRATION_SUFFIX = "__pooling"  # the copy of the page collection while it is rebuilt
 
 
-def reindex(carta: Carta, progress: ReindexProgress | None = None) -> ReindexReport:
-    """Add the pages' pooled vectors if they lack them, then re-index every ready document
+def reindex(
+    carta: Carta, progress: ReindexProgress | None = None, sources: Iterable[Path] = ()
+) -> ReindexReport:
+    """Add the pages' pooled vectors if they lack them, cut again the table chunks of an
+    older table chunking from the files in `sources`, then re-index every ready document
     whose recorded profile differs from the current one."""
     signature = carta.ingestor.index_signature
     chunks_name = carta.collections.chunks.name
     report = ReindexReport(pooled_pages=add_pooled_vectors(carta, progress))
+    rebuild_tables(carta, report, sources)
     for tenant, doc_id in carta.registry.indexed_otherwise(signature):
         doc = carta.registry.get(tenant, doc_id)
         if doc is None:
@@ -75,6 +90,60 @@ def reindex(carta: Carta, progress: ReindexProgress | None = None) -> ReindexRep
         carta.registry.put(doc)
         report.reindexed.append(f"{tenant}/{doc_id}")
     return report
+
+
+def outdated_tables(carta: Carta) -> list[tuple[str, str]]:
+    """Ready documents with a table chunk cut by an older table chunking than TABLE_VERSION."""
+    out = []
+    for tenant, doc_id in carta.registry.ids_with_status("ready"):
+        chunks = carta.store.scroll(
+            carta.collections.chunks.name, Filter({"tenant": tenant, "doc_id": doc_id})
+        )
+        tables = [h.payload["table"] for h in chunks if isinstance(h.payload.get("table"), dict)]
+        if any(int(t.get("version") or 1) < TABLE_VERSION for t in tables):
+            out.append((tenant, doc_id))
+    return sorted(out)
+
+
+def rebuild_tables(carta: Carta, report: ReindexReport, sources: Iterable[Path]) -> None:
+    """Ingest again, from its file among `sources`, each document whose table chunks an
+    older table chunking cut; the others are listed in `report.tables_outdated`."""
+    outdated = outdated_tables(carta)
+    if not outdated:
+        return
+    wanted = {doc_id for _, doc_id in outdated}
+    files: dict[str, Path] = {}
+    for path in _files(sources):
+        doc_id = content_id(path.read_bytes())
+        if doc_id in wanted:
+            files.setdefault(doc_id, path)
+    for tenant, doc_id in outdated:
+        doc = carta.registry.get(tenant, doc_id)
+        path = files.get(doc_id)
+        if doc is None or path is None:
+            report.tables_outdated.append(f"{tenant}/{doc_id}")
+            continue
+        carta.ingestor.purge(tenant, doc_id)
+        request = IngestRequest(
+            path.read_bytes(),
+            doc.filename,
+            tenant,
+            title=doc.title,
+            metadata=doc.metadata,
+            source_path=path,
+            acl=doc.acl,
+        )
+        carta.ingest(request)
+        report.tables_rebuilt.append(f"{tenant}/{doc_id}")
+        log.info("cut the tables of %s/%s again from %s", tenant, doc_id, path)
+
+
+def _files(sources: Iterable[Path]) -> Iterable[Path]:
+    for source in sources:
+        if source.is_dir():
+            yield from sorted(p for p in source.rglob("*") if p.is_file())
+        elif source.is_file():
+            yield source
 
 
 def _visual_pages(carta: Carta, doc: Document, progress: ReindexProgress | None) -> None:

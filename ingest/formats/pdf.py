@@ -42,7 +42,7 @@ from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
 from ingest.ocr import ocr_blocks, tesseract_available
 from ingest.table_worker import TableDetectionFailed, TableWorker, shared_worker
-from ingest.tables import Table, covered, might_hold_table
+from ingest.tables import Table, continued, covered, might_hold_table
 
 log = logging.getLogger(__name__)
 PDF = FileType("application/pdf", "pdf")
@@ -80,6 +80,8 @@ class PdfPages:
         self._data = data if kind == "pdf" and options.layout == "tables" else None
         self._key = hashlib.sha256(data).hexdigest() if self._data is not None and data else ""
         self._tables: TableWorker | None = shared_worker() if self._data is not None else None
+        self._last_table: Table | None = None  # the last table read, and its page index
+        self._last_index = -2
         self.options = options
         self.kind = kind
         self.title = title
@@ -112,7 +114,9 @@ class PdfPages:
                 if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
                     blocks, source = ocr, "ocr"
         tables = self._page_tables(index, notes) if source == "text" and might_hold_table(page) else []
-        if tables:
+        if tables:  # a table continued from the page before takes its labels
+            tables[0] = continued(self._last_table if self._last_index == index - 1 else None, tables[0])
+            self._last_table, self._last_index = tables[-1], index
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
 

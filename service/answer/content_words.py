@@ -76,7 +76,8 @@ _QUESTION_FRAMES = frozenset(
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
-    become reach reaches show occur occurs happen happens
+    become reach reaches show occur occurs happen happens run runs ran across
+    total totals overall geral
     """.split()
 )
 # Verb endings, folded (pt past and participles, en past, fr imperfect and participles): a

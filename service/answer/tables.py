@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Any, Literal
 
 from geo.folding import fold
@@ -34,7 +35,8 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
-from service.answer.gate import key_terms
+from service.answer.content_words import WordIndex, question_content_words, translations
+from service.answer.gate import key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
@@ -74,6 +76,7 @@ _UNIT = re.compile(
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
 _TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
 NAMING_ROWS = 2  # a key term held by this many other rows (or fewer) names them
+MAX_ROWS_NAMED = 4  # a lookup reads at most this many rows the question names together
 _CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
 _WORD_PARTS = re.compile(r"[\w'-]+")
 
@@ -81,6 +84,10 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "lookup": {
         "en": "{lead}the value of {measure} for {entity} is {value}",
         "pt": "{lead}o valor de {measure} para {entity} é {value}",
+    },
+    "lookup_rows": {
+        "en": "{lead}the value of {measure} is {pairs}",
+        "pt": "{lead}o valor de {measure} é {pairs}",
     },
     "lookup_time": {
         "en": "{lead}the value for {entity} in {time} was {value}",
@@ -107,6 +114,7 @@ LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{ti
 LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, "}
 TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em")}
 AND = {"en": "and", "pt": "e"}
+FOR = {"en": "for", "pt": "para"}
 
 
 @dataclass
@@ -146,6 +154,9 @@ class TableAnswer:
     citations: list[Citation]
     operation: Operation
     score: float
+    # content words of the question its table's page lacks, that page being in the question's
+    # language ("soja" of the maize table): the caller should refuse rather than answer
+    unaddressed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -368,6 +379,8 @@ HEADER_WORDS: dict[str, str] = {
     "categoria": "category",
     "licenca": "permit",
     "licencas": "permits",
+    "codificador": "encoder",
+    "decodificador": "decoder",
 }
 _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
 
@@ -421,8 +434,10 @@ def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
         if any(a < end and start < b for a, b in times):
             continue  # "01-06-2016": a date's parts are not counts
         before = _NUMBER_WORD.findall(folded[max(0, start - 24) : start])[-1:]
-        after = _NUMBER_WORD.findall(folded[end : end + 24])[:1]
-        near = [w for w in before + after if not w.isdigit() and w not in _STOPWORDS]
+        # after it: up to two words, not crossing the next number ("6 no decodificador")
+        after = list(takewhile(lambda w: not w[0].isdigit(), _NUMBER_WORD.findall(folded[end : end + 24])))
+        near = [w for w in before if w not in _STOPWORDS] + [w for w in after if w not in _STOPWORDS][:2]
+        near = [t for w in near if not w.isdigit() for t in _glossed(w)]
         for j, label in enumerate(table.columns):
             if j in table.total_columns:
                 continue
@@ -430,6 +445,14 @@ def cell_terms(question: str, table: EvidenceTable) -> dict[str, int]:
             unit = fold(unit_of(label))
             if any(_names_column(w, header, unit) for w in near):
                 out[f"cell:{j}={number_token(value)}"] = j
+    return out
+
+
+def _glossed(word: str) -> list[str]:
+    """A word and its words in the other language, as the glossaries give them ("camadas": layers)."""
+    out = [word]
+    for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
+        out += [w for w in glossary.get(word, "").split() if w not in _STOPWORDS]
     return out
 
 
@@ -533,10 +556,15 @@ def _row_tokens(table: EvidenceTable, i: int, cell_columns: Sequence[int] = ()) 
     return out
 
 
-def _parts_over_totals(matches: list[_Match], totals: set[int]) -> list[_Match]:
+def _parts_over_totals(matches: list[_Match], totals: set[int], labels: Sequence[int] = ()) -> list[_Match]:
     """The matched lines that are not totals, when there are any: a question naming a part
-    and its whole ("Nordeste de Mato Grosso") asks for the part."""
-    plain = [m for m in matches if m.index not in totals and any(_strong(t) for t in m.matched)]
+    and its whole ("Nordeste de Mato Grosso") asks for the part. The column naming the rows
+    (`labels`) is no part: "Regiões do IMEA" named by "IMEA" does not hide Mato Grosso's."""
+    plain = [
+        m
+        for m in matches
+        if m.index not in totals and m.index not in labels and any(_strong(t) for t in m.matched)
+    ]
     return plain if plain and len(plain) < len(matches) else matches
 
 
@@ -596,9 +624,16 @@ class TableAnswerer:
         best: tuple[EvidenceTable, _Found] | None = None
         for table in evidence_tables(pages, page_chunks):
             found = self.read(question, table)
+            if found and about_another_page(question, table, pages):
+                continue
             if found and (best is None or found.score > best[1].score):
                 best = (table, found)
-        return compose(language, *best) if best else None
+        if best is None:
+            return None
+        answer = compose(language, *best)
+        if question_language(_page_text(best[0])) == question_language(question):
+            answer.unaddressed = unaddressed_words(question, best[0])
+        return answer
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
@@ -623,9 +658,40 @@ class TableAnswerer:
         serves one of them: the row's (or column's) terms are not reused for the other."""
         by_rows = self._cross(labels, query, rows_first=True)
         by_columns = self._cross(labels, query, rows_first=False)
+        if by_rows is None and by_columns is None:
+            return self._rows_named_together(labels, query)
         if by_rows is None or (by_columns is not None and by_columns.score > by_rows.score):
             return by_columns
         return by_rows
+
+    @staticmethod
+    def _rows_named_together(labels: _Labels, query: set[str]) -> _Found | None:
+        """Several rows the question names each by a word of its own, in one column ("what
+        inference time did OTSL and HTML achieve with 6 encoder and 6 decoder layers"): the
+        rows that match best alike, each holding a name word no other of them holds, read in
+        the one best column of the remaining terms."""
+        table = labels.table
+        matches = labels.match_rows(query)
+        top = [m for m in matches if matches and m.score >= matches[0].score - 1e-6]
+        if not 2 <= len(top) <= MAX_ROWS_NAMED:
+            return None
+        for m in top:
+            own = {t for t in m.matched if ":" not in t and _strong(t)}
+            if not own - set().union(*(o.matched for o in top if o is not m)):
+                return None  # a row the question does not name apart from the others
+        used = set().union(*(m.matched for m in top))
+        naming = {
+            j for j in table.label_columns for m in top if tokens(table.rows[m.index][j].text) & m.matched
+        }
+        numbered = {int(t[5:].split("=")[0]) for m in top for t in m.matched if t.startswith("cell:")}
+        columns = [m for m in labels.match_columns(query - used) if m.index not in naming | numbered]
+        column = _unique_best(columns)
+        if column is None or any(table.rows[m.index][column.index].empty for m in top):
+            return None
+        rows = sorted(m.index for m in top)
+        found = _Found("lookup", [(r, column.index) for r in rows], top[0].score + column.score)
+        found.addressed = set().union(*(labels.rows[r] for r in rows)) | labels.columns[column.index]
+        return found
 
     def _cross(self, labels: _Labels, query: set[str], rows_first: bool) -> _Found | None:
         table = labels.table
@@ -634,9 +700,13 @@ class TableAnswerer:
             if named is None:
                 return None
             row, alike = named
-            columns = _parts_over_totals(labels.match_columns(query - row.matched), table.total_columns)
+            columns = _parts_over_totals(
+                labels.match_columns(query - row.matched), table.total_columns, [table.name_column]
+            )
         else:
-            column = _unique_best(_parts_over_totals(labels.match_columns(query), table.total_columns))
+            column = _unique_best(
+                _parts_over_totals(labels.match_columns(query), table.total_columns, [table.name_column])
+            )
             if column is None:
                 return None
             named = _best_row(labels, query - column.matched)
@@ -695,7 +765,7 @@ class TableAnswerer:
         table = labels.table
         line = self._line(labels, query)
         if line is None:
-            return None
+            return self._grand_total(labels)
         match, is_column = line
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         totals = table.total_rows if is_column else table.total_columns
@@ -712,11 +782,28 @@ class TableAnswerer:
                 for i in _entities(table, True)
                 if table.rows[i][match.index].number is not None
             ]
+            if len({"%" in table.rows[i][j].text for i, j in cells}) > 1:
+                return None  # shares and amounts in one column (IMEA's area over its weekly %): no sum
             value = format_number(sum(table.rows[i][j].number or 0.0 for i, j in cells), cells, table)
             found = _Found("sum", cells, match.score, label, True, value=value)
         else:
             return None
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        return found
+
+    @staticmethod
+    def _grand_total(labels: _Labels) -> _Found | None:
+        """The total asked with no line named ("o total geral"): the cell where the table's
+        grand total row and grand total column cross; None without both."""
+        table = labels.table
+        if not table.total_rows or not table.total_columns:
+            return None
+        r = grand_total(table, table.total_rows, rows=True)
+        c = grand_total(table, table.total_columns, rows=False)
+        if table.rows[r][c].empty:
+            return None
+        found = _Found("total", [(r, c)], 0.5, row_label(table, r), False, table.columns[c])
+        found.addressed = labels.rows[r] | labels.columns[c]
         return found
 
     @staticmethod
@@ -846,6 +933,59 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+# what a question asks a table with, not about: its operations ("maior", "total geral")
+_OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
+
+
+def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:
+    """Whether the question asks about something this table's page does not hold and a page
+    of another document does, one that holds at least half of the question's content words
+    too ("soja" asked of the maize table, a soy bulletin in the evidence): not answered from
+    this table. A word some unrelated page happens to hold ("anterior") is not such a subject;
+    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`)."""
+    missing = unaddressed_words(question, table)
+    if not missing:
+        return False
+    words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
+    # other documents' pages: the same document's other pages are its context (the header
+    # of a table continued from the page before), not another subject
+    for page in (p for p in pages if p.doc_id != table.page.doc_id):
+        index = WordIndex("\n".join([page.title, *(c.text for c in page.chunks)]))
+        if all(index.contains(w) for w in missing) and 2 * sum(index.contains(w) for w in words) >= len(
+            words
+        ):
+            return True
+    return False
+
+
+def _page_text(table: EvidenceTable) -> str:
+    cells = " ".join(c.text for row in table.rows for c in row)
+    return "\n".join([table.title, table.page.title, table.page_text, *table.columns, cells])
+
+
+def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
+    """The question's content words (service/answer/content_words.py) that neither the table
+    (title, labels, cells) nor its page (other text, document title) holds: "soja" asked of
+    the maize table. Any such word means the table is about something else. A table in
+    another language than the question is read through the glossary: a word the glossary
+    cannot translate ("antecedentes" over "Background Checks") says nothing either way."""
+    text = _page_text(table)
+    words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
+    if not words:
+        return []
+    index = WordIndex(text)
+    # a short header word abbreviates a longer question word: "DEP." departure, "CAT." category
+    short = {w for w in re.findall(r"[a-z]+", fold(text)) if 3 <= len(w) <= 4}
+    missing = [
+        w
+        for w in words
+        if not index.contains(w) and not (len(w) >= 6 and any(w.startswith(a) for a in short))
+    ]
+    if missing and question_language(text) != question_language(question):
+        missing = [w for w in missing if len(translations(w)) > 1]
+    return missing
 
 
 def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
@@ -989,6 +1129,15 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
     fill = {"lead": lead, "value": value}
+    if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
+        # rows named together: each value with its row
+        values = [_safe(with_unit(table.rows[i][j].text, unit)) for i, j in found.cells]
+        names = [_safe(display(row_name(table, i))) for i, _ in found.cells]
+        pairs = [f"{v} {FOR[language]} {n}" for v, n in zip(values, names, strict=True)]
+        measure = _safe(display(table.columns[c]))
+        return TEMPLATES["lookup_rows"][language].format(
+            lead=lead, measure=measure, pairs=_join(pairs, language)
+        )
     if found.operation == "lookup":
         row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])
         row_time, column_time = time_text(row_name(table, r), language), time_text(table.columns[c], language)

@@ -65,3 +65,34 @@ def test_table_chunks_carry_the_number_of_body_rows() -> None:
     chunks = [c for c in chunk_page(1, page.blocks, 900, page.tables) if c.table is not None]
     assert len(chunks) > 1
     assert {c.table["body_rows"] for c in chunks} == {len(page.tables[0].rows)}  # type: ignore[index]
+
+
+def test_a_wide_ruled_table_keeps_the_columns_its_rules_draw() -> None:
+    """The NICS table: the layout grid cuts its 25 columns into 78 slivers; the ruling lines'
+    grid is taken instead, each group label ("Pre-Pawn") over its three columns only, and
+    each cell's box is its number (the Kentucky permit cell the question set cites)."""
+    _, page = _first_page(("pdf", "us_nics_background_checks_2015-11.pdf"))
+    (table,) = page.tables
+    assert len(table.columns) == 25
+    assert table.columns[:3] == ["State / Territory", "Permit", "Handgun"]
+    assert table.columns[7:10] == ["Pre-Pawn / Handgun", "Pre-Pawn / Long Gun", "Pre-Pawn / *Other"]
+    assert table.columns[-1] == "Totals"  # not under the last group's label
+    kentucky = next(row for row in table.rows if row[0].text == "Kentucky")
+    assert (kentucky[1].text, kentucky[-1].text) == ("264,140", "295,891")
+    x0, y0, x1, y1 = kentucky[1].bbox
+    assert x0 <= 134.1 <= x1 and y0 <= 212.6 <= y1 and y1 - y0 < 10  # the cell, not a stacked row
+
+
+def test_a_table_continued_on_the_next_page_takes_its_labels() -> None:
+    """The bathing bulletin's table runs onto page 2 without its header: page 2's first row
+    ("Rio Vermelho - SSA RV 100 ... Própria") is a body row, the labels are page 1's."""
+    data = corpus_path("pdf", "br_balneabilidade_salvador_26-2010.pdf").read_bytes()
+    loader = PdfLoader()
+    opened = loader.open(data, loader.sniff(data[:8]), LoadOptions(ocr_enabled=False))
+    try:
+        first, second = list(opened.pages())[:2]
+    finally:
+        opened.close()
+    before, after = first.tables[-1], second.tables[0]
+    assert after.columns == before.columns and after.title == before.title
+    assert after.rows[0][0].text == "Rio Vermelho - SSA RV 100" and after.rows[0][-1].text == "Própria"

@@ -12,9 +12,11 @@ from PIL import Image, ImageDraw
 
 from index.acl import PUBLIC_ACL
 from index.types import Filter
+from ingest.tables import TABLE_VERSION
 from ingest.upload import IngestRequest
 from service.carta import Carta
-from service.reindex import reindex
+from service.reindex import outdated_tables, reindex
+from tests.conftest import corpus_path
 from tests.tiny_visual import TinyVisualModels, visual_settings
 
 LAT, LON = -8.0476, -34.877  # Recife
@@ -60,3 +62,41 @@ def test_reindexed_image_page_without_text_keeps_tenant_acl_and_geo(
     assert doc.id in {p.doc_id for p in member.pages}
     outsider = carta.search(carta.query("mapa", "default", acl=[PUBLIC_ACL, "outra"], geo_prior=False))
     assert doc.id not in {p.doc_id for p in outsider.pages}
+
+
+def test_reindex_cuts_again_the_tables_an_older_table_chunking_cut(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """Table chunks without the current TABLE_VERSION (stored by an older chunking, with its
+    taller cell boxes) are reported, and cut again from the file when it is given; the
+    document keeps its title and ACL."""
+    path = corpus_path("pdf", "br_imea_milho_safra_16-17.pdf")
+    carta = make_carta(geotag=False, ocr_enabled=False)
+    request = IngestRequest(path.read_bytes(), path.name, "default", title="Milho 16/17", acl=["agro"])
+    doc = carta.ingest(request).document
+    chunks = carta.collections.chunks.name
+    points, _ = carta.store.scroll_points(chunks, 1000)
+    old = [p for p in points if p.payload.get("doc_id") == doc.id and "table" in p.payload]
+    assert old and all(p.payload["table"]["version"] == TABLE_VERSION for p in old)
+    for p in old:  # as an older chunking stored them: no version
+        p.payload["table"] = {k: v for k, v in p.payload["table"].items() if k != "version"}
+    carta.store.upsert(chunks, old)
+
+    key = f"default/{doc.id}"
+    assert outdated_tables(carta) == [("default", doc.id)]
+    report = reindex(carta, sources=[tmp_path])  # the file is not among the sources
+    assert report.tables_outdated == [key] and not report.tables_rebuilt
+
+    report = reindex(carta, sources=[path.parent])
+    assert report.tables_rebuilt == [key] and not report.tables_outdated
+    assert outdated_tables(carta) == []
+    tables = [
+        h.payload for h in carta.store.scroll(chunks, Filter({"doc_id": doc.id})) if "table" in h.payload
+    ]
+    assert tables and all(t["table"]["version"] == TABLE_VERSION and t["acl"] == ["agro"] for t in tables)
+    rebuilt = carta.registry.get("default", doc.id)
+    assert rebuilt is not None and (rebuilt.status, rebuilt.title, rebuilt.acl) == (
+        "ready",
+        "Milho 16/17",
+        ["agro"],
+    )

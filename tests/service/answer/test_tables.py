@@ -15,7 +15,7 @@ from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
 from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
-from service.query.types import PageEvidence
+from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
 from tests.utils.tables import Grid, cell_centre, corpus_grid, synthetic_grid, table_page, table_result
 
@@ -129,6 +129,8 @@ def test_nics_state_permit_and_the_totals_row(nics: Grid) -> None:
     assert total is not None and total.operation == "total" and "804,006" in total.text
     most = ask("Which state had the most permit checks?", page)
     assert most is not None and "Kentucky had the highest" in most.text  # the Totals row is not a state
+    grand = ask("Qual o total geral de verificações NICS em novembro de 2015?", page)  # no line named
+    assert grand is not None and grand.operation == "total" and "2,236,457" in grand.text
 
 
 def test_imd_abbreviated_headers_and_two_header_levels() -> None:
@@ -150,12 +152,18 @@ def test_imd_abbreviated_headers_and_two_header_levels() -> None:
         "What was the growth rate of Atlantis in 2001-2011?",  # no row
         "What was Nagaland's growth rate in 2021-2031?",  # no column
         "What is the capital of Australia?",
-        "Compare Kerala and Nagaland in 2001-2011",  # two rows: not one cell
         "Quantos habitantes tem Lisboa?",
     ],
 )
 def test_no_answer_when_no_row_or_column_is_a_clear_match(census: Grid, question: str) -> None:
     assert ask(question, table_page("census", census)) is None
+
+
+def test_two_rows_named_each_by_name_are_both_read(census: Grid) -> None:
+    """Two rows asked together in one column: each value with its row, each cell cited."""
+    answer = ask("Compare Kerala and Nagaland in 2001-2011", table_page("census", census))
+    assert answer is not None and "4.86% for Kerala and -0.47% for Nagaland" in answer.text
+    assert len(answer.citations) == 2
 
 
 def test_a_total_asked_of_a_table_without_a_total_row_is_the_sum_of_its_complete_column(nics: Grid) -> None:
@@ -339,3 +347,30 @@ def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_
     answer = ask("Qual região do Alto Vale tinha a maior área na safra 16/17?", page)
     assert answer is not None and answer.operation == "argmax"
     assert "Oeste" in answer.text and "900" in answer.text and "1.500" not in answer.text
+
+
+def test_a_table_is_not_read_for_a_subject_only_another_evidence_page_holds(imea: Grid) -> None:
+    """Soy asked of the maize table, with a page about soy in the evidence: the maize table's
+    Médio-Norte area cell is not the answer (every content word of the question has to be on
+    the table's page); maize asked of the same evidence still reads the cell."""
+    maize = table_page("imea", imea, title=IMEA_TITLE)
+    text = "A área plantada de soja em Mato Grosso cresceu na safra 16/17."
+    soy = PageEvidence(
+        "soja", 1, "Boletim da soja", "soja.pdf", "pdf_page", 0.5,
+        chunks=[ChunkEvidence("soja", 1, 0, text, [50.0, 50.0, 400.0, 70.0], [595.0, 842.0], 1, 0.5)],
+    )  # fmt: skip
+    assert ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize, soy) is None
+    corn = ask("Qual a área de milho da safra 16/17 na região Médio-Norte?", maize, soy)
+    assert corn is not None and "2.025.045" in corn.text and corn.unaddressed == []
+    # a word an unrelated page happens to hold ("anterior") names no other subject
+    line = ChunkEvidence(
+        "outro", 1, 0, "Conforme o relatório anterior.", [50.0, 50.0, 400.0, 70.0], [595.0, 842.0], 1, 0.5
+    )
+    other = PageEvidence("outro", 1, "Relatório", "outro.pdf", "pdf_page", 0.5, chunks=[line])
+    earlier = ask(
+        "Na safra anterior, qual a área de milho da safra 16/17 na região Médio-Norte?", maize, other
+    )
+    assert earlier is not None and "2.025.045" in earlier.text
+    # soy on no other page: the cell is read, and the answer says which words its page lacks
+    alone = ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize)
+    assert alone is not None and alone.unaddressed == ["soja"]

@@ -70,6 +70,16 @@ def test_numbers_tied_to_columns_name_the_row() -> None:
     assert teds is not None and "0.942" in teds.text
     # the numbers alone name two rows (OTSL and HTML): no answer rather than a guess
     assert ask("What was the inference time with 6 encoder and 6 decoder layers?", LAYERS) is None
+    # ... and named each by its own word, both are read, each value with its row and its cell cited
+    both = ask("With 6 encoder and 6 decoder layers, what inference time did OTSL and HTML achieve?", LAYERS)
+    assert both is not None and "2.73 secs for OTSL and 5.39 secs for HTML" in both.text
+    assert len(both.citations) == 2
+    # in Portuguese, a number's word may come after a stop word ("6 no decodificador") and
+    # is read through the glossary ("camadas": layers, "codificador": encoder)
+    pt = ask(
+        "Qual foi o tempo de inferência do HTML com 4 camadas no codificador e 4 no decodificador?", LAYERS
+    )
+    assert pt is not None and "3.77" in pt.text
 
 
 def test_an_extreme_runs_over_the_rows_the_question_names() -> None:
