@@ -67,12 +67,13 @@ class ExtractiveAnswerer:
         table = self.tables.answer(question, grade.language, pages, page_chunks)
         if (
             table is not None
-            and (grade.absent_words or grade.other_year)
+            and (grade.absent_words or grade.other_year or table.unaddressed)
             and not self._row_by_code(question, grade, table)
             and not self._across_languages(grade, table, result)
         ):
             # the table the question names, asked for something it does not hold: the maize
-            # table's area cell does not answer a question about soy ("soja" on no page)
+            # table's area cell does not answer a question about soy ("soja" on no evidence
+            # page, or on an English page only while the table's page speaks Portuguese)
             return self.gate.refusal(question, result, grade)
         if table is not None:
             return self._from_table(question, result, grade, table)
