@@ -27,7 +27,17 @@ from tests.utils.scripts import load_script  # noqa: E402
 from tests.utils.servers import LiveServer  # noqa: E402
 
 RAM_TEMP_ROOT = Path("/dev/shm")
-RAM_TEMP_MIN_FREE = 4 * 2**30  # bytes: the suite's data dirs take well under 1 GiB at a time
+RAM_TEMP_MIN_FREE = 4 * 2**30  # bytes, on the tmpfs and in memory: the data dirs take < 1 GiB at a time
+
+
+def _memory_available() -> int:
+    """Bytes of memory the kernel can still give (a tmpfs's files live in it); 0 if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            line = next(row for row in meminfo if row.startswith("MemAvailable:"))
+    except (OSError, StopIteration):
+        return 0
+    return int(line.split()[1]) * 1024
 
 
 def use_ram_temp_root(root: Path = RAM_TEMP_ROOT, min_free: int = RAM_TEMP_MIN_FREE) -> bool:
@@ -43,7 +53,7 @@ def use_ram_temp_root(root: Path = RAM_TEMP_ROOT, min_free: int = RAM_TEMP_MIN_F
         stats = os.statvfs(root)
     except OSError:
         return False
-    if not os.access(root, os.W_OK) or stats.f_bavail * stats.f_frsize < min_free:
+    if not os.access(root, os.W_OK) or min(stats.f_bavail * stats.f_frsize, _memory_available()) < min_free:
         return False
     os.environ["PYTEST_DEBUG_TEMPROOT"] = os.environ["TMPDIR"] = str(root)  # subprocesses too
     tempfile.tempdir = None  # recomputed from TMPDIR at the next call
