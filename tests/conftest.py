@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -24,6 +25,42 @@ from tests.openai_protocol import OpenAIProtocolServer  # noqa: E402
 from tests.tiny_visual import tiny_visual_models  # noqa: E402, F401 - session fixture: tiny ColPali/CLIP models
 from tests.utils.scripts import load_script  # noqa: E402
 from tests.utils.servers import LiveServer  # noqa: E402
+
+RAM_TEMP_ROOT = Path("/dev/shm")
+RAM_TEMP_MIN_FREE = 4 * 2**30  # bytes, on the tmpfs and in memory: the data dirs take < 1 GiB at a time
+
+
+def _memory_available() -> int:
+    """Bytes of memory the kernel can still give (a tmpfs's files live in it); 0 if unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            line = next(row for row in meminfo if row.startswith("MemAvailable:"))
+    except (OSError, StopIteration):
+        return 0
+    return int(line.split()[1]) * 1024
+
+
+def use_ram_temp_root(root: Path = RAM_TEMP_ROOT, min_free: int = RAM_TEMP_MIN_FREE) -> bool:
+    """Put the tests' temporary folders (tmp_path, tempfile, and so the data dirs of every
+    Carta, server and CLI run) on a RAM-backed tmpfs when there is one with room. Every Carta
+    creates its collections and every ingest writes the store's WAL and SQLite with fsync: on
+    a busy disk that is seconds per test (opening a Carta: 2-4 s on disk, 0.2 s on tmpfs).
+    CARTA_TEST_TMPFS=0, or a PYTEST_DEBUG_TEMPROOT or TMPDIR already set, keeps the default."""
+    kept = {"PYTEST_DEBUG_TEMPROOT", "TMPDIR"} & set(os.environ)
+    if os.environ.get("CARTA_TEST_TMPFS", "1") == "0" or kept:
+        return False
+    try:
+        stats = os.statvfs(root)
+    except OSError:
+        return False
+    if not os.access(root, os.W_OK) or min(stats.f_bavail * stats.f_frsize, _memory_available()) < min_free:
+        return False
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = os.environ["TMPDIR"] = str(root)  # subprocesses too
+    tempfile.tempdir = None  # recomputed from TMPDIR at the next call
+    return True
+
+
+use_ram_temp_root()
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("CARTA_CORPUS_DIR", REPO.parent / "shared" / "corpus"))

@@ -1,6 +1,8 @@
 """The browser the web tests drive: one headless Chromium for the whole session (starting one
 costs seconds), handed to each test with its logs drained and its window at the wide size, so
-that no test sees another's console errors, network requests or window size."""
+that no test sees another's console errors, network requests or window size. And the corpus
+ingestion of test_corpus.py, started in the background once the tests are collected, its
+tests moved to the end of the session so that the rest of the suite runs beside it."""
 
 from __future__ import annotations
 
@@ -11,9 +13,41 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import CORPUS
+from tests.utils.background import BackgroundCommand
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 WIDE = 1440  # px: the desktop window every test starts at
+CORPUS_TESTS = "test_corpus.py"
+_corpus_ingest: list[BackgroundCommand] = []
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m deselected theirs: these are the tests that run
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """When the corpus tests are among those to run, put them last and start their ingestion
+    now: 14 PDFs through `carta ingest` in its own process, beside the rest of the suite
+    (no sentence vectors, a fifth of the time: only /v1/ask's extractive gate reads them,
+    and these tests search; tests/service/answer checks the vectors)."""
+    corpus = [item for item in items if item.path.name == CORPUS_TESTS]
+    if not corpus or config.option.collectonly or not (CORPUS / "pdf").is_dir():
+        return
+    items[:] = [item for item in items if item.path.name != CORPUS_TESTS] + corpus
+    env = {"CARTA_SENTENCE_VECTORS": "false"}
+    _corpus_ingest.append(BackgroundCommand("ingest", str(CORPUS / "pdf"), "--json", env=env))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    while _corpus_ingest:
+        _corpus_ingest.pop().close()
+
+
+@pytest.fixture(scope="session")
+def corpus_ingest() -> BackgroundCommand:
+    """The corpus ingestion started at collection (skipped when the corpus is absent)."""
+    if not _corpus_ingest:
+        pytest.skip(f"shared corpus not found at {CORPUS / 'pdf'} (set CARTA_CORPUS_DIR)")
+    return _corpus_ingest[0]
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,6 @@ CLI, and questions about facts checked by reading the files find the right page.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,10 +15,11 @@ from models.text_encoder import TextEncoder
 from service.carta import Carta
 from service.query.types import SearchQuery
 from tests.conftest import CORPUS, settings_for
+from tests.utils.background import BackgroundCommand
 
 PDF_DIR = CORPUS / "pdf"
-# the first test's setup ingests 14 PDFs (~200 pages) in a `carta` process: on a loaded
-# 2-core machine that passes the suite's 600 s default; the process's own limit is 1200 s
+# the first test's setup waits for the ingestion of 14 PDFs (~200 pages) in a `carta` process:
+# on a loaded 2-core machine that passes the suite's 600 s default; the wait's own limit is 1200 s
 pytestmark = pytest.mark.timeout(1500)
 
 # (question, file, pages that state the fact) - pages checked with pymupdf's text of each file
@@ -113,25 +111,15 @@ def assert_footprints_in_regions(carta: Carta, regions: dict[str, Region]) -> No
 
 
 @pytest.fixture(scope="module")
-def corpus_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not PDF_DIR.exists():
-        pytest.skip(f"shared corpus not found at {PDF_DIR} (set CARTA_CORPUS_DIR)")
-    data_dir = tmp_path_factory.mktemp("corpus-data")
-    # no sentence vectors (a fifth of the ingestion's time): only /v1/ask's extractive gate
-    # reads them, and these tests search; tests/service/answer checks the vectors
-    env = {**os.environ, "CARTA_DATA_DIR": str(data_dir), "CARTA_SENTENCE_VECTORS": "false"}
-    run = subprocess.run(
-        [sys.executable, "-m", "service.cli", "ingest", str(PDF_DIR), "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
+def corpus_data(corpus_ingest: BackgroundCommand) -> Path:
+    """The data dir of `carta ingest` of the 14 PDFs, started in the background when the
+    tests were collected (tests/e2e/conftest.py); these tests run last and wait for it."""
+    run = corpus_ingest.wait(timeout_s=1200)
     assert run.returncode == 0, run.stderr[-2000:]
     results = json.loads(run.stdout)
     assert sorted(Path(r["file"]).name for r in results) == sorted(p.name for p in PDF_DIR.glob("*.pdf"))
     assert all(r["document"]["status"] == "ready" and r["created"] for r in results), results
-    return data_dir
+    return corpus_ingest.data_dir
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ import importlib.util
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -632,7 +631,7 @@ def test_why_this_page_heatmap_in_the_visual_profile(
         assert evidence(browser) and not browser.find_elements(By.CSS_SELECTOR, "#evidence button.why")
 
 
-def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) -> None:
+def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer, tmp_path: Path) -> None:
     """The Documents screen's POI datasets panel: a GeoJSON of Recife's municipal schools loaded
     with category school is listed with its POI count (the server's), then deleted after the
     confirmation; a file the server cannot read shows the server's own message."""
@@ -655,7 +654,7 @@ def test_poi_dataset_panel_upload_list_delete(browser: Any, server: LiveServer) 
     assert f"{mine[0]['pois']} POIs" in css(browser, status).text
     shoot(browser, "9-poi-datasets")
     # a file the server cannot read: its 4xx message, no row added
-    bad = Path(tempfile.mkdtemp()) / "notes.txt"
+    bad = tmp_path / "notes.txt"
     bad.write_text("no places here")
     css(browser, "#dataset-file").send_keys(str(bad))
     before = css(browser, status).text
