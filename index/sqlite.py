@@ -75,7 +75,9 @@ def checkpoint_file(path: Path, *, attempts: int = 50, wait_s: float = 0.05) -> 
     (the job table, the audit log); True when nothing was left to do or the WAL was emptied."""
     if not path.exists():
         return True
-    conn = sqlite3.connect(path, isolation_level=None)
+    # no busy timeout: `checkpoint` retries on its own; sqlite3's default 5 s wait on each
+    # attempt would make 50 attempts past a long reader take 250 s instead of 2.5 s
+    conn = sqlite3.connect(path, isolation_level=None, timeout=0)
     try:
         return checkpoint(conn, attempts=attempts, wait_s=wait_s)
     finally:

@@ -151,10 +151,12 @@ def _lz4_blocks(data: memoryview) -> Iterator[bytes]:
             continue
 
 
-def _zlib_streams(data: memoryview) -> Iterator[bytes]:
+def _zlib_streams(data: memoryview, end: int | None = None) -> Iterator[bytes]:
+    """Every zlib or gzip stream that starts before `end` (default: the end of `data`)."""
     raw = data.obj if isinstance(data.obj, bytes) else bytes(data)
+    end = len(raw) if end is None else end
     for magic, wbits in ((b"\x78\x9c", 15), (b"\x78\x01", 15), (b"\x78\xda", 15), (b"\x1f\x8b", 31)):
-        at = raw.find(magic)
+        at = raw.find(magic, 0, end)
         while at >= 0:
             try:
                 decoded = zlib.decompressobj(wbits).decompress(data[at : at + _MAX_BLOCK], 4 * _MAX_BLOCK)
@@ -162,7 +164,7 @@ def _zlib_streams(data: memoryview) -> Iterator[bytes]:
                 decoded = b""
             if decoded:
                 yield decoded
-            at = raw.find(magic, at + 1)
+            at = raw.find(magic, at + 1, end)
 
 
 @dataclass
@@ -199,12 +201,15 @@ def scan_file(path: Path, markers: Sequence[bytes], rel: str) -> list[FileHits]:
     hits = {m: FileHits(rel, m.decode("utf-8", "replace")) for m in markers}
     for chunk in _windows(path):
         view = memoryview(chunk)
+        # stores preallocate their files: a tail of zeros holds no marker and starts no
+        # stream (a stream that runs into it is still decoded whole)
+        end = len(chunk.rstrip(b"\0"))
         for m in markers:
-            hits[m].raw += chunk.count(m)
+            hits[m].raw += chunk.count(m, 0, end)
         for decoded in _lz4_blocks(view):
             for m in markers:
                 hits[m].lz4 += decoded.count(m)
-        for decoded in _zlib_streams(view):
+        for decoded in _zlib_streams(view, end):
             for m in markers:
                 hits[m].zlib += decoded.count(m)
     return [h for h in hits.values() if h.total]
