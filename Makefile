@@ -62,7 +62,7 @@ eval: install samples
 # Speed and size: ingestion + per-channel latency on the real corpus, start-up of the CLI and
 # the server, then the store on synthetic multivectors (BENCH_SIZES=1000,10000,100000 for a
 # bigger run), then search through the service at scale (BENCH_SCALE_PAGES=100000 for the big
-# index: ~20 GB of disk and hours here). JSON in bench/.
+# index: ~24 GB of disk and ~35 min here). JSON in bench/.
 BENCH_SIZES ?= 1000,10000
 BENCH_SCALE_PAGES ?= 10000
 GRAPH_BENCH_N ?= 100000

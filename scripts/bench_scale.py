@@ -2,7 +2,7 @@
 collections and payload builders, then searched through Carta's real query path.
 
     .venv/bin/python scripts/bench_scale.py --pages 10000 --out bench/scale.json
-    .venv/bin/python scripts/bench_scale.py --pages 100000 --queries 30   # ~10x the disk and time
+    .venv/bin/python scripts/bench_scale.py --pages 100000 --queries 20 --grid-pages 0   # ~24 GB, ~35 min
 
 What is real: the store (qdrant-edge, the collections Carta creates, fp16 multivectors, payload
 indexes), the payloads (index/payloads.py: tenant, ACL tokens, state; ingest.geotagging.geo_payload:
