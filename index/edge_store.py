@@ -138,11 +138,16 @@ def is_held(shard_dir: Path) -> bool:
 FLUSH_EVERY_VALUES = 50_000_000
 
 
-def _value_count(value: VectorValue) -> int:
-    """How many numbers a vector holds (a multivector's rows times their size)."""
-    if isinstance(value, SparseVec):
-        return 2 * len(value.indices)
-    if value and isinstance(value[0], list):
+def _value_count(value: Any) -> int:
+    """How many numbers a vector holds: a list or array, a multivector (rows times their
+    size), a sparse vector (Carta's, or the engine's own as `carta reindex` reads it back)."""
+    indices = getattr(value, "indices", None)
+    if indices is not None:
+        return 2 * len(indices)
+    size = getattr(value, "size", None)  # a NumPy array
+    if isinstance(size, int):
+        return size
+    if len(value) and not isinstance(value[0], (int, float)):
         return len(value) * len(value[0])
     return len(value)
 
@@ -240,7 +245,10 @@ class EdgeStore(VectorStore):
         edge_points = [
             E.Point(p.id, {k: _vector(v) for k, v in p.vectors.items()}, p.payload) for p in points
         ]
-        values = sum(_value_count(v) for p in points for v in p.vectors.values())
+        try:
+            values = sum(_value_count(v) for p in points for v in p.vectors.values())
+        except (TypeError, IndexError):  # a vector of a shape the count does not know: the
+            values = FLUSH_EVERY_VALUES  # write goes on, and the shard is flushed after it
         with self._write_lock:
             shard = self._shard(collection)
             shard.update(E.UpdateOperation.upsert_points(edge_points))

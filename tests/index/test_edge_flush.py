@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import qdrant_edge as E
 
 from index import edge_store
 from index.edge_store import EdgeStore, _value_count, _wal_state
@@ -40,6 +41,11 @@ def test_values_are_counted_per_vector_kind() -> None:
     assert _value_count([0.1] * 8) == 8
     assert _value_count([[0.1] * 4] * 3) == 12  # a multivector: rows x size
     assert _value_count(SparseVec([1, 2], [0.5, 0.5])) == 4
+    # what other writers pass: NumPy arrays (bench_visual), the engine's own sparse vectors
+    # read back by `carta reindex`
+    assert _value_count(np.zeros((3, 4), dtype=np.float16)) == 12
+    assert _value_count([np.zeros(4), np.zeros(4)]) == 8
+    assert _value_count(E.SparseVector(indices=[1, 2, 3], values=[0.1, 0.2, 0.3])) == 6
 
 
 def test_the_shard_is_flushed_once_enough_values_were_written(
