@@ -35,7 +35,7 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
-from service.answer.content_words import WordIndex, question_content_words, translations
+from service.answer.content_words import question_content_words, translations, word_index
 from service.answer.gate import key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
@@ -952,7 +952,7 @@ def about_another_page(question: str, table: EvidenceTable, pages: Sequence[Page
     # other documents' pages: the same document's other pages are its context (the header
     # of a table continued from the page before), not another subject
     for page in (p for p in pages if p.doc_id != table.page.doc_id):
-        index = WordIndex("\n".join([page.title, *(c.text for c in page.chunks)]))
+        index = word_index("\n".join([page.title, *(c.text for c in page.chunks)]))
         if all(index.contains(w) for w in missing) and 2 * sum(index.contains(w) for w in words) >= len(
             words
         ):
@@ -975,7 +975,7 @@ def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
     words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]
     if not words:
         return []
-    index = WordIndex(text)
+    index = word_index(text)
     # a short header word abbreviates a longer question word: "DEP." departure, "CAT." category
     short = {w for w in re.findall(r"[a-z]+", fold(text)) if 3 <= len(w) <= 4}
     missing = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -44,6 +45,24 @@ def ask_all(batcher: QueryBatcher[str], texts: list[str], out: dict[str, object]
     return threads
 
 
+def busy(max_batch: int) -> tuple[GatedEncoder, QueryBatcher[str], threading.Thread]:
+    """A batcher whose encoder is inside its first call ("first"), held until released."""
+    encoder = GatedEncoder()
+    batcher = QueryBatcher(encoder, max_batch=max_batch)
+    first = threading.Thread(target=batcher.one, args=("first",))
+    first.start()
+    assert encoder.entered.wait(10)
+    return encoder, batcher, first
+
+
+def wait_pending(batcher: QueryBatcher[str], n: int) -> None:
+    """Until `n` callers wait for the busy encoder (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while len(batcher._pending) < n:
+        assert time.monotonic() < deadline, f"{len(batcher._pending)} callers waiting, not {n}"
+        time.sleep(0.01)
+
+
 def test_an_idle_encoder_encodes_at_once() -> None:
     encoder = GatedEncoder()
     encoder.release.set()
@@ -53,16 +72,11 @@ def test_an_idle_encoder_encodes_at_once() -> None:
 
 
 def test_questions_that_arrive_while_busy_go_through_together() -> None:
-    encoder = GatedEncoder()
-    batcher = QueryBatcher(encoder, max_batch=4)
-    first = threading.Thread(target=batcher.one, args=("first",))
-    first.start()
-    assert encoder.entered.wait(10)
+    encoder, batcher, first = busy(max_batch=4)
     later = [f"q{i}" for i in range(6)]
     out: dict[str, object] = {}
     threads = ask_all(batcher, later, out)
-    while len(batcher._pending) < len(later):  # all six wait behind the first call
-        threading.Event().wait(0.01)
+    wait_pending(batcher, len(later))  # all six wait behind the first call
     encoder.release.set()
     for t in [first, *threads]:
         t.join(10)
@@ -74,18 +88,12 @@ def test_questions_that_arrive_while_busy_go_through_together() -> None:
 
 
 def test_an_error_reaches_every_caller_of_its_batch_and_the_next_batch_still_runs() -> None:
-    encoder = GatedEncoder()
-    batcher = QueryBatcher(encoder, max_batch=2)
-    first = threading.Thread(target=batcher.one, args=("first",))
-    first.start()
-    assert encoder.entered.wait(10)
+    encoder, batcher, first = busy(max_batch=2)
     out: dict[str, object] = {}
     threads = ask_all(batcher, ["boom"], out)
-    while len(batcher._pending) < 1:
-        threading.Event().wait(0.01)
+    wait_pending(batcher, 1)
     threads += ask_all(batcher, ["fine"], out)  # queued right after "boom": the same batch of two
-    while len(batcher._pending) < 2:
-        threading.Event().wait(0.01)
+    wait_pending(batcher, 2)
     encoder.release.set()
     for t in [first, *threads]:
         t.join(10)
