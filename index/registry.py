@@ -71,6 +71,9 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
     footprint: str | None = None  # GeoJSON geometry (lon, lat) of everything the document is about
     acl: list[str] = field(default_factory=list)  # groups allowed to see it; empty = the whole tenant
+    # The table reading (ingest.tables.TABLE_VERSION) its pages were read with: a document read
+    # by an older one is read again when uploaded again, or by `carta reindex --source`.
+    table_version: int = 2
     created_at: str = field(default_factory=_now)
     updated_at: str = field(default_factory=_now)
 
@@ -101,7 +104,14 @@ def _create(conn: sqlite3.Connection) -> None:
     add_column(conn, "documents", "acl", "TEXT NOT NULL DEFAULT '[]'")
 
 
-_MIGRATIONS = [_create]
+def _table_version(conn: sqlite3.Connection) -> None:
+    """Migration 2: the table reading each document was read with. Rows written before the
+    column were read by reading 2 at most (the one current then); those read by reading 1
+    are found by their table chunks' own version (service/reindex.py)."""
+    add_column(conn, "documents", "table_version", "INTEGER NOT NULL DEFAULT 2")
+
+
+_MIGRATIONS = [_create, _table_version]
 
 
 class Registry(SqliteFile):

@@ -36,6 +36,7 @@ from ingest.loaders import LoadedPage, LoadOptions, PointKind
 from ingest.map_card import map_card
 from ingest.ocr import INSTALL_HINT, tesseract_available
 from ingest.read_ahead import ReadAhead
+from ingest.tables import TABLE_VERSION
 from ingest.timing import StageTimes
 from ingest.upload import IngestRequest, open_upload, sniff_upload, validate_upload
 from models.sparse_encoder import SparseEncoder
@@ -137,7 +138,10 @@ class Ingestor:
         return existing if existing and self._is_current(existing) else None
 
     def _is_current(self, doc: Document) -> bool:
-        return doc.status == "ready" and doc.profile == self.index_signature
+        """Ready under these collections and read by the current table reading: a document
+        an older one read is read again (its new tables, charts and cell boxes)."""
+        signed = doc.profile == self.index_signature
+        return doc.status == "ready" and signed and doc.table_version >= TABLE_VERSION
 
     def ingest(self, request: IngestRequest, progress: ProgressFn | None = None) -> IngestResult:
         """Index one file (an IngestError, with nothing stored, when it is refused); the
@@ -171,6 +175,7 @@ class Ingestor:
             status="processing",
             metadata=request.metadata,
             acl=sorted(set(request.acl)),
+            table_version=TABLE_VERSION,
         )
         self.registry.put(doc)
         warnings: list[str] = list(opened.warnings)

@@ -55,6 +55,7 @@ from index.registry import Document  # noqa: E402
 from index.types import SparseVec, StorePoint, VectorValue  # noqa: E402
 from ingest.geotagging import GeoTag, geo_payload, hashed_location  # noqa: E402
 from ingest.pipeline import point_id  # noqa: E402
+from ingest.tables import TABLE_VERSION  # noqa: E402
 from service.carta import Carta  # noqa: E402
 from service.query.channels.pages import PagesChannel  # noqa: E402
 from service.query.geo_filter import GeoSpec, resolve  # noqa: E402
@@ -136,7 +137,7 @@ def build(
         doc = Document(
             tenant, f"doc{d // PAGES_PER_DOC:06d}", f"Report {d // PAGES_PER_DOC}", f"r{d}.pdf",
             "application/pdf", "pdf", 1, carta.index_signature, pages=PAGES_PER_DOC, status="ready",
-            acl=list(rng.choice(GROUPS)),
+            acl=list(rng.choice(GROUPS)), table_version=TABLE_VERSION,
         )  # fmt: skip
         carta.registry.put(doc)
         page_points, chunk_points = [], []

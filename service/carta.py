@@ -713,8 +713,15 @@ class Carta:
         found = None
         if evidence is None and self.global_channel is not None and self._asks_global(query, result):
             found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)
-        if evidence is not None:
-            events: Iterator[Event] = answer_events(graph_answer(query.text, result, evidence), result)
+        if evidence is not None and evidence.analytic is not None and evidence.analytic.unknown is not None:
+            # the loaded data lacks the asked category or attribute ("pontos de alagamento"):
+            # the documents may still say it; the data's refusal, naming what it holds, stands
+            # only when they do not
+            documents = next(e.data for e in self._document_events(query, result, False) if e.kind == "done")
+            chosen = graph_answer(query.text, result, evidence) if documents.refused else documents
+            events: Iterator[Event] = answer_events(chosen, result)
+        elif evidence is not None:
+            events = answer_events(graph_answer(query.text, result, evidence), result)
         elif found is not None and found.communities:  # across the documents: their communities
             sent = global_sources(
                 found,
@@ -724,17 +731,21 @@ class Carta:
             events = global_answer_events(
                 query.text, result, found, sent, self.global_llm, self.settings.llm_context_tokens, stream
             )
-        elif self.llm:
-            events = self.llm.events(query.text, result, query.tenant, stream=stream)
         else:
-            events = extractive_events(
-                self.answerer, query.text, result, lambda d, p: self.page_chunks(query.tenant, d, p)
-            )
+            events = self._document_events(query, result, stream)
         for event in events:
             if event.kind == "done":
                 event.data.geo_filter, event.data.geo_prior = result.geo_filter, result.geo_prior
                 event.data.plan = result.plan
             yield event
+
+    def _document_events(self, query: SearchQuery, result: SearchResult, stream: bool) -> Iterator[Event]:
+        """The answer from the retrieved pages: by the LLM when one is configured, else extractive."""
+        if self.llm:
+            return self.llm.events(query.text, result, query.tenant, stream=stream)
+        return extractive_events(
+            self.answerer, query.text, result, lambda d, p: self.page_chunks(query.tenant, d, p)
+        )
 
     @staticmethod
     def _asks_global(query: SearchQuery, result: SearchResult) -> bool:

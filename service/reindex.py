@@ -17,11 +17,12 @@ an existing collection, so the page points are copied into a new collection with
 back under the old name; the copy is the source of truth while the old one is rebuilt, so
 an interrupted run resumes on the next `carta reindex` without losing a page.
 
-Table chunks cut by an older table chunking (their payload's "version" below
-ingest.tables.TABLE_VERSION) are cut again from the document's file: the data dir keeps
-page images, not the uploaded files, so `sources` (files or folders; `carta reindex
---source`) are matched to documents by content id, and such a document is ingested again
-with its title, metadata and ACL. One whose file is not given is reported
+Documents read by an older table reading (the registry's `table_version`, or a table
+chunk's payload "version", below ingest.tables.TABLE_VERSION) are read again from their
+file: the data dir keeps page images, not the uploaded files, so `sources` (files or
+folders; `carta reindex --source`) are matched to documents by content id, and such a
+document is ingested again with its title, metadata and ACL. Uploading the same file again
+reads it again too (ingest/pipeline.py). One whose file is not given is reported
 (`tables_outdated`): its old cells still answer, with their old boxes.
 """
 
@@ -93,9 +94,14 @@ def reindex(
 
 
 def outdated_tables(carta: Carta) -> list[tuple[str, str]]:
-    """Ready documents with a table chunk cut by an older table chunking than TABLE_VERSION."""
+    """Ready documents read by an older table reading than TABLE_VERSION: recorded so in the
+    registry, or holding a table chunk an older chunking cut."""
     out = []
     for tenant, doc_id in carta.registry.ids_with_status("ready"):
+        doc = carta.registry.get(tenant, doc_id)
+        if doc is not None and doc.table_version < TABLE_VERSION:
+            out.append((tenant, doc_id))
+            continue
         chunks = carta.store.scroll(
             carta.collections.chunks.name, Filter({"tenant": tenant, "doc_id": doc_id})
         )

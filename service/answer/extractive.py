@@ -61,7 +61,7 @@ class ExtractiveAnswerer:
         an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
         pages = result.pages[: self.gate.evidence_pages]
-        card = self.cards.answer(question, grade.language, pages)
+        card = self.cards.answer(question, grade.language, pages, result.geo_filter or result.geo_prior)
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)

@@ -140,13 +140,45 @@ def _line(card: ChunkEvidence, field: str) -> str | None:
     return None
 
 
+# the card's extent line (ingest/map_card.py): west, east, south, north, in either language
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_EXTENT = re.compile(rf"\(WGS84\):\s*\w+\s+{_NUM},\s*\w+\s+{_NUM},\s*\w+\s+{_NUM},\s*\w+\s+{_NUM}")
+
+
+def card_extent(text: str) -> tuple[float, float, float, float] | None:
+    """(west, east, south, north) in degrees from a card's extent line, or None."""
+    found = _EXTENT.search(text)
+    return tuple(float(v) for v in found.groups()) if found else None  # type: ignore[return-value]
+
+
+def _covers_place(card: ChunkEvidence, subject: list[str], place: dict | None) -> bool:
+    """Whether the card's extent holds the place the question named and the search resolved
+    (its name is the whole subject): a world map covers Australia though its card's list
+    of places, cut at the largest ones, does not name it."""
+    if not place or place.get("lat") is None or place.get("lon") is None or not place.get("place"):
+        return False
+    named = word_index(str(place["place"]))
+    if not subject or not all(named.contains(w) for w in subject):
+        return False
+    extent = card_extent(card.text)
+    if extent is None:
+        return False
+    west, east, south, north = extent
+    lat, lon = float(place["lat"]), float(place["lon"])
+    return south <= lat <= north and west <= lon <= east
+
+
 class MapCardAnswerer:
     """The card line holding the asked fact, from the best-ranked evidence page that is a map
     whose card holds every content word naming the map ("Luxembourg", "elevation", "RGB.byte");
     for "which maps cover <place>", every such map (up to MAX_MAPS) with the places its card
     lists; None otherwise (the question asks no card fact, or names a map the evidence lacks)."""
 
-    def answer(self, question: str, language: str, pages: Sequence[PageEvidence]) -> MapCardAnswer | None:
+    def answer(
+        self, question: str, language: str, pages: Sequence[PageEvidence], place: dict | None = None
+    ) -> MapCardAnswer | None:
+        """`place`: the place the search resolved from the question (its geo filter or prior,
+        with lat/lon), which a map covers when its extent holds it."""
         field = asked_field(question)
         if field is None:
             return None
@@ -158,9 +190,11 @@ class MapCardAnswerer:
             if card is None:
                 continue
             index = word_index(card.text + "\n" + page.filename)
-            if not subject or not all(index.contains(w) for w in subject):
+            named = bool(subject) and all(index.contains(w) for w in subject)
+            if not named and not (field == "places" and _covers_place(card, subject, place)):
                 continue
-            line = _line(card, field)
+            # a map that covers the place without naming it: its extent is what shows it
+            line = _line(card, field if named else "extent")
             if line is None:
                 return None
             if field == "places":  # which maps: each with what it covers

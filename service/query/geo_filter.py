@@ -164,6 +164,8 @@ def resolve_place(match: PlaceMatch, radius_m: float | None = None) -> ResolvedG
             "place": place.name,
             "place_id": place.id,
             "country": place.country,
+            "lat": place.lat,
+            "lon": place.lon,
             "source": place.source,
             "confidence": round(match.confidence, 3),
         }

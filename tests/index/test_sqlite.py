@@ -77,8 +77,8 @@ def test_transaction_commits_or_rolls_back(tmp_path: Path) -> None:
 
 
 def test_a_registry_from_before_versioning_is_migrated(tmp_path: Path) -> None:
-    """Registries written before footprints and ACL groups (user_version 0) gain both
-    columns and keep their rows."""
+    """Registries written before footprints, ACL groups and table versions (user_version 0)
+    gain the columns and keep their rows; an old row counts as read by table reading 2."""
     path = tmp_path / "registry.sqlite3"
     old = sqlite3.connect(path)
     old.execute(
@@ -97,10 +97,11 @@ def test_a_registry_from_before_versioning_is_migrated(tmp_path: Path) -> None:
     reg = Registry(path)
     doc = reg.get("t", "d1")
     assert doc is not None and doc.title == "Old" and doc.acl == [] and doc.footprint is None
+    assert doc.table_version == 2
     reg.put(Document("t", "d2", "New", "n.pdf", "application/pdf", "pdf", 1, "p", acl=["g"]))
     assert reg.get("t", "d2").acl == ["g"]  # type: ignore[union-attr]
     reg.close()
-    assert schema_version(sqlite3.connect(path)) == 1
+    assert schema_version(sqlite3.connect(path)) == 2
 
 
 def _marker_db(path: Path) -> sqlite3.Connection:

@@ -100,3 +100,34 @@ def test_reindex_cuts_again_the_tables_an_older_table_chunking_cut(
         "Milho 16/17",
         ["agro"],
     )
+
+
+def test_a_document_an_older_table_reading_read_is_read_again_when_uploaded_again(
+    make_carta: Callable[..., Carta], tmp_path: Path
+) -> None:
+    """The registry records the table reading that read a document. One read by an older
+    reading (or registered before the record) is listed by `outdated_tables`, and the same
+    file uploaded again is read again instead of answered with the old document; uploaded
+    once more, it is the existing document."""
+    path = corpus_path("pdf", "br_imea_milho_safra_16-17.pdf")
+    carta = make_carta(geotag=False, ocr_enabled=False)
+    request = IngestRequest(path.read_bytes(), path.name, "default", acl=["agro"])
+    first = carta.ingest(request)
+    assert first.created and first.document.table_version == TABLE_VERSION
+    assert outdated_tables(carta) == []
+
+    older = carta.registry.get("default", first.document.id)
+    assert older is not None
+    older.table_version = TABLE_VERSION - 1
+    carta.registry.put(older)
+    assert outdated_tables(carta) == [("default", older.id)]
+    assert not carta.ingestor.indexed("default", older.id)  # an upload job would not short-cut it
+
+    again = carta.ingest(request)
+    assert again.created and again.document.id == older.id
+    stored = carta.registry.get("default", older.id)
+    assert stored is not None and (stored.status, stored.table_version) == ("ready", TABLE_VERSION)
+    assert outdated_tables(carta) == []
+    chunks = carta.store.scroll(carta.collections.chunks.name, Filter({"doc_id": older.id}))
+    assert any(h.payload.get("table", {}).get("version") == TABLE_VERSION for h in chunks)
+    assert not carta.ingest(request).created

@@ -72,3 +72,23 @@ def test_asked_field_in_both_languages() -> None:
     assert asked_field("What area, in degrees of longitude and latitude, does it cover?") == "extent"
     assert asked_field("Qual o tamanho em pixels do modelo de elevação?") == "format"
     assert asked_field("Who wrote this report?") is None
+
+
+def test_a_map_covers_the_resolved_place_its_extent_holds_though_its_card_does_not_name_it() -> None:
+    """A question "which maps cover Dudelange?": the card's list of places stops before Dudelange, but
+    the place the search resolved lies inside the card's extent, which the answer quotes. A
+    place outside the extent, one with no coordinates, or a subject the place's name does not
+    account for ("elevation maps of Trier" and no elevation in the place) gives no answer."""
+    answerer = MapCardAnswerer()
+    page = _page(LUX_EN, LUX_PT)
+    dudelange = {"place": "Dudelange", "lat": 49.48, "lon": 6.0875}
+    assert answerer.answer("Which maps cover Dudelange?", "en", [page]) is None  # no place resolved
+    answer = answerer.answer("Which maps cover Dudelange?", "en", [page], dudelange)
+    assert answer is not None and answer.text.startswith("terra_lux_elev.tif: Extent in degrees (WGS84)")
+    assert "[lux p.1]" in answer.text
+    pt = answerer.answer("Quais mapas cobrem Dudelange?", "pt", [page], dudelange)
+    assert pt is not None and "Extensão em graus (WGS84): oeste 5.7417" in pt.text
+    trier = {"place": "Trier", "lat": 49.7596, "lon": 6.6439}  # east of 6.5333
+    assert answerer.answer("Which maps cover Trier?", "en", [page], trier) is None
+    assert answerer.answer("Which maps cover Dudelange?", "en", [page], {"place": "Dudelange"}) is None
+    assert answerer.answer("Which roman ruins maps cover Dudelange?", "en", [page], dudelange) is None

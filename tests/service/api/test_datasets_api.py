@@ -126,3 +126,40 @@ def test_roads_of_a_dataset_as_geojson_lines(client: httpx.Client) -> None:
             assert 10.0 < lon < 10.2 and 48.1 < lat < 48.2
     missing = client.get("/v1/datasets/nope/roads")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_a_question_the_data_cannot_answer_is_answered_by_the_documents(client: httpx.Client) -> None:
+    """With a dataset loaded, a count or ranking question about something the data does not
+    hold ("pontos de alagamento") goes to the documents, which answer it with a citation;
+    only when they cannot does the data's refusal, naming what it holds, come back."""
+    from tests.service.api.test_graph_api import wait_for_document
+    from tests.utils.documents import make_pdf
+
+    schools = corpus_path("poi", "recife_escolas_municipais.geojson").read_bytes()
+    assert upload(client, "recife_escolas_municipais.geojson", schools).status_code == 201
+    bairros = corpus_path("poi", "recife_bairros.geojson").read_bytes()  # "na Várzea": a polygon of the data
+    assert upload(client, "recife_bairros.geojson", bairros, category="bairro").status_code == 201
+    report = make_pdf(
+        [
+            [
+                "Boletim de drenagem do Recife, 2024.",
+                "Foram registrados 19 pontos de alagamento na Várzea durante o ano de 2024.",
+                "A limpeza dos canais removeu 41.200 metros cúbicos de material.",
+            ]
+        ],
+        origin=(72, 72),
+        line_step=24,
+        fontsize=11,
+    )
+    up = client.post("/v1/documents", files={"file": ("boletim_drenagem.pdf", report, "application/pdf")})
+    assert up.status_code in (201, 202), up.text
+    doc_id = wait_for_document(client, up.json())
+
+    question = "Quantos pontos de alagamento foram registrados na Várzea?"
+    answer = client.post("/v1/ask", json={"question": question}).json()
+    assert not answer["refused"], answer["answer"]
+    assert "19" in answer["answer"] and doc_id in {c["doc_id"] for c in answer["citations"]}
+
+    # neither the data nor the documents hold it: the data's refusal names the categories
+    other = client.post("/v1/ask", json={"question": "Quantos hospitais veterinários há no Recife?"}).json()
+    assert other["refused"] and "school" in other["answer"], other["answer"]
