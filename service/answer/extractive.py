@@ -74,7 +74,11 @@ class ExtractiveAnswerer:
             # the table the question names, asked for something it does not hold: the maize
             # table's area cell does not answer a question about soy ("soja" on no evidence
             # page, or on an English page only while the table's page speaks Portuguese)
-            return self.gate.refusal(question, result, grade)
+            if grade.absent_words or grade.other_year or not grade.passed:
+                return self.gate.refusal(question, result, grade)
+            # only the table's page lacks a word the other evidence holds ("material" on the
+            # next page): the table is not what was asked, the gate's sentences may be
+            table = None
         if table is not None:
             return self._from_table(question, result, grade, table)
         if not grade.passed:

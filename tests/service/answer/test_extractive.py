@@ -62,6 +62,25 @@ def test_exact_code_answer_contains_the_value(sample_carta: Carta) -> None:
     assert not answer.refused and "377" in answer.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        # the table on page 1 holds the cell, but "material" is on page 2 only
+        ("Quantos metros cúbicos de material foram removidos do Canal do Arruda em 2024?", "41.200"),
+        # no table holds it: the sentence of page 2 does
+        ("Que percentual do material removido dos canais corresponde a resíduos sólidos urbanos?", "36%"),
+    ],
+)
+def test_a_table_whose_page_lacks_a_word_the_other_evidence_holds_leaves_the_answer_to_sentences(
+    sample_carta: Carta, question: str, figure: str
+) -> None:
+    """A table is not what was asked when its page lacks a word of the question; the gate's
+    sentences answer when they hold every word, instead of a refusal."""
+    answer = sample_carta.ask(SearchQuery(question, "default"))
+    assert not answer.refused and figure in answer.answer, answer.answer
+    assert answer.citations
+
+
 @pytest.mark.parametrize("question", UNANSWERABLE)
 def test_unanswerable_questions_are_refused(sample_carta: Carta, question: str) -> None:
     answer = sample_carta.ask(SearchQuery(question, "default"))
