@@ -76,6 +76,7 @@ _QUESTION_FRAMES = frozenset(
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
+    faz fazem fez fizeram fazer parte partes part
     become reach reaches show occur occurs happen happens run runs ran across
     total totals overall geral
     """.split()

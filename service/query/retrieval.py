@@ -4,7 +4,8 @@ channel that applies concurrently, fuse their ranked lists by reciprocal rank.
 The channels are in service/query/channels/ (one file each, registered in one list), the
 filter in filters.py and the fusion in fusion.py; this module only orchestrates them and
 times each stage. A question in a language the text encoder does not read has that
-encoder's lists bound to the question's language in the fusion (`readers`).
+encoder's lists bound to the question's language in the fusion (`readers`). Under a geo
+filter, the chunks read on the chosen pages are ranked again without it (`_read_on_pages`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from index.collections import CHUNK_VECTOR
+from index.types import Filter
 from models.query_batcher import QueryBatcher
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEmbedding, TextEncoder
@@ -21,7 +24,7 @@ from service.query.channels import BaseChannel, EncodedQuery
 from service.query.channels.maps import MAP_CHANNEL, maps_first
 from service.query.filters import engine_filter
 from service.query.fusion import fuse_pages
-from service.query.types import SearchQuery, SearchResult
+from service.query.types import PageEvidence, SearchQuery, SearchResult
 
 
 class Retriever:
@@ -59,6 +62,8 @@ class Retriever:
         maps = lists.get(MAP_CHANNEL)  # map intent: the maps covering the place come first
         readers = bound_readers(q.text, running, self.text_language)
         pages = maps_first(fuse_pages(lists, q.top_k + len(maps or []), readers=readers), maps)[: q.top_k]
+        if q.geo is not None:
+            _read_on_pages(encoded, flt, running, pages)
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
         return SearchResult(
@@ -69,6 +74,31 @@ class Retriever:
             geo_filter=q.geo.description if q.geo else None,
             geo_prior={**q.prior.description, "mode": q.prior_mode} if q.prior else None,
         )
+
+
+def _read_on_pages(
+    encoded: EncodedQuery, flt: Filter, running: Sequence[BaseChannel], pages: list[PageEvidence]
+) -> None:
+    """The chunks of the pages a geo filter chose, ranked by the question without the filter.
+    The filter keeps the chunks that carry a place in the area, so a located table page
+    came with its heading's chunk but not the row of "Médio-Norte" (no place of its own)
+    that answers: the area chooses the pages, the question what is read on them."""
+    chunk_channels = [c for c in running if c.name == CHUNK_VECTOR or c.name.startswith("bm25")]
+    if not pages or not chunk_channels:
+        return
+    on_pages = Filter(
+        {
+            **flt.match,
+            "doc_id": sorted({p.doc_id for p in pages}),
+            "page_no": sorted({p.page_no for p in pages}),
+        }
+    )
+    lists = {c.name: c.run(encoded, on_pages) for c in chunk_channels}
+    read = {(p.doc_id, p.page_no): p for p in fuse_pages(lists, top_k=len(pages) * 4)}
+    for page in pages:
+        fresh = read.get((page.doc_id, page.page_no))
+        if fresh is not None and fresh.chunks:
+            page.chunks = fresh.chunks
 
 
 def bound_readers(

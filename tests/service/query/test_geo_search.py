@@ -13,6 +13,7 @@ import pytest
 from geo.distance import haversine_m
 from ingest.upload import IngestRequest
 from service.carta import Carta
+from service.query.geo_filter import GeoSpec
 from tests.conftest import corpus_path
 from tests.utils.api import ingest_via_api
 from tests.utils.documents import make_pdf
@@ -225,3 +226,22 @@ def test_every_geo_prior_mode_ranks_the_named_place_first(client: httpx.Client, 
     # the Recife report matches the words better: only the prior lifts Salvador's report
     ranks = [[h["doc_id"] for h in r["results"]].index(salvador) for r in (body, off)]
     assert ranks[0] < ranks[1]
+
+
+def test_under_a_geo_filter_the_chosen_pages_are_read_by_the_question(
+    make_carta: Callable[..., Carta],
+) -> None:
+    """A geo filter keeps the chunks carrying a place in the area, and the IMEA maize table's
+    row of "Médio-Norte" carries none (a region the gazetteer does not know). The page is
+    chosen by the area; its chunks are then ranked by the question without the filter, so
+    the row that answers is on the page's evidence and answers."""
+    path = corpus_path("pdf", "br_imea_milho_safra_16-17.pdf")
+    carta = make_carta(ocr_enabled=False)
+    doc = carta.ingest(IngestRequest(path.read_bytes(), path.name, "default")).document
+    question = "Qual a área de milho da safra 16/17 na região Médio-Norte?"
+    mato_grosso = GeoSpec(bbox=[-61.63, -18.04, -50.22, -7.35])
+    result = carta.search(carta.query(question, "default", geo=mato_grosso))
+    page = next(p for p in result.pages if p.doc_id == doc.id)
+    assert any("2.025.045" in c.text for c in page.chunks[:4])
+    answer = carta.ask(carta.query(question, "default", geo=mato_grosso))
+    assert not answer.refused and "2.025.045" in answer.answer, answer.answer
