@@ -49,6 +49,7 @@ class LoadOptions:
     max_image_pixels: int = 60_000_000
     layout: Literal["tables", "text"] = "tables"  # PDF tables kept as tables, or read as text
     table_timeout_s: float = 30.0  # a page's table detection budget; past it, the text path
+    chart_tables: bool = True  # bar charts on pages with little text read into tables (ingest/charts.py)
 
 
 @dataclass

@@ -14,11 +14,13 @@ memory of OCR by the pool size; a lock keeps that peak at one capped page
 from __future__ import annotations
 
 import functools
+import io
 import logging
 import shutil
 import threading
 
 import pymupdf
+from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -48,3 +50,25 @@ def ocr_blocks(page: pymupdf.Page, languages: str, dpi: float) -> list[tuple]:
     with _OCR_LOCK:
         textpage = page.get_textpage_ocr(language=languages, dpi=dpi, full=True)
         return page.get_text("blocks", textpage=textpage, sort=True)
+
+
+Word = tuple[float, float, float, float, str]  # x0, y0, x1, y1 (pixels of the image read), text
+
+
+def ocr_image_words(image: Image.Image, languages: str, zoom: float = 1.0) -> list[Word]:
+    """The words tesseract reads in `image` (boxes in the image's pixels), the image carried
+    as a one-page PDF like a picture document; `zoom` > 1 upscales small text for tesseract."""
+    pdf = pymupdf.open()
+    try:
+        page = pdf.new_page(width=image.width, height=image.height)
+        buf = io.BytesIO()
+        image.save(buf, "PNG")
+        page.insert_image(page.rect, stream=buf.getvalue())
+        with _OCR_LOCK:
+            textpage = page.get_textpage_ocr(language=languages, dpi=max(1, round(72 * zoom)), full=True)
+            words = page.get_text("words", textpage=textpage)
+    finally:
+        pdf.close()
+    return [
+        (float(w[0]), float(w[1]), float(w[2]), float(w[3]), str(w[4])) for w in words if str(w[4]).strip()
+    ]

@@ -395,6 +395,7 @@ class Carta:
                 max_image_pixels=settings.max_image_pixels,
                 layout=settings.layout,
                 table_timeout_s=settings.table_timeout_s,
+                chart_tables=settings.chart_tables,
             ),
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 import pymupdf
 from PIL import Image
 
+from ingest.charts import read_bar_charts
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
@@ -50,6 +51,7 @@ PDF = FileType("application/pdf", "pdf")
 # where tesseract reads little; an image's page is 1 pt per pixel, so 36 = half its size.
 OCR_MIN_DPI = 72
 IMAGE_OCR_MIN_DPI = 36
+CHART_DPI = 200  # a PDF page's rendering for chart reading (tick labels of 8 pt type stay legible)
 # what an owner password may forbid that indexing does anyway (a warning names them)
 _PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PDF_PERM_PRINT))
 HEADING_SIZE = 1.2  # a heading's type is at least this much larger than the page's body text
@@ -107,7 +109,8 @@ class PdfPages:
         image = _render(page, dpi)
         blocks = _styled_blocks(page)
         source = "text" if blocks else "none"
-        if sum(len(b.text) for b in blocks) < self.options.ocr_min_chars and self._can_ocr():
+        little_text = sum(len(b.text) for b in blocks) < self.options.ocr_min_chars
+        if little_text and self._can_ocr():
             ocr_dpi = self._ocr_dpi(rect, notes)
             if ocr_dpi is not None:
                 ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, ocr_dpi))
@@ -118,7 +121,19 @@ class PdfPages:
             tables[0] = continued(self._last_table if self._last_index == index - 1 else None, tables[0])
             self._last_table, self._last_index = tables[-1], index
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
+        if little_text and self.options.chart_tables and self._can_ocr():
+            tables = tables + self._chart_tables(page, len(tables))
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
+
+    def _chart_tables(self, page: pymupdf.Page, first_no: int) -> list[Table]:
+        """Bar charts on a page with little text (a chart picture, a scanned figure) read
+        into tables (ingest/charts.py), from a rendering within the pixel cap."""
+        rect = page.rect
+        wanted = CHART_DPI if self.kind == "pdf" else 72
+        dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
+        return read_bar_charts(
+            _render(page, dpi), self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no
+        )
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
         """The page's tables; none (and from here on none for the document, with a note)
