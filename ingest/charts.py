@@ -104,7 +104,8 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
     x_title = _x_title(words, bars, baseline, image.height)
     y_title = _y_title(image, languages, zoom, words, left)
     chart_title = _chart_title(words, bars, left)
-    columns = [x_title or "Category", y_title or "Value"]
+    # an unread value-axis title: the chart's own title says what the bars measure
+    columns = [x_title or "Category", y_title or chart_title or "Value"]
     title = f"{chart_title or 'Bar chart'} ({TITLE_NOTE})"
     top = min(b.y0 for b in bars)
     bbox = _scaled((left, top, max(b.x1 for b in bars), baseline), scale)
@@ -354,13 +355,17 @@ def _y_title(image: Image.Image, languages: str, zoom: float, words: list[Word],
     return " ".join(w[4] for w in same)
 
 
+_GLUED_LETTER = re.compile(r"(?<=[a-z]{3})(?=[A-Z]\b)")
+
+
 def _chart_title(words: list[Word], bars: list[Bar], left: int) -> str:
     """The lines above the highest bar and tick, top to bottom (a page title, the chart's)."""
     top = min(b.y0 for b in bars)
     numbers = [w[1] for w in words if _number(w[4]) is not None and w[2] <= left + 2]
     limit = min([top, *numbers]) - 2
     above = sorted((w for w in words if w[3] <= limit), key=lambda w: (round(w[1] / 10), w[0]))
-    return " ".join(w[4] for w in above)[:200]
+    # OCR runs a lone capital into the word before it ("ProductC"): the name is "Product C"
+    return _GLUED_LETTER.sub(" ", " ".join(w[4] for w in above))[:200]
 
 
 def _union(words: list[Word]) -> BBox:

@@ -227,6 +227,11 @@ def term_tokens(term: str) -> set[str]:
     return tokens or {folded}
 
 
+# A capital letter standing alone as a name: after a word ("Product C", "bar D", "classe A")
+# or as the whole text (a chart's category label "D"); a sentence's "A casa" is not one.
+_LETTER_NAME = re.compile(r"(?<=[^\W\d_] )([A-Z])(?=[\s,.;:?!)]|$)|^\s*([A-Z])\s*$")
+
+
 def split_tokens(text: str) -> tuple[set[str], set[str]]:
     """(value tokens, words) of `text`, the words read outside its values' spans: a table
     label "18-ago-17" is one date (no stray words "ago", "17"), "1951-1961" one period
@@ -267,4 +272,5 @@ def split_tokens(text: str) -> tuple[set[str], set[str]]:
                 words.add(part[0])
                 if part[0] in _FULL_MONTHS:
                     values.add(f"month:{_FULL_MONTHS[part[0]]}")
+    values |= {f"letter:{(m[1] or m[2]).lower()}" for m in _LETTER_NAME.finditer(text)}
     return values, words

@@ -623,6 +623,8 @@ class TableAnswerer:
         completes the tables the search returned some rows of (evidence_tables)."""
         best: tuple[EvidenceTable, _Found] | None = None
         for table in evidence_tables(pages, page_chunks):
+            if names_another_letter(question, table.title):
+                continue
             found = self.read(question, table)
             if found and about_another_page(question, table, pages):
                 continue
@@ -937,6 +939,15 @@ class TableAnswerer:
 
 # what a question asks a table with, not about: its operations ("maior", "total geral")
 _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
+
+
+def names_another_letter(question: str, title: str) -> bool:
+    """Whether a table's title names things by letters ("Product B Monthly Revenue") and
+    none of those the question names ("Product C"): the table of a sibling, not the one
+    asked about, however well its labels fit."""
+    asked = {t for t in split_tokens(question)[0] if t.startswith("letter:")}
+    own = {t for t in split_tokens(title)[0] if t.startswith("letter:")}
+    return bool(asked and own and not asked & own)
 
 
 def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:

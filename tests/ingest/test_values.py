@@ -121,3 +121,14 @@ def test_split_tokens_reads_a_label_as_its_values_and_the_words_outside_them() -
     assert split_tokens("November - 2015")[0] >= {"date:2015-11", "month:11"}
     assert split_tokens("EST-07") == ({"code:est-07", "num:7"}, {"est"})  # a code, and its parts
     assert "code:18-ago-17" not in split_tokens("18-ago-17")[0]  # a date is no code
+
+
+def test_a_lone_capital_letter_after_a_word_or_alone_is_a_name() -> None:
+    """ "Product C", "bar D" and a label "D" name something by a letter; a sentence's
+    opening "A" (a Portuguese article) or a code's "A-1" does not."""
+    letters = lambda text: {t for t in split_tokens(text)[0] if t.startswith("letter:")}  # noqa: E731
+    assert letters("Product C Monthly Revenue") == {"letter:c"}
+    assert letters("what is the value of bar D?") == {"letter:d"}
+    assert letters("D") == {"letter:d"}
+    assert letters("A casa de Maria") == set()
+    assert letters("Tabela A-1") == set()

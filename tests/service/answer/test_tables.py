@@ -374,3 +374,17 @@ def test_a_table_is_not_read_for_a_subject_only_another_evidence_page_holds(imea
     # soy on no other page: the cell is read, and the answer says which words its page lacks
     alone = ask("Qual a área plantada de soja na safra 16/17 na região Médio-Norte?", maize)
     assert alone is not None and alone.unaddressed == ["soja"]
+
+
+def test_a_table_titled_by_another_letter_is_a_sibling_not_the_one_asked() -> None:
+    """ "Product C" asked: the chart table titled "Product B Monthly Revenue" is another
+    product's, though its labels fit as well; a title naming no letter, or the same one, is
+    not ruled out, and a question naming none rules out nothing."""
+    from service.answer.tables import names_another_letter
+
+    question = "In which month did Product C reach its highest monthly revenue?"
+    assert names_another_letter(question, "Product B Monthly Revenue")
+    assert not names_another_letter(question, "Product C Monthly Revenue (values read from the chart image)")
+    assert not names_another_letter(question, "Monthly Revenue")
+    assert not names_another_letter("Which month had the highest revenue?", "Product B Monthly Revenue")
+    assert not names_another_letter("A receita de março", "Product B Monthly Revenue")  # "A" opens a sentence
