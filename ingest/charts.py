@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PIL import Image
@@ -379,3 +379,15 @@ def _union(words: list[Word]) -> BBox:
 
 def _scaled(box: tuple[float, float, float, float], scale: float) -> BBox:
     return (box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale)
+
+
+def shifted(table: Table, dx: float, dy: float) -> Table:
+    """`table` with every box moved by (dx, dy) points: a chart read from a picture's own
+    rendering, placed where the picture sits on its page."""
+
+    def move(box: BBox) -> BBox:
+        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+    rows = [[replace(c, bbox=move(c.bbox)) for c in row] for row in table.rows]
+    header = tuple(replace(c, bbox=move(c.bbox)) for c in table.header)
+    return replace(table, rows=rows, bbox=move(table.bbox), header=header)

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 import pymupdf
 from PIL import Image
 
-from ingest.charts import read_bar_charts
+from ingest.charts import read_bar_charts, shifted
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
@@ -51,6 +51,8 @@ PDF = FileType("application/pdf", "pdf")
 # where tesseract reads little; an image's page is 1 pt per pixel, so 36 = half its size.
 OCR_MIN_DPI = 72
 IMAGE_OCR_MIN_DPI = 36
+FIGURE_MIN_PT = 150.0  # a picture on a text page this wide (and half as tall) may be a chart
+MAX_FIGURES = 4  # pictures read as charts per page (a page of photos costs no more)
 CHART_DPI = 200  # a PDF page's rendering for chart reading (tick labels of 8 pt type stay legible)
 # what an owner password may forbid that indexing does anyway (a warning names them)
 _PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PDF_PERM_PRINT))
@@ -121,8 +123,13 @@ class PdfPages:
             tables[0] = continued(self._last_table if self._last_index == index - 1 else None, tables[0])
             self._last_table, self._last_index = tables[-1], index
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
-        if little_text and self.options.chart_tables and self._can_ocr():
-            tables = tables + self._chart_tables(page, len(tables))
+        if self.options.chart_tables and self._can_ocr():
+            charts = (
+                self._chart_tables(page, len(tables))
+                if little_text
+                else self._figure_charts(page, len(tables))
+            )
+            tables = tables + charts
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
 
     def _chart_tables(self, page: pymupdf.Page, first_no: int) -> list[Table]:
@@ -134,6 +141,27 @@ class PdfPages:
         return read_bar_charts(
             _render(page, dpi), self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no
         )
+
+    def _figure_charts(self, page: pymupdf.Page, first_no: int) -> list[Table]:
+        """Bar charts drawn as pictures on a page with text (a report's "Figura 1"): each
+        picture of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (at most MAX_FIGURES
+        a page) rendered at CHART_DPI and read, its boxes moved to the page's coordinates."""
+        out: list[Table] = []
+        figures = [
+            pymupdf.Rect(info["bbox"]) & page.rect
+            for info in page.get_image_info()
+            if info["bbox"][2] - info["bbox"][0] >= FIGURE_MIN_PT
+            and info["bbox"][3] - info["bbox"][1] >= FIGURE_MIN_PT / 2
+        ]
+        for clip in figures[:MAX_FIGURES]:
+            zoom = CHART_DPI / 72
+            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
+            image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+            read = read_bar_charts(
+                image, self.options.ocr_languages, page_scale=1 / zoom, table_no=first_no + len(out)
+            )
+            out.extend(shifted(t, clip.x0, clip.y0) for t in read)
+        return out
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
         """The page's tables; none (and from here on none for the document, with a note)

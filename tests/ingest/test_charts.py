@@ -119,3 +119,36 @@ def test_loading_without_chart_tables_keeps_pages_as_they_were() -> None:
     document = ImageLoader().open(data, ImageLoader().sniff(data), LoadOptions(chart_tables=False))  # type: ignore[arg-type]
     assert [page.tables for page in document.pages()] == [[]]
     document.close()
+
+
+def test_a_chart_pictured_on_a_text_page_is_read_where_it_sits() -> None:
+    """A report page with prose and a bar chart inserted as a picture ("Figura 1"): the chart
+    is read from the picture's own rendering, its cells boxed inside the picture's place on
+    the page, and the prose stays the page's text."""
+    import io
+
+    import pymupdf
+
+    buf = io.BytesIO()
+    _drawn_chart().save(buf, "PNG")
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=595, height=842)
+    prose = "Relatório de vendas. A figura abaixo mostra as vendas por região no ano de 2024, " * 3
+    page.insert_textbox(pymupdf.Rect(72, 60, 523, 200), prose, fontsize=11)
+    place = pymupdf.Rect(72, 220, 522, 520)  # the 900 x 600 picture at half size
+    page.insert_image(place, stream=buf.getvalue())
+    data = pdf.tobytes()
+    loader = PdfLoader()
+    document = loader.open(data, loader.sniff(data), LoadOptions(ocr_languages="eng", layout="text"))  # type: ignore[arg-type]
+    try:
+        (loaded,) = list(document.pages())
+    finally:
+        document.close()
+    charts = [t for t in loaded.tables if TITLE_NOTE in t.title]
+    assert len(charts) == 1 and "Relatório de vendas" in " ".join(b.text for b in loaded.blocks)
+    for name, value in VALUES.items():
+        assert _rows(charts[0])[name] == pytest.approx(value, abs=2), name
+    for row in charts[0].rows:
+        for cell in row:
+            x0, y0, x1, y1 = cell.bbox
+            assert place.x0 - 1 <= x0 <= x1 <= place.x1 + 1 and place.y0 - 1 <= y0 <= y1 <= place.y1 + 1
