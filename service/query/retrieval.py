@@ -13,13 +13,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
+from geo.folding import fold
 from index.collections import CHUNK_VECTOR
 from index.types import Filter
 from models.query_batcher import QueryBatcher
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEmbedding, TextEncoder
-from service.answer.gate import question_language
+from service.answer.gate import key_terms, question_language
 from service.query.channels import BaseChannel, EncodedQuery
 from service.query.channels.maps import MAP_CHANNEL, maps_first
 from service.query.filters import engine_filter
@@ -82,8 +84,13 @@ def _read_on_pages(
     """The chunks of the pages a geo filter chose, ranked by the question without the filter.
     The filter keeps the chunks that carry a place in the area, so a located table page
     came with its heading's chunk but not the row of "Médio-Norte" (no place of its own)
-    that answers: the area chooses the pages, the question what is read on them."""
+    that answers. The chunks in the area stay first; the page's others follow as the
+    question ranks them."""
     chunk_channels = [c for c in running if c.name == CHUNK_VECTOR or c.name.startswith("bm25")]
+    terms = [fold(t) for t in key_terms(encoded.query.text)]
+    # only pages whose chunks in the area miss a name, number or code the question asks about
+    # ("Médio-Norte", "16/17"); a question naming none keeps what the area chose
+    pages = [p for p in pages if any(t not in fold(" ".join(c.text for c in p.chunks)) for t in terms)]
     if not pages or not chunk_channels:
         return
     on_pages = Filter(
@@ -97,8 +104,11 @@ def _read_on_pages(
     read = {(p.doc_id, p.page_no): p for p in fuse_pages(lists, top_k=len(pages) * 4)}
     for page in pages:
         fresh = read.get((page.doc_id, page.page_no))
-        if fresh is not None and fresh.chunks:
-            page.chunks = fresh.chunks
+        if fresh is None:
+            continue
+        held = {c.chunk_no for c in page.chunks}  # the chunks in the area stay first
+        added = [c for c in fresh.chunks if c.chunk_no not in held]
+        page.chunks = page.chunks + [replace(c, rank=len(page.chunks) + i + 1) for i, c in enumerate(added)]
 
 
 def bound_readers(
