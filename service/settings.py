@@ -99,9 +99,9 @@ class Settings(BaseSettings):
     )
     chart_tables: bool = Field(
         True,
-        description="Bar charts on image pages and PDF pages with little text are read from their pixels "
-        "into tables (category -> value, ingest/charts.py), so chart questions are answered by cell; "
-        "about 0.3-1.5 s per chart page (one more OCR pass).",
+        description="Bar charts (image pages, PDF pages with little text, pictures on text pages) are read "
+        "from their pixels into tables (category -> value, ingest/charts.py), so chart questions are "
+        "answered by cell; about 0.3-1.5 s per chart (one more OCR pass).",
     )
     max_upload_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     max_pages: int = Field(2000, ge=1)
