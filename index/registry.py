@@ -145,6 +145,11 @@ class Registry(SqliteFile):
             for r in self._query("SELECT tenant, id FROM documents WHERE status=?", status)
         ]
 
+    def table_versions(self) -> dict[tuple[str, str], int]:
+        """The table reading each ready document was read by, in one query (service/reindex.py)."""
+        rows = self._query("SELECT tenant, id, table_version FROM documents WHERE status='ready'")
+        return {(r["tenant"], r["id"]): int(r["table_version"]) for r in rows}
+
     def indexed_otherwise(self, profile: str) -> list[tuple[str, str]]:
         """Ready documents indexed under another profile signature than `profile`."""
         rows = self._query(

@@ -97,9 +97,8 @@ def outdated_tables(carta: Carta) -> list[tuple[str, str]]:
     """Ready documents read by an older table reading than TABLE_VERSION: recorded so in the
     registry, or holding a table chunk an older chunking cut."""
     out = []
-    for tenant, doc_id in carta.registry.ids_with_status("ready"):
-        doc = carta.registry.get(tenant, doc_id)
-        if doc is not None and doc.table_version < TABLE_VERSION:
+    for (tenant, doc_id), version in carta.registry.table_versions().items():
+        if version < TABLE_VERSION:
             out.append((tenant, doc_id))
             continue
         chunks = carta.store.scroll(

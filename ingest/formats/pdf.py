@@ -124,41 +124,32 @@ class PdfPages:
             self._last_table, self._last_index = tables[-1], index
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
         if self.options.chart_tables and self._can_ocr():
-            charts = (
-                self._chart_tables(page, len(tables))
-                if little_text
-                else self._figure_charts(page, len(tables))
-            )
-            tables = tables + charts
+            tables = tables + self._chart_tables(page, len(tables), whole_page=little_text)
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
 
-    def _chart_tables(self, page: pymupdf.Page, first_no: int) -> list[Table]:
-        """Bar charts on a page with little text (a chart picture, a scanned figure) read
-        into tables (ingest/charts.py), from a rendering within the pixel cap."""
-        rect = page.rect
-        wanted = CHART_DPI if self.kind == "pdf" else 72
-        dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
-        return read_bar_charts(
-            _render(page, dpi), self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no
-        )
-
-    def _figure_charts(self, page: pymupdf.Page, first_no: int) -> list[Table]:
-        """Bar charts drawn as pictures on a page with text (a report's "Figura 1"): each
-        picture of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (at most MAX_FIGURES
-        a page) rendered at CHART_DPI and read, its boxes moved to the page's coordinates."""
+    def _chart_tables(self, page: pymupdf.Page, first_no: int, whole_page: bool) -> list[Table]:
+        """Bar charts read into tables (ingest/charts.py): the whole page when it has little
+        text (a chart picture, a scanned figure), rendered within the pixel cap; else each
+        picture on it of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (a report's
+        "Figura 1", at most MAX_FIGURES a page) at CHART_DPI. Boxes are in page points."""
+        if whole_page:
+            wanted = CHART_DPI if self.kind == "pdf" else 72
+            rect = page.rect
+            dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
+            regions = [(rect, dpi)]
+        else:
+            figures = [
+                pymupdf.Rect(info["bbox"]) & page.rect
+                for info in page.get_image_info()
+                if info["bbox"][2] - info["bbox"][0] >= FIGURE_MIN_PT
+                and info["bbox"][3] - info["bbox"][1] >= FIGURE_MIN_PT / 2
+            ]
+            regions = [(clip, CHART_DPI) for clip in figures[:MAX_FIGURES]]
         out: list[Table] = []
-        figures = [
-            pymupdf.Rect(info["bbox"]) & page.rect
-            for info in page.get_image_info()
-            if info["bbox"][2] - info["bbox"][0] >= FIGURE_MIN_PT
-            and info["bbox"][3] - info["bbox"][1] >= FIGURE_MIN_PT / 2
-        ]
-        for clip in figures[:MAX_FIGURES]:
-            zoom = CHART_DPI / 72
-            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
-            image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+        for clip, dpi in regions:
+            image = _render(page, dpi, clip)
             read = read_bar_charts(
-                image, self.options.ocr_languages, page_scale=1 / zoom, table_no=first_no + len(out)
+                image, self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no + len(out)
             )
             out.extend(shifted(t, clip.x0, clip.y0) for t in read)
         return out
@@ -295,9 +286,9 @@ def _pixels(width: float, height: float, dpi: float) -> int:
     return math.ceil(width * zoom - 1e-3) * math.ceil(height * zoom - 1e-3)
 
 
-def _render(page: pymupdf.Page, dpi: float) -> Image.Image:
+def _render(page: pymupdf.Page, dpi: float, clip: pymupdf.Rect | None = None) -> Image.Image:
     zoom = dpi / 72
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
     return Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
 
 

@@ -622,8 +622,9 @@ class TableAnswerer:
         when no table has one clear row and column (or line) for the question. `page_chunks`
         completes the tables the search returned some rows of (evidence_tables)."""
         best: tuple[EvidenceTable, _Found] | None = None
+        letters = letter_tokens(question)
         for table in evidence_tables(pages, page_chunks):
-            if names_another_letter(question, table.title):
+            if names_another_letter(letters, table.title):
                 continue
             found = self.read(question, table)
             if found and about_another_page(question, table, pages):
@@ -941,13 +942,19 @@ class TableAnswerer:
 _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
 
 
-def names_another_letter(question: str, title: str) -> bool:
+def letter_tokens(text: str) -> frozenset[str]:
+    """The things `text` names by a letter ("Product C" -> "letter:c"; ingest/values.py)."""
+    return frozenset(t for t in split_tokens(text)[0] if t.startswith("letter:"))
+
+
+def names_another_letter(asked: frozenset[str], title: str) -> bool:
     """Whether a table's title names things by letters ("Product B Monthly Revenue") and
-    none of those the question names ("Product C"): the table of a sibling, not the one
-    asked about, however well its labels fit."""
-    asked = {t for t in split_tokens(question)[0] if t.startswith("letter:")}
-    own = {t for t in split_tokens(title)[0] if t.startswith("letter:")}
-    return bool(asked and own and not asked & own)
+    none of those the question names (`asked`, its `letter_tokens`: "Product C"): the
+    table of a sibling, not the one asked about, however well its labels fit."""
+    if not asked:
+        return False
+    own = letter_tokens(title)
+    return bool(own and not asked & own)
 
 
 def about_another_page(question: str, table: EvidenceTable, pages: Sequence[PageEvidence]) -> bool:

@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from geo.folding import fold
-from index.collections import CHUNK_VECTOR
 from index.types import Filter
 from models.query_batcher import QueryBatcher
 from models.sparse_encoder import SparseEncoder
@@ -65,7 +64,7 @@ class Retriever:
         readers = bound_readers(q.text, running, self.text_language)
         pages = maps_first(fuse_pages(lists, q.top_k + len(maps or []), readers=readers), maps)[: q.top_k]
         if q.geo is not None:
-            _read_on_pages(encoded, flt, running, pages)
+            self._read_on_pages(encoded, flt, running, pages)
         t3 = time.perf_counter()
         timings = {"encode": (t1 - t0) * 1e3, "channels": (t2 - t1) * 1e3, "fusion": (t3 - t2) * 1e3}
         return SearchResult(
@@ -77,38 +76,40 @@ class Retriever:
             geo_prior={**q.prior.description, "mode": q.prior_mode} if q.prior else None,
         )
 
-
-def _read_on_pages(
-    encoded: EncodedQuery, flt: Filter, running: Sequence[BaseChannel], pages: list[PageEvidence]
-) -> None:
-    """The chunks of the pages a geo filter chose, ranked by the question without the filter.
-    The filter keeps the chunks that carry a place in the area, so a located table page
-    came with its heading's chunk but not the row of "Médio-Norte" (no place of its own)
-    that answers. The chunks in the area stay first; the page's others follow as the
-    question ranks them."""
-    chunk_channels = [c for c in running if c.name == CHUNK_VECTOR or c.name.startswith("bm25")]
-    terms = [fold(t) for t in key_terms(encoded.query.text)]
-    # only pages whose chunks in the area miss a name, number or code the question asks about
-    # ("Médio-Norte", "16/17"); a question naming none keeps what the area chose
-    pages = [p for p in pages if any(t not in fold(" ".join(c.text for c in p.chunks)) for t in terms)]
-    if not pages or not chunk_channels:
-        return
-    on_pages = Filter(
-        {
-            **flt.match,
-            "doc_id": sorted({p.doc_id for p in pages}),
-            "page_no": sorted({p.page_no for p in pages}),
-        }
-    )
-    lists = {c.name: c.run(encoded, on_pages) for c in chunk_channels}
-    read = {(p.doc_id, p.page_no): p for p in fuse_pages(lists, top_k=len(pages) * 4)}
-    for page in pages:
-        fresh = read.get((page.doc_id, page.page_no))
-        if fresh is None:
-            continue
-        held = {c.chunk_no for c in page.chunks}  # the chunks in the area stay first
-        added = [c for c in fresh.chunks if c.chunk_no not in held]
-        page.chunks = page.chunks + [replace(c, rank=len(page.chunks) + i + 1) for i, c in enumerate(added)]
+    def _read_on_pages(
+        self, encoded: EncodedQuery, flt: Filter, running: Sequence[BaseChannel], pages: list[PageEvidence]
+    ) -> None:
+        """The chunks of the pages a geo filter chose, ranked by the question without the filter.
+        The filter keeps the chunks that carry a place in the area, so a located table page
+        came with its heading's chunk but not the row of "Médio-Norte" (no place of its own)
+        that answers. The chunks in the area stay first; the page's others follow as the
+        question ranks them."""
+        chunk_channels = [c for c in running if c.ranks_chunks]
+        terms = [fold(t) for t in key_terms(encoded.query.text)]
+        # only pages whose chunks in the area miss a name, number or code the question asks about
+        # ("Médio-Norte", "16/17"); a question naming none keeps what the area chose
+        pages = [p for p in pages if any(t not in fold(" ".join(c.text for c in p.chunks)) for t in terms)]
+        if not pages or not chunk_channels:
+            return
+        on_pages = Filter(
+            {
+                **flt.match,
+                "doc_id": sorted({p.doc_id for p in pages}),
+                "page_no": sorted({p.page_no for p in pages}),
+            }
+        )
+        futures = {c.name: self._pool.submit(c.run, encoded, on_pages) for c in chunk_channels}
+        lists = {name: future.result() for name, future in futures.items()}
+        read = {(p.doc_id, p.page_no): p for p in fuse_pages(lists, top_k=len(pages) * 4)}
+        for page in pages:
+            fresh = read.get((page.doc_id, page.page_no))
+            if fresh is None:
+                continue
+            held = {c.chunk_no for c in page.chunks}  # the chunks in the area stay first
+            added = [c for c in fresh.chunks if c.chunk_no not in held]
+            page.chunks = page.chunks + [
+                replace(c, rank=len(page.chunks) + i + 1) for i, c in enumerate(added)
+            ]
 
 
 def bound_readers(

@@ -64,6 +64,9 @@ class BaseChannel(ABC):
     # its list ranks by the text encoder's vectors of the question, so it matches pages only
     # in the languages that encoder reads (fusion's blind lists, service/query/fusion.py)
     reads_text: ClassVar[bool] = False
+    # its list ranks the chunk collection's texts (dense, BM25), so it can rank the chunks of
+    # chosen pages again (service/query/retrieval.py, `_read_on_pages`)
+    ranks_chunks: ClassVar[bool] = False
     name: str  # its ranked list's name in the evidence (PageEvidence.channels)
 
     @classmethod

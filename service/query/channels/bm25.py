@@ -21,6 +21,7 @@ class Bm25Channel(BaseChannel):
     """BM25 over the chunks in one language."""
 
     selector = "bm25"
+    ranks_chunks = True
 
     def __init__(self, store: VectorStore, chunks: str, sparse_name: str) -> None:
         self.store = store

@@ -19,6 +19,7 @@ class DenseChannel(BaseChannel):
     selector = "dense"
     name = CHUNK_VECTOR
     reads_text = True
+    ranks_chunks = True
 
     def __init__(self, store: VectorStore, chunks: str) -> None:
         self.store = store

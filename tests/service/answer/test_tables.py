@@ -380,11 +380,14 @@ def test_a_table_titled_by_another_letter_is_a_sibling_not_the_one_asked() -> No
     """ "Product C" asked: the chart table titled "Product B Monthly Revenue" is another
     product's, though its labels fit as well; a title naming no letter, or the same one, is
     not ruled out, and a question naming none rules out nothing."""
-    from service.answer.tables import names_another_letter
+    from service.answer.tables import letter_tokens, names_another_letter
 
-    question = "In which month did Product C reach its highest monthly revenue?"
+    question = letter_tokens("In which month did Product C reach its highest monthly revenue?")
+    assert question == {"letter:c"}
     assert names_another_letter(question, "Product B Monthly Revenue")
     assert not names_another_letter(question, "Product C Monthly Revenue (values read from the chart image)")
     assert not names_another_letter(question, "Monthly Revenue")
-    assert not names_another_letter("Which month had the highest revenue?", "Product B Monthly Revenue")
-    assert not names_another_letter("A receita de março", "Product B Monthly Revenue")  # "A" opens a sentence
+    none_asked = letter_tokens("Which month had the highest revenue?")
+    assert not names_another_letter(none_asked, "Product B Monthly Revenue")
+    opening = letter_tokens("A receita de março")  # "A" opens a sentence
+    assert not names_another_letter(opening, "Product B Monthly Revenue")
