@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -99,6 +100,18 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "fmi": ("imf",),
     "imf": ("fmi",),
     "eua": ("usa", "us", "united states"),
+    "iea": ("aie",),
+    "aie": ("iea",),
+    "otan": ("nato",),
+    "nato": ("otan",),
+    "omc": ("wto",),
+    "wto": ("omc",),
+    "oit": ("ilo",),
+    "ilo": ("oit",),
+    "pnud": ("undp",),
+    "undp": ("pnud",),
+    "pib": ("gdp",),
+    "gdp": ("pib",),
 }
 
 
@@ -314,12 +327,34 @@ class Verdict:
     stated: list[Candidate] = field(default_factory=list)
 
 
-def key_share(terms: list[KeyTerm], sentence: str) -> float:
-    """The share of `terms` a sentence contains."""
+def key_share(terms: list[KeyTerm], sentence: str, given: Collection[str] = ()) -> float:
+    """The share of `terms` a sentence contains (those named in `given` count as held)."""
     if not terms:
         return 0.0
     hay = Haystack(sentence)
-    return sum(hay.contains(t) for t in terms) / len(terms)
+    return sum(t.text in given or hay.contains(t) for t in terms) / len(terms)
+
+
+def document_described(terms: list[KeyTerm], candidates: list[Candidate]) -> dict[str, set[str]]:
+    """Per document, the question's names that its evidence pages hold: the names that
+    describe the document ("o Redpaper da IBM sobre RCAC", "the Séranon study") and need not
+    be repeated by the sentence that answers, which holds the rest ("The Identity Theft
+    Resource Center reports that almost 5000 data breaches have occurred since 2005").
+    Names only: a number or a date must be the sentence's own or its page headings'."""
+    names = [t for t in terms if t.name]
+    if not names:
+        return {}
+    texts: dict[str, dict[int, str]] = {}
+    for cand in candidates:
+        pages = texts.setdefault(cand.page.doc_id, {})
+        if cand.page.page_no not in pages:
+            texts_of = [document_names(cand.page), *(c.text for c in cand.page.chunks)]
+            pages[cand.page.page_no] = "\n".join(texts_of)
+    out = {}
+    for doc_id, pages in texts.items():
+        hay = Haystack("\n".join(pages.values()))
+        out[doc_id] = {t.text for t in names if hay.contains(t)}
+    return out
 
 
 def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
@@ -552,12 +587,13 @@ class RelevanceGate:
         frames = identifier_frames(question)
         axes = {id(c.chunk): month_axis(c.chunk.text) for c in candidates}
         headings = {id(c.page): page_headings(c.page) for c in candidates}
+        described = document_described(terms, candidates)
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)
             # ...and the month axis of its chart ("Jan Fev Mar ... Dez" under the title with the values)
             context = f"{headings.get(id(cand.page), '')}\n{axes[id(cand.chunk)]}\n{cand.sentence}"
-            cand.context_keys = key_share(terms, context)
+            cand.context_keys = key_share(terms, context, given=described.get(cand.page.doc_id, ()))
             # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
             cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
             if frames and all(re.search(rf"\b{re.escape(f)}\b", fold(cand.sentence)) for f in frames):

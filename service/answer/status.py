@@ -37,8 +37,15 @@ class AnswerTest:
         hay = Haystack(sentence)
         return all(hay.contains(t) for t in self.terms) and self.states_value(sentence)
 
+    def answers_in_context(self, cand: Candidate) -> bool:
+        """`answers`, with the key terms also held by the sentence's context as the gate read
+        it (Candidate.context_keys: its page's headings, and the names that describe its
+        document: "o Redpaper da IBM sobre RCAC"); the value must be the sentence's own."""
+        held = not self.terms or cand.context_keys >= 1.0
+        return (held and self.states_value(cand.sentence)) or self.answers(cand.sentence)
+
 
 def answer_status(question: str, chosen: Sequence[Candidate]) -> AnswerStatus:
     """ "answer" when one chosen sentence states the asked thing, else "passages"."""
     test = AnswerTest(question)
-    return "answer" if any(test.answers(c.sentence) for c in chosen) else "passages"
+    return "answer" if any(test.answers_in_context(c) for c in chosen) else "passages"

@@ -851,6 +851,8 @@ class TableAnswerer:
             # "the largest total" with no line named but by the table's title: its grand total
             line = self._grand_total_line(table) or line
         if line is None:
+            line = self._only_value_column(table)
+        if line is None:
             return None
         match, is_column = line
         if is_column and not table.complete:
@@ -887,6 +889,18 @@ class TableAnswerer:
         ]
         best = _unique_best(matches)
         return best.index if best else None
+
+    @staticmethod
+    def _only_value_column(table: EvidenceTable) -> tuple[_Match, bool] | None:
+        """The table's one numeric column, when the question names no line: "the value of the
+        lowest bar" of a chart read into (category, value), "o menor" of a two-column list."""
+        rows = _entities(table, True)
+        numeric = [
+            j
+            for j in range(len(table.columns))
+            if j not in table.label_columns and _numeric([table.rows[i][j] for i in rows])
+        ]
+        return (_Match(numeric[0], 0.5, set()), True) if len(numeric) == 1 else None
 
     @staticmethod
     def _grand_total_line(table: EvidenceTable) -> tuple[_Match, bool] | None:

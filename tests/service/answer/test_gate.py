@@ -379,3 +379,47 @@ def test_the_line_naming_the_asked_identifier_is_quoted(gate: RelevanceGate) -> 
     result = gate.grade(question, SearchResult("q", [who], gate.text.embed([question])[0], {}))
     assert result.passed
     assert [c.sentence for c in result.stated] == [text.split("\n")[1]]
+
+
+def test_an_organisation_is_found_by_its_acronym_in_another_language() -> None:
+    question = "According to the IEA PVPS experts, what share of electricity does photovoltaics produce?"
+    french = "Les experts de l’AIE PVPS estiment la contribution du photovoltaïque à 2,6 % de la production."
+    assert missing_key_terms(question, [french]) == []
+    assert missing_key_terms("Qual foi o PIB em 2020?", ["The GDP in 2020 grew 3%"]) == []
+
+
+def test_the_names_describing_the_document_need_not_be_in_its_answering_sentence(
+    gate: RelevanceGate,
+) -> None:
+    """ "o Redpaper da IBM sobre RCAC" names the document (another of its evidence pages
+    holds "RCAC"); the sentence holding the other key terms and a figure passes, in another
+    language than the question's, and is an answer, not passages. A number stays the
+    sentence's own: another page's year does not make it held."""
+    from service.answer.gate import document_described
+    from service.answer.status import answer_status
+
+    question = (
+        "Segundo o Identity Theft Resource Center citado no Redpaper da IBM sobre RCAC, quantas "
+        "violações de dados ocorreram desde 2005 e quantos registros foram expostos?"
+    )
+    stated = (
+        "The Identity Theft Resource Center reports that almost 5000 data breaches have occurred "
+        "since 2005, exposing over 600 million records of data."
+    )
+    about = (
+        "This IBM Redpaper publication describes Row and Column Access Control (RCAC) in 2014. It "
+        "explains how the database engine filters the rows and masks the columns a user may see, "
+        "and how security administrators define and maintain these rules for their applications."
+    )
+    pages = [
+        page("ibm", stated, "Chapter 1. Securing and protecting IBM DB2 data", "ibm_redp5110.pdf"),
+        page("ibm", about, "Preface", "ibm_redp5110.pdf"),
+    ]
+    pages[1].page_no = 2
+    result = gate.grade(question, SearchResult("q", pages, gate.text.embed([question])[0], {}))
+    assert result.passed and result.missing == []
+    best = next(c for c in result.candidates if c.sentence.startswith("The Identity Theft"))
+    assert best.context_keys == 1.0 and best.keys < 1.0
+    assert answer_status(question, [best]) == "answer"
+    described = document_described(question_key_terms(question), result.candidates)
+    assert described["ibm"] >= {"rcac", "redpaper", "ibm"} and "2005" not in described["ibm"]

@@ -391,3 +391,22 @@ def test_a_table_titled_by_another_letter_is_a_sibling_not_the_one_asked() -> No
     assert not names_another_letter(none_asked, "Product B Monthly Revenue")
     opening = letter_tokens("A receita de março")  # "A" opens a sentence
     assert not names_another_letter(opening, "Product B Monthly Revenue")
+
+
+def test_an_extreme_naming_no_line_runs_over_the_tables_one_value_column() -> None:
+    """ "the value of the lowest bar" of a chart read into (category, value) names no
+    column: the one numeric column is the line; a table of two numeric columns stays
+    unanswered when the question names neither."""
+    grid = synthetic_grid(
+        ["a", "Value"],
+        [["A", "28"], ["B", "55"], ["C", "43"], ["D", "91"], ["G", "19"]],
+        title="Bar chart (values read from the chart image, not printed figures)",
+    )
+    answer = ask("In the bar chart, what is the value of the lowest bar?", table_page("bars", grid))
+    assert answer is not None and answer.operation == "argmin"
+    assert "19" in answer.text and "G" in answer.text and "91" not in answer.text
+    assert_cites_cell(answer, grid, "G", 1, "bars")
+    highest = ask("Qual barra é a mais alta no gráfico?", table_page("bars", grid))
+    assert highest is not None and "91" in highest.text
+    two = synthetic_grid(["a", "x", "y"], [["A", "1", "5"], ["B", "2", "4"], ["C", "3", "9"]], title="Bars")
+    assert ask("In the bar chart, what is the value of the lowest bar?", table_page("two", two)) is None
