@@ -34,6 +34,7 @@ from service.answer.gate import (
     Grade,
     Haystack,
     RelevanceGate,
+    document_described,
     key_share,
     page_headings,
     question_key_terms,
@@ -99,6 +100,7 @@ class ExtractiveAnswerer:
             citations.append(Citation(page.doc_id, page.page_no, page.title, cand.chunk.bbox, quote))
         text = " ".join(parts)
         invalid = outside_evidence(text, result)
+        described = document_described(question_key_terms(question), grade.candidates)
         return Answer(
             question,
             text,
@@ -109,7 +111,7 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
             invalid_citations=invalid,
-            status=answer_status(question, chosen),
+            status=answer_status(question, chosen, described),
         )
 
     def _row_by_code(self, question: str, grade: Grade, table: TableAnswer) -> bool:

@@ -335,25 +335,28 @@ def key_share(terms: list[KeyTerm], sentence: str, given: Collection[str] = ()) 
     return sum(t.text in given or hay.contains(t) for t in terms) / len(terms)
 
 
-def document_described(terms: list[KeyTerm], candidates: list[Candidate]) -> dict[str, set[str]]:
-    """Per document, the question's names that its evidence pages hold: the names that
-    describe the document ("o Redpaper da IBM sobre RCAC", "the Séranon study") and need not
-    be repeated by the sentence that answers, which holds the rest ("The Identity Theft
-    Resource Center reports that almost 5000 data breaches have occurred since 2005").
-    Names only: a number or a date must be the sentence's own or its page headings'."""
+def document_described(terms: list[KeyTerm], candidates: list[Candidate]) -> dict[tuple[str, int], set[str]]:
+    """Per evidence page (doc_id, page_no), the question's names that other evidence pages of
+    its document hold and it does not: names that describe the document ("o Redpaper da IBM
+    sobre RCAC", "RCAC" on its page 18) and need not be repeated by the sentence on page 5
+    that answers with the rest ("The Identity Theft Resource Center reports that almost 5000
+    data breaches have occurred since 2005"). A name on the sentence's own page is that
+    page's subject ("Var" in a table of departments), not a description: it must be in the
+    sentence. Names only: a number or a date must be the sentence's own or its headings'."""
     names = [t for t in terms if t.name]
     if not names:
         return {}
-    texts: dict[str, dict[int, str]] = {}
+    held: dict[str, dict[int, set[str]]] = {}
     for cand in candidates:
-        pages = texts.setdefault(cand.page.doc_id, {})
+        pages = held.setdefault(cand.page.doc_id, {})
         if cand.page.page_no not in pages:
-            texts_of = [document_names(cand.page), *(c.text for c in cand.page.chunks)]
-            pages[cand.page.page_no] = "\n".join(texts_of)
-    out = {}
-    for doc_id, pages in texts.items():
-        hay = Haystack("\n".join(pages.values()))
-        out[doc_id] = {t.text for t in names if hay.contains(t)}
+            hay = Haystack("\n".join(c.text for c in cand.page.chunks))
+            pages[cand.page.page_no] = {t.text for t in names if hay.contains(t)}
+    out: dict[tuple[str, int], set[str]] = {}
+    for doc_id, pages in held.items():
+        for page_no, own in pages.items():
+            others = set().union(*(h for n, h in pages.items() if n != page_no))
+            out[(doc_id, page_no)] = others - own
     return out
 
 
@@ -593,7 +596,8 @@ class RelevanceGate:
             cand.keys = key_share(terms, cand.sentence)
             # ...and the month axis of its chart ("Jan Fev Mar ... Dez" under the title with the values)
             context = f"{headings.get(id(cand.page), '')}\n{axes[id(cand.chunk)]}\n{cand.sentence}"
-            cand.context_keys = key_share(terms, context, given=described.get(cand.page.doc_id, ()))
+            around = described.get((cand.page.doc_id, cand.page.page_no), ())
+            cand.context_keys = key_share(terms, context, given=around)
             # a table row speaks of what its table's title names ("MILHO SAFRA 16/17: ... COLHEITA")
             cand.words = word_share(words, f"{table_title(cand.chunk)}\n{cand.sentence}")
             if frames and all(re.search(rf"\b{re.escape(f)}\b", fold(cand.sentence)) for f in frames):

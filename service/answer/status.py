@@ -11,7 +11,7 @@ type is there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, states_value
@@ -33,19 +33,24 @@ class AnswerTest:
         """A value of the asked kind that the question does not give (True when none is asked)."""
         return self.asked is None or states_value(sentence, self.asked, self.given)
 
-    def answers(self, sentence: str) -> bool:
+    def answers(self, sentence: str, described: Collection[str] = ()) -> bool:
+        """Every key term in the sentence, or among the names that describe its document
+        (`described`, gate.document_described: "o Redpaper da IBM sobre RCAC"), and a value
+        of the asked kind in the sentence itself."""
         hay = Haystack(sentence)
-        return all(hay.contains(t) for t in self.terms) and self.states_value(sentence)
-
-    def answers_in_context(self, cand: Candidate) -> bool:
-        """`answers`, with the key terms also held by the sentence's context as the gate read
-        it (Candidate.context_keys: its page's headings, and the names that describe its
-        document: "o Redpaper da IBM sobre RCAC"); the value must be the sentence's own."""
-        held = not self.terms or cand.context_keys >= 1.0
-        return (held and self.states_value(cand.sentence)) or self.answers(cand.sentence)
+        held = all(t.text in described or hay.contains(t) for t in self.terms)
+        return held and self.states_value(sentence)
 
 
-def answer_status(question: str, chosen: Sequence[Candidate]) -> AnswerStatus:
-    """ "answer" when one chosen sentence states the asked thing, else "passages"."""
+def answer_status(
+    question: str, chosen: Sequence[Candidate], described: dict[tuple[str, int], set[str]] | None = None
+) -> AnswerStatus:
+    """ "answer" when one chosen sentence states the asked thing, else "passages";
+    `described`: per evidence page, the question's names that describe its document."""
     test = AnswerTest(question)
-    return "answer" if any(test.answers_in_context(c) for c in chosen) else "passages"
+    described = described or {}
+    held = any(
+        test.answers(c.sentence, described.get((c.page.doc_id, c.page.page_no), ()) if c.page else ())
+        for c in chosen
+    )
+    return "answer" if held else "passages"

@@ -36,13 +36,13 @@ from ingest.values import (
     split_tokens,
 )
 from service.answer.content_words import question_content_words, translations, word_index
-from service.answer.gate import key_terms, question_language
+from service.answer.gate import key_terms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
-Operation = Literal["lookup", "argmax", "argmin", "total", "sum"]
+Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count"]
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -109,7 +109,15 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{lead}the sum of {line} over its {n} rows is {value}",
         "pt": "{lead}a soma de {line} nas suas {n} linhas é {value}",
     },
+    "count": {
+        "en": '{lead}{value} rows have {line} "{name}"',
+        "pt": '{lead}{value} linhas têm {line} "{name}"',
+    },
 }
+# "how many autuações in Manacapuru": a count of the rows naming it, when no cell holds the number
+_COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
+MIN_COUNTED = 2  # a single row named is more likely a lookup the labels did not meet
+_SPACED = re.compile(r"[-‐‑‒–—_]+")
 LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{title}", '}
 LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, "}
 TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em")}
@@ -652,8 +660,48 @@ class TableAnswerer:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
                 found = self._as_total(labels, found) if found else self._total(labels, line_query)
+            if found is None and _COUNT_ASKED.search(fold(question)):
+                found = self._count(question, table)
         if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
+        return found
+
+    @staticmethod
+    def _count(question: str, table: EvidenceTable) -> _Found | None:
+        """ "How many X in Manacapuru?" where no cell holds the number: the rows with a text
+        cell that is each of the question's names that select rows (a whole cell, held by
+        some rows, not by all: "AMAZONAS" in every row is the table's context; "Ibama" inside
+        a sanction's text names no row), at least MIN_COUNTED of them."""
+        if not table.complete or not table.rows:
+            return None
+        rows: set[int] | None = None
+        cells: list[tuple[int, int]] = []
+        named: list[str] = []
+        for term in (t for t in question_key_terms(question) if t.name):
+            hits = [
+                (i, j)
+                for i, row in enumerate(table.rows)
+                for j, cell in enumerate(row)
+                if cell.number is None and " ".join(_SPACED.sub(" ", fold(cell.text)).split()) == term.text
+            ]
+            held = {i for i, _ in hits}
+            if len(held) == len(table.rows):
+                named.append(term.text)  # the table's context: what the rows counted are all of
+                continue
+            if not held:
+                continue
+            rows = held if rows is None else rows & held
+            cells += hits
+            named.append(term.text)
+        if not rows or len(rows) < MIN_COUNTED:
+            return None
+        chosen = sorted({(i, j) for i, j in cells if i in rows})
+        column = table.columns[chosen[0][1]]
+        found = _Found("count", chosen, 1.0, line=column, value=str(len(rows)))
+        found.row_text = table.rows[chosen[0][0]][chosen[0][1]].text
+        found.addressed = set().union(
+            *(tokens(n) for n in named), *(tokens(table.rows[i][j].text) for i, j in chosen)
+        )
         return found
 
     def _lookup(self, labels: _Labels, query: set[str]) -> _Found | None:
@@ -1198,6 +1246,8 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
         )
     if found.operation == "total":
         return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
+    if found.operation == "count":
+        return TEMPLATES["count"][language].format(**fill, line=line, name=_safe(found.row_text))
     return TEMPLATES["sum"][language].format(**fill, line=line, n=len(found.cells))
 
 

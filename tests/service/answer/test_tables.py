@@ -410,3 +410,28 @@ def test_an_extreme_naming_no_line_runs_over_the_tables_one_value_column() -> No
     assert highest is not None and "91" in highest.text
     two = synthetic_grid(["a", "x", "y"], [["A", "1", "5"], ["B", "2", "4"], ["C", "3", "9"]], title="Bars")
     assert ask("In the bar chart, what is the value of the lowest bar?", table_page("two", two)) is None
+
+
+def test_how_many_rows_name_a_place_is_a_count_when_no_cell_holds_the_number() -> None:
+    """ "Quantas autuações em Manacapuru?" over a list of infractions: the rows whose
+    Município cell is Manacapuru, counted and each cited; a name in every row ("AMAZONAS")
+    or in the title ("Ibama") selects nothing; one row named is no count."""
+    grid = synthetic_grid(
+        ["Nº", "Estado", "Município", "Sanção"],
+        [
+            ["11", "AMAZONAS", "MANACAPURU", "Multa"],
+            ["12", "AMAZONAS", "MANAUS", "Multa"],
+            ["13", "AMAZONAS", "MANACAPURU", "Embargo"],
+            ["14", "AMAZONAS", "TEFÉ", "Multa"],
+            ["15", "AMAZONAS", "MANACAPURU", "Multa"],
+        ],
+        title="Relatório de Autuações Ambientais - IBAMA",
+    )
+    answer = ask("Quantas autuações do Ibama no Amazonas em Manacapuru?", table_page("ibama", grid))
+    assert answer is not None and answer.operation == "count"
+    assert '3 linhas têm Município "MANACAPURU"' in answer.text
+    assert len(answer.citations) == 3
+    english = ask("How many infractions were recorded in Manacapuru?", table_page("ibama", grid))
+    assert english is not None and english.text.startswith('According to the table "Relatório')
+    one = ask("Quantas autuações em Tefé?", table_page("ibama", grid))
+    assert one is None or one.operation != "count"
