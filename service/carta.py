@@ -242,6 +242,7 @@ def query_planner(
         PlannerLimits(settings.planner_max_steps, settings.planner_max_tokens),
         recognise=docgraph.recognise if docgraph else None,
         llm=LLMClient(config) if config else None,
+        text_language=retriever.text_language,
     )
 
 

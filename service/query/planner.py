@@ -91,12 +91,24 @@ class QueryPlanner:
         limits: PlannerLimits = PlannerLimits(),
         recognise: Callable[[str, str], list[int]] | None = None,
         llm: LLMClient | None = None,
+        text_language: str | None = None,
     ) -> None:
         self._search = search  # one single-shot retrieval (Retriever.search)
+        # the one language the text encoder reads (None: any): a question in another is
+        # searched translated too (translate.py)
+        self.text_language = text_language
         self.available = available  # the selectors of the built channels
         self.limits = limits
         self.recognise = recognise  # (tenant, question) -> docgraph entity ids
         self.llm = llm
+
+    def _translated(self, question: str, route: Route) -> str | None:
+        """The question in the text encoder's language, when it is in another one and the
+        rules route it (an LLM router words its own sub-questions)."""
+        language = question_language(question)
+        if route.router != "rules" or self.text_language is None or language == self.text_language:
+            return None
+        return translate(question, language)
 
     def route(self, q: SearchQuery) -> Route:
         recognise = (lambda text: self.recognise(q.tenant, text)) if self.recognise else None
@@ -178,6 +190,11 @@ class QueryPlanner:
                     stopped = "token limit"
                     break
                 run(self._refine(route, missing), "missing terms")
+        elif self._translated(q.text, route) is not None:
+            # one question in another language than the text encoder's ("Quem financiou as
+            # diretrizes da OMS?" over an English report): its translation is searched too
+            run(self._translated(q.text, route) or "", "translation")
+            stopped = "translated"
         pages = merged() if len(steps) > 1 else first.pages
         timings["plan"] = round((time.perf_counter() - t0) * 1e3, 2)
         plan = {

@@ -138,6 +138,13 @@ PT_EN: dict[str, str] = {
     "segundo": "second",
     "terceiro": "third",
     "quarto": "fourth",
+    # organisations named by another acronym in Portuguese (the gate's aliases, gate.py)
+    "oms": "WHO",
+    "onu": "UN",
+    "ue": "EU",
+    "ocde": "OECD",
+    "fmi": "IMF",
+    "pib": "GDP",
 }
 EN_PT: dict[str, str] = {}
 for _pt, _en in PT_EN.items():
@@ -155,6 +162,39 @@ _FUNCTION = frozenset(
     ).split()
 )
 MIN_TRANSLATED = 2  # fewer glossary words: the translation would only repeat the names
+# Portuguese endings whose English cognate ends otherwise, regularly (folded): "eliminação" ->
+# "elimination", "detecção" -> "detection", "qualidade" -> "quality", "primário" -> "primary",
+# "categoria" -> "category", "positivo" -> "positive", "fibrose" -> "fibrosis"; the
+# longest ending first. A word without one passes unchanged, as before.
+_COGNATE_ENDINGS: tuple[tuple[str, str], ...] = (
+    ("ccoes", "ctions"),
+    ("ccao", "ction"),
+    ("coes", "tions"),
+    ("cao", "tion"),
+    ("dades", "ties"),
+    ("dade", "ty"),
+    ("arios", "aries"),
+    ("ario", "ary"),
+    ("orias", "ories"),
+    ("oria", "ory"),
+    ("ivos", "ives"),
+    ("ivas", "ives"),
+    ("ivo", "ive"),
+    ("iva", "ive"),
+    ("ismo", "ism"),
+    ("icos", "ics"),
+    ("ico", "ic"),
+    ("ose", "osis"),
+)
+MIN_COGNATE_STEM = 4  # letters before the ending: "nação" is no "nation" of "na"
+
+
+def english_cognate(word: str) -> str | None:
+    """The English cognate of a folded Portuguese word by its ending, or None."""
+    for ending, english in _COGNATE_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= MIN_COGNATE_STEM:
+            return word[: -len(ending)] + english
+    return None
 
 
 def translate(text: str, language: str) -> str | None:
@@ -172,8 +212,12 @@ def translate(text: str, language: str) -> str | None:
     translated = 0
     for word in re.findall(r"[\w][\w./-]*", text):
         folded = fold(word)
+        cognate = english_cognate(folded) if language == "pt" and not word[:1].isupper() else None
         if folded in glossary:
             out.append(glossary[folded])
+            translated += 1
+        elif cognate:
+            out.append(cognate)
             translated += 1
         elif folded not in _FUNCTION:
             out.append(word)  # names, codes, numbers and words the glossary lacks

@@ -156,3 +156,21 @@ def test_merge_steps_keeps_the_questions_ranking_and_weaves_in_each_steps_best()
     merged = merge_steps(question, [pages("s1", "s2", "s3")], 6)
     assert [p.doc_id for p in merged] == ["q1", "s1", "q2", "s2", "q3", "s3"]
     assert [p.doc_id for p in merge_steps(pages("a"), [pages("b", "c")], 4)] == ["a", "b", "c"]
+
+
+def test_one_portuguese_question_is_searched_translated_when_the_encoder_reads_english() -> None:
+    """A single (not multi-hop) Portuguese question over an English report: with an
+    English-only text encoder the planner searches its translation too; with a multilingual
+    one (text_language None) or an English question, one search."""
+    question = "Qual era o caixa e equivalentes da Northwind em setembro?"
+    index = WordIndex()
+    planned = QueryPlanner(index.search, ALL_CHANNELS, text_language="en").search(SearchQuery(question, "t"))
+    assert planned.plan is not None and not planned.plan["multi_hop"]
+    assert [s["kind"] for s in planned.plan["steps"]] == ["question", "translation"]
+    assert ("q3_report", 2) in _keys(planned)
+    multilingual = QueryPlanner(index.search, ALL_CHANNELS).search(SearchQuery(question, "t"))
+    assert multilingual.plan is not None and len(multilingual.plan["steps"]) == 1
+    english = QueryPlanner(index.search, ALL_CHANNELS, text_language="en").search(
+        SearchQuery("What was Northwind's cash in September?", "t")
+    )
+    assert english.plan is not None and len(english.plan["steps"]) == 1

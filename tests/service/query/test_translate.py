@@ -23,3 +23,13 @@ def test_english_to_portuguese() -> None:
 def test_too_few_glossary_words_or_another_language_give_nothing() -> None:
     assert translate("Quem é Marina Albuquerque Lins?", "pt") is None
     assert translate("Quelle puissance solaire était installée ?", "fr") is None
+
+
+def test_a_word_outside_the_glossary_becomes_its_english_cognate_by_its_ending() -> None:
+    """ "eliminação" -> "elimination", "detecção" -> "detection", "cirrose" -> "cirrosis"
+    (BM25 stems meet), and OMS -> WHO; names (capitalised) and short stems stay as written."""
+    assert translate("Como a OMS define a eliminação da hepatite?", "pt") == "WHO define elimination hepatite"
+    assert translate("Qual a frequência de detecção em pessoas com cirrose?", "pt") == (
+        "frequência detection pessoas cirrosis"
+    )
+    assert translate("A Nação e a Vitória", "pt") is None  # names, and "nação" is too short a stem
