@@ -27,16 +27,18 @@ from typing import Any, Literal
 
 from geo.folding import fold
 from ingest.values import (
+    MONTHS,
     find_dates,
     find_numbers,
     find_periods,
+    month_names,
     number_token,
     parse_date,
     parse_number,
     split_tokens,
 )
 from service.answer.content_words import question_content_words, translations, word_index
-from service.answer.gate import key_terms, question_language
+from service.answer.gate import axis_months, key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
@@ -502,6 +504,13 @@ class _Labels:
     @classmethod
     def of(cls, table: EvidenceTable, cell_columns: Sequence[int] = ()) -> _Labels:
         rows = [_row_tokens(table, i, cell_columns) for i in range(len(table.rows))]
+        # rows labelled by a run of abbreviated months (a chart's month axis: "Jan", "Feb", ...)
+        # are named by the month's words too: "July" or "janeiro" asks for that row
+        axis = axis_months(" ".join(row_label(table, i) for i in range(len(table.rows))))
+        for i, row in enumerate(rows):
+            month = MONTHS.get(fold(row_label(table, i)).strip(" ."))
+            if month is not None and f"month:{month}" in axis:
+                row |= {f"month:{month}", *(_stem(name) for name in month_names(month))}
         body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
         return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
 
@@ -647,11 +656,22 @@ class TableAnswerer:
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
+            asked = {_stem(w) for w in words & (_ARGMAX | _ARGMIN)}  # "highest" names a "Highest point" row
+            found = found or self._stated_extreme(labels, extreme, query | asked)
         else:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
                 found = self._as_total(labels, found) if found else self._total(labels, line_query)
         if found is None or not self._addresses_every_key_term(question, labels, found):
+            return None
+        return found
+
+    def _stated_extreme(self, labels: _Labels, extreme: Operation, query: set[str]) -> _Found | None:
+        """The cell of a row that states the extreme asked ("Highest point" of a line chart's
+        lines, ingest/chart_lines.py), when no line is named to run the extreme over."""
+        found = self._lookup(labels, query)
+        superlatives = {_stem(w) for w in (_ARGMAX if extreme == "argmax" else _ARGMIN)}
+        if found is None or not tokens(row_label(labels.table, found.cells[0][0])) & superlatives:
             return None
         return found
 
