@@ -96,14 +96,19 @@ def fit_ticks(
     return float(slope), float(intercept), step
 
 
-def value_axis(words: list[Word], left: float) -> tuple[float, float, float] | None:
+def value_axis(
+    words: list[Word], left: float, grey: np.ndarray | None = None
+) -> tuple[float, float, float] | None:
     """(slope, intercept, tick step) of value = slope * y + intercept, from the numbers in a
-    column left of the plot; None unless enough ticks fit one line well."""
+    column left of the plot, each at its tick mark when `grey` (the image) shows one beside
+    it (an OCR box is a few pixels off its text); None unless enough ticks fit one line well."""
     ticks: list[tuple[float, float, float]] = []  # right edge, centre y, value
     for _x0, y0, x1, y1, text in words:
         value = number(text)
         if value is not None and x1 <= left + 2:
-            ticks.append((x1, (y0 + y1) / 2, value))
+            centre = (y0 + y1) / 2
+            mark = _tick_mark(grey, x1, left, centre, (y1 - y0) / 2 + 2) if grey is not None else None
+            ticks.append((x1, centre if mark is None else mark, value))
     columns: list[list[tuple[float, float, float]]] = []
     for tick in sorted(ticks):
         if columns and abs(columns[-1][-1][0] - tick[0]) <= 12:
@@ -117,6 +122,21 @@ def value_axis(words: list[Word], left: float) -> tuple[float, float, float] | N
         if fit is not None:
             return fit
     return None
+
+
+def _tick_mark(grey: np.ndarray, x0: float, x1: float, y: float, reach: float) -> float | None:
+    """The row of the tick mark between a tick label's right edge and the plot: rows near
+    the label's centre with 3 or more dark pixels more than the others (the axis line), one
+    group of at most 3 rows; None when there is no such mark."""
+    top, bottom = max(0, int(y - reach)), min(grey.shape[0], int(y + reach) + 1)
+    cols = slice(max(0, int(x0) + 1), max(int(x0) + 2, int(x1) + 1))
+    counts = (grey[top:bottom, cols] < 200).sum(axis=1)
+    if len(counts) < 3:
+        return None
+    rows = np.flatnonzero(counts >= np.median(counts) + 3)
+    if not len(rows) or rows[-1] - rows[0] > 2:
+        return None
+    return float(top + rows.mean() + 0.5)
 
 
 def format_value(value: float, step: float) -> str:
@@ -163,11 +183,13 @@ def colour_names(colours: list[np.ndarray]) -> list[str]:
 
 def legend(
     rgb: np.ndarray, words: list[Word], colours: list[np.ndarray], marks: list[BBox]
-) -> tuple[list[str | None], set[int]]:
+) -> tuple[list[str | None], set[int], list[int]]:
     """Per series colour, the words right of a small swatch of that colour clear of the
-    chart's marks (bars), on the swatch's line, and the indices of the words used. A swatch
-    OCR'd as a letter glued to the name ("Mx") loses that letter."""
+    chart's marks (bars), on the swatch's line; the indices of the words used; and the
+    series in the legend's order. A swatch OCR'd as a letter glued to a short name ("Mx")
+    loses that letter."""
     names: list[str | None] = [None] * len(colours)
+    places: list[tuple[int, int] | None] = [None] * len(colours)
     used: set[int] = set()
     for k, colour in enumerate(colours):
         mask = np.abs(rgb - colour).sum(axis=2) <= COLOUR_TOLERANCE
@@ -191,8 +213,13 @@ def legend(
             text, indices = found
             names[k] = text
             used |= indices
+            places[k] = (box[1], box[0])
             break
-    return names, used
+    # the legend's order (top to bottom, left to right) when it names every series
+    order = list(range(len(colours)))
+    if all(places):
+        order.sort(key=lambda k: places[k] or (0, 0))
+    return names, used, order
 
 
 def _legend_words(words: list[Word], swatch: BBox, used: set[int]) -> tuple[str, set[int]] | None:

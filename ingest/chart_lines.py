@@ -97,11 +97,12 @@ def read_line_charts(
     left, right = min(line.x0 for line in lines), max(line.x1 for line in lines)
     top = min(line.box()[1] for line in lines)
     bottom = max(line.box()[3] for line in lines)
-    fit = value_axis(words, left)
+    fit = value_axis(words, left, np.asarray(image.convert("L"), dtype=np.int16))
     if fit is None:
         return []
     slope, intercept, step = fit
-    names, used = legend(rgb, words, [line.colour for line in lines], [])
+    names, used, order = legend(rgb, words, [line.colour for line in lines], [])
+    lines, names = [lines[k] for k in order], [names[k] for k in order]
     words = [w for i, w in enumerate(words) if i not in used]
     ticks = _x_ticks(words, left, right, bottom, image.height, text_height(words, left))
     if len(ticks) < 2:

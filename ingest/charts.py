@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -120,21 +121,23 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
     bars = layout.spans
     left = min(b.x0 for b in bars)
     baseline = max(b.y1 for b in bars)
-    fit = value_axis(words, left)
+    fit = value_axis(words, left, np.asarray(image.convert("L"), dtype=np.int16))
     if fit is None:
         return []
     slope, intercept, step = fit
     if abs(slope * baseline + intercept) <= FIT_TOLERANCE * abs(slope) * image.height:
         intercept = -slope * baseline  # the bars stand on the zero line: measure from it
     names: list[str | None] = [None] * len(layout.colours)
+    order = list(range(len(layout.colours)))
     if len(layout.colours) > 1:
         marks = [box for row in layout.marks for _, box in row]
-        names, used = legend(rgb, words, layout.colours, [(b.x0, b.y0, b.x1, b.y1) for b in marks])
+        names, used, order = legend(rgb, words, layout.colours, [(b.x0, b.y0, b.x1, b.y1) for b in marks])
         words = [w for i, w in enumerate(words) if i not in used]
     labels = _category_labels(image, languages, zoom, words, bars, baseline, left)
     if sum(1 for label in labels if label) < 0.75 * len(bars):
         return []
     scale = page_scale / shrink
+    printed_words = _numbers_joined(words)
     rows: list[list[Cell]] = []
     for span, marks, label in zip(layout.spans, layout.marks, labels, strict=True):
         if label is None:
@@ -143,18 +146,18 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
         for series, box in marks:
             if layout.stacked:
                 estimate = slope * (box.y0 - box.y1)
-                printed = _printed_inside(words, box, estimate, step)
+                printed = _printed_inside(printed_words, box, estimate, step)
             else:
                 estimate = slope * box.y0 + intercept
-                printed = _printed_value(words, box, image.height, estimate, step)
+                printed = _printed_value(printed_words, box, image.height, estimate, step)
             values[series] = Cell(printed or format_value(estimate, step), _scaled_bar(box, scale))
         text, box = label
         # a series with no segment in a stacked column counts 0 there; a missing grouped bar is unknown
         empty = "0" if layout.stacked else ""
-        cells = [values.get(k) or Cell(empty, scaled(box, scale)) for k in range(len(layout.colours))]
+        cells = [values.get(k) or Cell(empty, scaled(box, scale)) for k in order]
         if layout.stacked:  # the stack's height: what its segments add up to
             total = slope * (span.y0 - span.y1)
-            printed = _printed_value(words, span, image.height, total, step)
+            printed = _printed_value(printed_words, span, image.height, total, step)
             cells.append(Cell(printed or format_value(total, step), _scaled_bar(span, scale)))
         rows.append([Cell(text, scaled(box, scale)), *cells])
     right = max(b.x1 for b in bars)
@@ -169,7 +172,7 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
         title = f"{ct or 'Bar chart'} ({TITLE_NOTE})"
     else:
         fallback = colour_names(layout.colours)
-        columns = [xt or "Category", *(n or f for n, f in zip(names, fallback, strict=True))]
+        columns = [xt or "Category", *(names[k] or fallback[k] for k in order)]
         columns += ["Total"] if layout.stacked else []
         name = " — ".join(p for p in (ct, yt) if p) or layout.kind.capitalize()
         title = f"{name} ({layout.kind}; {TITLE_NOTE})"
@@ -244,8 +247,9 @@ def _colours(pixels: np.ndarray) -> list[np.ndarray]:
     return colours
 
 
-def _on_one_baseline(rects: list[Bar]) -> list[Bar]:
-    """The largest set of rectangles sharing a bottom edge, of similar widths, not overlapping."""
+def _on_one_baseline(rects: list[Bar], colour_of: dict[Bar, int] | None = None) -> list[Bar]:
+    """The largest set of rectangles sharing a bottom edge, of similar widths, not overlapping
+    (bars of different colours in `colour_of` may: grouped bars drawn overlapping a little)."""
     best: list[Bar] = []
     for rect in rects:
         group = [r for r in rects if abs(r.y1 - rect.y1) <= BASELINE_TOLERANCE]
@@ -254,7 +258,12 @@ def _on_one_baseline(rects: list[Bar]) -> list[Bar]:
         group = sorted(
             (r for r in group if abs((r.x1 - r.x0) - median) <= 0.2 * median + 1), key=lambda r: r.x0
         )
-        if any(b.x0 < a.x1 for a, b in zip(group, group[1:], strict=False)):
+        if colour_of is None and any(b.x0 < a.x1 for a, b in zip(group, group[1:], strict=False)):
+            continue
+        if colour_of is not None and any(
+            b.x0 < a.x1 and (colour_of[a] == colour_of[b] or b.x0 - a.x0 < 0.5 * (a.x1 - a.x0))
+            for a, b in zip(group, group[1:], strict=False)
+        ):
             continue
         if len(group) >= MIN_BARS and len(group) > len(best):
             best = group
@@ -367,15 +376,19 @@ def _groups(colours: list[np.ndarray], per_colour: list[list[Bar]]) -> Layout | 
     """Grouped bars: >= 2 colours with >= 2 bars each on one baseline, in clusters the wider
     gaps split (>= 2 clusters); None when the gaps are all alike (bars of one series coloured)."""
     colour_of = {r: k for k, rs in enumerate(per_colour) for r in rs}
-    group = _on_one_baseline(list(colour_of))
+    group = _on_one_baseline(list(colour_of), colour_of)
     counts = [sum(1 for r in group if colour_of[r] == k) for k in range(len(colours))]
     if sum(1 for c in counts if c >= 2) < 2:
         return None
     gaps = [b.x0 - a.x1 for a, b in zip(group, group[1:], strict=False)]
     width = float(np.median([r.x1 - r.x0 for r in group]))
-    if max(gaps) - min(gaps) <= max(3.0, 0.3 * width):
+    ordered = sorted(gaps)
+    # the gaps within a cluster are the smallest: the first wide jump in size parts them from
+    # the gaps between clusters (which vary where a series' bar is missing)
+    wide = [i for i in range(len(ordered) - 1) if ordered[i + 1] - ordered[i] > max(3.0, 0.3 * width)]
+    if not wide:
         return None
-    cut = (max(gaps) + min(gaps)) / 2
+    cut = (ordered[wide[0]] + ordered[wide[0] + 1]) / 2
     clusters: list[list[Bar]] = [[group[0]]]
     for gap, rect in zip(gaps, group[1:], strict=True):
         if gap > cut:
@@ -534,19 +547,21 @@ def _slanted_labels(
     usual = heights[len(heights) // 2] if heights else 0.0
     centres = [((b.x0 + b.x1) / 2 - x0) for b in bars]
     spacing = float(np.median(np.diff(centres))) if len(centres) > 1 else float(bars[0].x1 - bars[0].x0)
-    found: list[list[tuple[float, str]]] = [[] for _ in bars]
-    for line in _text_lines([w for w in words if any(c.isalnum() for c in w[4])]):
+    found: list[list[tuple[bool, float, str]]] = [[] for _ in bars]  # (tall, distance, text)
+    for line in _text_lines([w for w in words if any(c.isalnum() for c in w[4])], usual):
         # a slanted label ends at its tick: its line's right end (level) turned back finds the bar
         wx, wy = line[-1][2] - cx, (line[-1][1] + line[-1][3]) / 2 - cy
         sx = wx * math.cos(theta) + wy * math.sin(theta) + strip.width / 2
         nearest = min(range(len(bars)), key=lambda i: abs(centres[i] - sx))
-        if abs(centres[nearest] - sx) <= max(bars[nearest].x1 - bars[nearest].x0, spacing / 2):
+        off = abs(centres[nearest] - sx)
+        if off <= max(bars[nearest].x1 - bars[nearest].x0, spacing / 2):
             # a tall "word" is tesseract reading pieces of several slanted labels: kept only alone
-            kept = [w for w in line if w[3] - w[1] <= 1.8 * usual] or line
-            found[nearest].append((line[0][1], " ".join(w[4] for w in kept)))
+            tall = all(w[3] - w[1] > 1.8 * usual for w in line)
+            found[nearest].append((tall, off, " ".join(w[4] for w in line)))
     out: list[tuple[str, BBox] | None] = []
     for bar, hits in zip(bars, found, strict=True):
-        text = clean(" ".join(t for _, t in sorted(hits)))
+        # one label a bar: the line ending nearest its tick (level text before misread pieces)
+        text = clean(min(hits)[2]) if hits else ""
         if not text:
             out.append(None)
             continue
@@ -564,9 +579,9 @@ def _under_ticks(image: Image.Image, x0: int, x1: int, top: int, bottom: int) ->
     return top + y if y < 12 else top
 
 
-def _text_lines(words: list[Word]) -> list[list[Word]]:
-    """Words in lines, left to right: a word joins a line whose last word ends just before it
-    on the same row."""
+def _text_lines(words: list[Word], usual: float) -> list[list[Word]]:
+    """Words in lines, left to right: a word joins a line whose last word ends a space
+    before it (less than the usual word height `usual`) on the same row."""
     lines: list[list[Word]] = []
     for word in sorted(words, key=lambda w: w[0]):
         h = word[3] - word[1]
@@ -574,7 +589,7 @@ def _text_lines(words: list[Word]) -> list[list[Word]]:
             last = line[-1]
             if (
                 abs((last[1] + last[3]) / 2 - (word[1] + word[3]) / 2) <= 0.5 * h
-                and -2 <= word[0] - last[2] <= 1.5 * h
+                and -2 <= word[0] - last[2] <= usual
             ):
                 line.append(word)
                 break
@@ -594,24 +609,48 @@ def _agrees(text: str, estimate: float, step: float) -> bool:
     return value is not None and abs(value - estimate) <= max(step, 0.1 * abs(estimate))
 
 
+def _numbers_joined(words: list[Word]) -> list[Word]:
+    """Words with a number written with spaces between its thousands ("1 143", OCR'd as two
+    words) joined into one."""
+    out: list[Word] = []
+    for word in sorted(words, key=lambda w: (round(w[1] / 4), w[0])):
+        if out and re.fullmatch(r"\d{3}", word[4]) and re.fullmatch(r"\d{1,3}(?: \d{3})*", out[-1][4]):
+            last = out[-1]
+            if abs(last[1] - word[1]) <= 0.3 * (word[3] - word[1]) and 0 <= word[0] - last[2] <= 0.6 * (
+                word[3] - word[1]
+            ):
+                out[-1] = (
+                    last[0],
+                    min(last[1], word[1]),
+                    word[2],
+                    max(last[3], word[3]),
+                    f"{last[4]} {word[4]}",
+                )
+                continue
+        out.append(word)
+    return out
+
+
 def _printed_value(words: list[Word], bar: Bar, height: int, estimate: float, step: float) -> str | None:
     """A number printed just above the bar or inside its top, centred on it, that agrees
     with the bar's height."""
     gap = max(6.0, 0.06 * height)
     for x0, y0, x1, y1, text in words:
+        text = clean(text)
         if number(text) is None or not bar.x0 - 2 <= (x0 + x1) / 2 <= bar.x1 + 2:
             continue
         if bar.y0 - gap <= y1 <= bar.y0 + gap and y0 < bar.y1 - 2 and _agrees(text, estimate, step):
-            return text.strip()
+            return text
     return None
 
 
 def _printed_inside(words: list[Word], box: Bar, estimate: float, step: float) -> str | None:
     """A number printed inside a stacked segment that agrees with the segment's height."""
     for x0, y0, x1, y1, text in words:
+        text = clean(text)
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and _agrees(text, estimate, step):
-            return text.strip()
+            return text
     return None
 
 
