@@ -52,6 +52,7 @@ MAX_THICKNESS = 6.0  # pixels per column, on average
 MIN_WIDTH = 10  # pixels: a line piece spans at least this (a line drawn for a few months of a decade)
 MIN_PIECE = 0.5  # of a component's width: the stretch of it that is a thin curve
 MIN_LONGEST = 0.25  # of the image width: the longest line spans at least this
+MIN_RISE = 0.02  # of the image height: ...and rises or falls at least this
 OCR_TARGET = 1800
 TITLE_NOTE = "values read from the chart image, not printed figures"
 
@@ -145,7 +146,8 @@ def read_line_charts(
 
 
 def find_lines(rgb: np.ndarray) -> list[Line]:
-    """The chart's lines, left to right by start; [] unless one spans MIN_LONGEST of the width."""
+    """The chart's lines, left to right by start; [] unless one spans MIN_LONGEST of the
+    width and MIN_RISE of the height."""
     saturated = (rgb.max(axis=2) - rgb.min(axis=2)) >= MIN_SATURATION
     share = saturated.mean() if saturated.size else 0.0
     if not 0.0005 <= share <= MAX_SATURATED:
@@ -177,7 +179,12 @@ def find_lines(rgb: np.ndarray) -> list[Line]:
         pieces.append((len(colours), row))
         colours.append(colour)
     lines = _joined(pieces, colours, width, height)
-    if not lines or max(line.x1 - line.x0 for line in lines) < MIN_LONGEST * width:
+    # a chart's line rises and falls: rules and underlines on a text page are flat
+    if not any(
+        line.x1 - line.x0 >= MIN_LONGEST * width
+        and np.nanmax(line.ys) - np.nanmin(line.ys) >= max(8, MIN_RISE * height)
+        for line in lines
+    ):
         return []
     return sorted(lines, key=lambda line: (line.x0, np.nanmean(line.ys)))
 

@@ -186,7 +186,8 @@ def find_layout(rgb: np.ndarray) -> Layout | None:
     if saturated.sum() < 0.01 * saturated.size:
         return None
     colours = _colours(rgb[saturated])
-    per_colour = [_solid_rects(rgb, saturated, colour) for colour in colours]
+    found = [_solid_rects(rgb, saturated, colour) for colour in colours]
+    per_colour = list(found)
     for k in range(len(colours)):  # two bins of one colour (a JPEG's shades) are one series
         same = next(j for j in range(k + 1) if colour_distance(colours[j], colours[k]) <= SAME_SERIES)
         if same != k:
@@ -194,7 +195,7 @@ def find_layout(rgb: np.ndarray) -> Layout | None:
     layout = _stacks(rgb, colours, per_colour) or _groups(colours, per_colour)
     if layout is not None:
         return layout
-    bars = find_bars(rgb)
+    bars = max((_on_one_baseline(rects) for rects in found), key=len, default=[])
     if not bars:
         return None
     colour = np.median(rgb[bars[0].y0 : bars[0].y1, bars[0].x0 : bars[0].x1].reshape(-1, 3), axis=0)
@@ -207,12 +208,8 @@ def find_bars(rgb: np.ndarray) -> list[Bar]:
     saturated = (rgb.max(axis=2) - rgb.min(axis=2)) >= MIN_SATURATION
     if saturated.sum() < 0.01 * saturated.size:
         return []
-    best: list[Bar] = []
-    for colour in _colours(rgb[saturated]):
-        group = _on_one_baseline(_solid_rects(rgb, saturated, colour))
-        if len(group) > len(best):
-            best = group
-    return best
+    groups = [_on_one_baseline(_solid_rects(rgb, saturated, colour)) for colour in _colours(rgb[saturated])]
+    return max(groups, key=len, default=[])
 
 
 def _solid_rects(rgb: np.ndarray, saturated: np.ndarray, colour: np.ndarray) -> list[Bar]:
