@@ -476,6 +476,8 @@ def _axis_title_top(words: list[Word], bars: list[Bar], baseline: int, height: i
     others = [w for w in words if w[1] > baseline - 2 and w not in line]
     if not others or min(w[1] for w in line) < max(w[3] for w in others) - 2:
         return None
+    if not any(sum(c.isalpha() for c in w[4]) >= 3 for w in line):
+        return None  # pieces of slanted labels misread ("Ss ="), not a title
     return min(w[1] for w in line)
 
 
