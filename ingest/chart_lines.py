@@ -24,6 +24,7 @@ from scipy import ndimage
 
 from ingest.chart_axes import (
     LEVEL_TEXT,
+    TITLE_NOTE,
     chart_title,
     clean,
     colour_distance,
@@ -54,7 +55,6 @@ MIN_PIECE = 0.5  # of a component's width: the stretch of it that is a thin curv
 MIN_LONGEST = 0.25  # of the image width: the longest line spans at least this
 MIN_RISE = 0.02  # of the image height: ...and rises or falls at least this
 OCR_TARGET = 1800
-TITLE_NOTE = "values read from the chart image, not printed figures"
 
 
 @dataclass
@@ -138,7 +138,7 @@ def read_line_charts(
     ct = chart_title(words, top, left, right)
     columns = [xt or "X", *(n or f for n, f in zip(names, fallback, strict=True))]
     if len(lines) > 1:
-        columns.append(f"{yt or 'Value'}, all lines")
+        columns.append(f"{yt or 'Value'} of all lines")
     name = " — ".join(p for p in (ct, yt) if p) or "Line chart"
     bbox = scaled((left, top, right, bottom), scale)
     header = tuple(Cell(c, bbox) for c in columns)

@@ -41,6 +41,7 @@ from ingest.chart_axes import (
     COLOUR_TOLERANCE,
     FIT_TOLERANCE,
     LEVEL_TEXT,
+    TITLE_NOTE,
     chart_title,
     clean,
     colour_distance,
@@ -70,7 +71,6 @@ BASELINE_TOLERANCE = 3  # pixels
 SAME_SERIES = 40  # RGB distance: colours this close are one series' (shades, blended edges)
 SEGMENT_GAP = 4  # pixels: a gap this small between two segments (a border, a blended edge) is split
 OCR_TARGET = 1800  # pixels on the long side the OCR reads (small charts are upscaled)
-TITLE_NOTE = "values read from the chart image, not printed figures"
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,9 @@ _TOTAL_LABEL = re.compile(
     r"^\W*(?:total|totals|totais|totales|grand total|sum|soma|overall|all india|all states|country|"
     r"brasil|brazil)\b"
 )
+# a row stating its lines' extremes ("Highest point" of a line chart): no entity to rank
+_HIGHEST_LABEL = re.compile(r"^\W*(?:highest|maximum|maior|maximo)\b")
+_LOWEST_LABEL = re.compile(r"^\W*(?:lowest|minimum|menor|minimo)\b")
 _EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
 _UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
 _PERCENT = frozenset(["per cent", "percent", "%", "pct", "porcentagem", "percentual", "pourcentage"])
@@ -656,8 +659,7 @@ class TableAnswerer:
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
-            asked = {_stem(w) for w in words & (_ARGMAX | _ARGMIN)}  # "highest" names a "Highest point" row
-            found = found or self._stated_extreme(labels, extreme, query | asked)
+            found = found or self._stated_extreme(labels, extreme, line_query)
         else:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
@@ -666,13 +668,27 @@ class TableAnswerer:
             return None
         return found
 
-    def _stated_extreme(self, labels: _Labels, extreme: Operation, query: set[str]) -> _Found | None:
-        """The cell of a row that states the extreme asked ("Highest point" of a line chart's
-        lines, ingest/chart_lines.py), when no line is named to run the extreme over."""
-        found = self._lookup(labels, query)
-        superlatives = {_stem(w) for w in (_ARGMAX if extreme == "argmax" else _ARGMIN)}
-        if found is None or not tokens(row_label(labels.table, found.cells[0][0])) & superlatives:
+    @staticmethod
+    def _stated_extreme(labels: _Labels, extreme: Operation, query: set[str]) -> _Found | None:
+        """The cell of the one row that states the extreme asked ("Highest point" of a line
+        chart's lines, ingest/chart_lines.py), in the one column the question names, when it
+        names no line to run the extreme over ("the highest CO2 concentration")."""
+        table = labels.table
+        pattern = _HIGHEST_LABEL if extreme == "argmax" else _LOWEST_LABEL
+        rows = [i for i in range(len(table.rows)) if pattern.match(fold(row_label(table, i)))]
+        if len(rows) != 1:
             return None
+        cells = table.rows[rows[0]]
+        columns = [
+            m
+            for m in labels.match_columns(query)
+            if m.index not in table.label_columns and not cells[m.index].empty
+        ]
+        column = _unique_best(columns)
+        if column is None:
+            return None
+        found = _Found("lookup", [(rows[0], column.index)], column.score)
+        found.addressed = labels.rows[rows[0]] | labels.columns[column.index]
         return found
 
     def _lookup(self, labels: _Labels, query: set[str]) -> _Found | None:
@@ -1025,7 +1041,10 @@ def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
         return [
             i
             for i, r in enumerate(table.rows)
-            if i not in table.total_rows and sum(not c.empty for c in r) >= 2
+            if i not in table.total_rows
+            and sum(not c.empty for c in r) >= 2
+            and not _HIGHEST_LABEL.match(fold(row_label(table, i)))
+            and not _LOWEST_LABEL.match(fold(row_label(table, i)))
         ]
     return [
         j for j in range(len(table.columns)) if j not in table.label_columns and j not in table.total_columns

@@ -410,9 +410,9 @@ def test_rows_of_a_month_axis_are_named_by_their_months() -> None:
 def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() -> None:
     """A line chart's table has a row of each line's highest point and a column of all
     lines' (ingest/chart_lines.py): "the highest CO2 concentration" names no line to run
-    an extreme over, and is read from that row."""
+    an extreme over, and is read from that row; one naming a line ranks its ticks."""
     grid = synthetic_grid(
-        ["Year into Decade", "2000 – 2009", "2010 – 2019", "CO2 concentration in ppm, all lines"],
+        ["Year into Decade", "2000 – 2009", "2010 – 2019", "CO2 concentration in ppm of all lines"],
         [
             ["0", "370.5", "391", ""],
             ["5", "379.9", "400.7", ""],
@@ -427,3 +427,8 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
     assert answer is not None and "414.9" in answer.text
     answer = ask("What is the lowest CO2 concentration?", page)
     assert answer is not None and "367" in answer.text
+    answer = ask("Qual a maior concentração de CO2?", page)
+    assert answer is not None and "414.9" in answer.text
+    # a line named: its extreme over the ticks, the rows stating extremes are no ticks
+    answer = ask("At which year into the decade was the 2010 – 2019 concentration highest?", page)
+    assert answer is not None and answer.operation == "argmax" and "10 had the highest" in answer.text
