@@ -183,14 +183,20 @@ def colour_names(colours: list[np.ndarray]) -> list[str]:
 
 
 def legend(
-    rgb: np.ndarray, words: list[Word], colours: list[np.ndarray], marks: list[BBox]
-) -> tuple[list[str | None], set[int], list[int]]:
+    rgb: np.ndarray,
+    words: list[Word],
+    colours: list[np.ndarray],
+    marks: list[BBox],
+    drawn: np.ndarray | None = None,
+) -> tuple[list[str | None], set[int], list[int], list[BBox]]:
     """Per series colour, the words right of a small swatch of that colour clear of the
-    chart's marks (bars), on the swatch's line; the indices of the words used; and the
-    series in the legend's order. A swatch OCR'd as a letter glued to a short name ("Mx")
+    chart's marks (bars), on the swatch's line; the indices of the words used; the series
+    in the legend's order; and the swatches' boxes. A piece touching `drawn` (the pixels of
+    a chart's lines) is a bit of a line, not a swatch. A swatch OCR'd as a letter glued to a short name ("Mx")
     loses that letter."""
     names: list[str | None] = [None] * len(colours)
     places: list[tuple[int, int] | None] = [None] * len(colours)
+    swatches: list[BBox] = []
     used: set[int] = set()
     for k, colour in enumerate(colours):
         mask = np.abs(rgb - colour).sum(axis=2) <= COLOUR_TOLERANCE
@@ -202,11 +208,13 @@ def legend(
             h, w = ys.stop - ys.start, xs.stop - xs.start
             if not (2 <= h <= SWATCH_MAX and 4 <= w <= 1.5 * SWATCH_MAX) or (h < 4 and w < 8):
                 continue
-            # a filled square or circle, or a short line (a line chart's swatch); not a letter
-            if h >= 4 and (labelled[sl] == index).sum() < 0.6 * h * w:
+            # a filled square or circle, or a short line (a line chart's, with its marker); not a letter
+            if h >= 4 and w < 2 * h and (labelled[sl] == index).sum() < 0.6 * h * w:
                 continue
             box = (xs.start, ys.start, xs.stop, ys.stop)
             if any(box[0] < m[2] and m[0] < box[2] and box[1] < m[3] and m[1] < box[3] for m in marks):
+                continue
+            if drawn is not None and drawn[sl][labelled[sl] == index].any():
                 continue
             found = _legend_words(words, box, used)
             if found is None:
@@ -215,12 +223,13 @@ def legend(
             names[k] = text
             used |= indices
             places[k] = (box[1], box[0])
+            swatches.append(box)
             break
     # the legend's order (top to bottom, left to right) when it names every series
     order = list(range(len(colours)))
     if all(places):
         order.sort(key=lambda k: places[k] or (0, 0))
-    return names, used, order
+    return names, used, order, swatches
 
 
 def _legend_words(words: list[Word], swatch: BBox, used: set[int]) -> tuple[str, set[int]] | None:

@@ -51,6 +51,7 @@ SAME_COLOUR = 40  # RGB distance: colour bins this close are one line's colour
 ASSIGN_DISTANCE = 60  # a saturated pixel farther than this from every line colour is no line's
 MAX_THICKNESS = 6.0  # pixels per column, on average
 MIN_WIDTH = 10  # pixels: a line piece spans at least this (a line drawn for a few months of a decade)
+MIN_STRETCH = 8  # columns: a shorter stretch of curve between text or crossings is left out
 MIN_PIECE = 0.5  # of a component's width: the stretch of it that is a thin curve
 MIN_LONGEST = 0.25  # of the image width: the longest line spans at least this
 MIN_RISE = 0.02  # of the image height: ...and rises or falls at least this
@@ -102,9 +103,19 @@ def read_line_charts(
     if fit is None:
         return []
     slope, intercept, step = fit
-    names, used, order = legend(rgb, words, [line.colour for line in lines], [])
-    lines, names = [lines[k] for k in order], [names[k] for k in order]
+    colours: list[np.ndarray] = []  # the lines' colours, each once
+    for line in lines:
+        if all(colour_distance(line.colour, c) > SAME_COLOUR for c in colours):
+            colours.append(line.colour)
+    named, used, order, swatches = legend(rgb, words, colours, [], _long_lines(lines, rgb.shape[:2]))
     words = [w for i, w in enumerate(words) if i not in used]
+    # a legend's swatch drawn as a short line (with its marker) is no line of the chart
+    lines = [line for line in lines if not any(_inside(line.box(), swatch) for swatch in swatches)]
+    if not lines:
+        return []
+    rank = {k: i for i, k in enumerate(order)}
+    lines.sort(key=lambda line: rank[_nearest(line.colour, colours)])
+    names = [named[_nearest(line.colour, colours)] for line in lines]
     ticks = _x_ticks(words, left, right, bottom, image.height, text_height(words, left))
     if len(ticks) < 2:
         return []
@@ -172,10 +183,13 @@ def find_lines(rgb: np.ndarray) -> list[Line]:
     # a line too short to make a colour of its own (a few months drawn): leftover pixels
     # clear of the other lines' anti-aliased edges, coloured by their own median
     leftover = saturated & ~ndimage.binary_dilation(assigned, iterations=2)
+    known = len(colours)
     for row, box in _pieces(leftover):
         colour = np.median(
             rgb[box[1] : box[3], box[0] : box[2]][leftover[box[1] : box[3], box[0] : box[2]]], axis=0
         )
+        if any(_blend(colour, c) for c in colours[:known]):
+            continue  # a line's anti-aliased fringe (a marker's, a legend's), not a line
         pieces.append((len(colours), row))
         colours.append(colour)
     lines = _joined(pieces, colours, width, height)
@@ -231,9 +245,10 @@ def _blend(colour: np.ndarray, base: np.ndarray) -> bool:
 
 
 def _curve(piece: np.ndarray) -> np.ndarray | None:
-    """Per column of a component, its centre row over the longest stretch of columns where
-    it is a thin curve (one run of a few pixels: text touching a line's end is cut off);
-    None when that stretch is shorter than a line's."""
+    """Per column of a component, its centre row over the stretches of columns where it is
+    a thin curve: one run of pixels, or runs close together (a marker's edges); text touching
+    a line's end (runs far apart) is cut off. None when they cover less than MIN_PIECE of
+    the component or are thicker than a line."""
     counts = piece.sum(axis=0)
     drawn = counts > 0
     if not drawn.any():
@@ -241,24 +256,22 @@ def _curve(piece: np.ndarray) -> np.ndarray | None:
     rows = np.arange(piece.shape[0])[:, None]
     first = np.where(piece, rows, piece.shape[0]).min(axis=0)
     last = np.where(piece, rows, -1).max(axis=0)
-    good = drawn & (last - first + 1 <= counts + 1) & (counts <= 2 * np.median(counts[drawn]) + 2)
+    span = last - first + 1
+    good = drawn & ((span <= counts + 1) | (span <= max(8.0, 2.5 * float(np.median(counts[drawn])))))
     columns = np.flatnonzero(good)
     if not len(columns):
         return None
     breaks = np.flatnonzero(np.diff(columns) > 3)  # a gap of up to 3 columns stays one stretch
     starts, ends = np.r_[0, breaks + 1], np.r_[breaks, len(columns) - 1]
-    lengths = columns[ends] - columns[starts] + 1
-    i = int(np.argmax(lengths))
-    begin, length = int(columns[starts[i]]), int(lengths[i])
-    if length < max(MIN_WIDTH, MIN_PIECE * piece.shape[1]):
-        return None
-    stretch = slice(begin, begin + length)
-    if counts[stretch][drawn[stretch]].mean() > MAX_THICKNESS:
+    keep = np.zeros(piece.shape[1], dtype=bool)
+    for a, b in zip(columns[starts], columns[ends], strict=True):
+        if b - a + 1 >= MIN_STRETCH:
+            keep[a : b + 1] = True
+    keep &= drawn
+    if keep.sum() < max(MIN_WIDTH, MIN_PIECE * drawn.sum()) or counts[keep].mean() > MAX_THICKNESS:
         return None
     centres = (piece * rows).sum(axis=0) / np.maximum(counts, 1)
-    out = np.full(piece.shape[1], np.nan)
-    out[stretch] = np.where(drawn[stretch], centres[stretch], np.nan)
-    return out
+    return np.where(keep, centres, np.nan)
 
 
 def _joined(
@@ -287,8 +300,45 @@ def _joined(
         flat = np.nanmax(ys) - np.nanmin(ys) <= 3
         if flat and (span * 3 <= longest or span < 0.05 * width):  # a legend swatch, a dash
             continue
-        out.append(Line(colours[k], ys))
+        out.append(Line(colours[k], _bridged(ys, max(6, int(0.03 * width)))))
     return out
+
+
+def _bridged(ys: np.ndarray, most: int) -> np.ndarray:
+    """The line's rows with gaps of at most `most` columns (a marker's edge, a crossing, a
+    gridline label) filled in straight from either side."""
+    drawn = np.flatnonzero(~np.isnan(ys))
+    out = ys.copy()
+    for a, b in zip(drawn, drawn[1:], strict=False):
+        if 1 < b - a <= most + 1:
+            out[a + 1 : b] = np.interp(np.arange(a + 1, b), [a, b], [ys[a], ys[b]])
+    return out
+
+
+def _long_lines(lines: list[Line], shape: tuple[int, int]) -> np.ndarray:
+    """The pixels within 3 rows of the lines spanning a tenth of the width or more."""
+    mask = np.zeros(shape, dtype=bool)
+    for line in lines:
+        if line.x1 - line.x0 < 0.1 * shape[1]:
+            continue
+        for x in np.flatnonzero(~np.isnan(line.ys)):
+            y = int(line.ys[x])
+            mask[max(0, y - 3) : y + 4, max(0, x - 1) : x + 2] = True
+    return mask
+
+
+def _nearest(colour: np.ndarray, colours: list[np.ndarray]) -> int:
+    return min(range(len(colours)), key=lambda k: colour_distance(colour, colours[k]))
+
+
+def _inside(box: tuple[int, int, int, int], frame: BBox) -> bool:
+    """Whether `box` lies within `frame` (3 pixels either way)."""
+    return (
+        frame[0] - 3 <= box[0]
+        and box[2] <= frame[2] + 3
+        and frame[1] - 3 <= box[1]
+        and box[3] <= frame[3] + 3
+    )
 
 
 def _x_ticks(

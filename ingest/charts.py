@@ -131,7 +131,7 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
     order = list(range(len(layout.colours)))
     if len(layout.colours) > 1:
         marks = [box for row in layout.marks for _, box in row]
-        names, used, order = legend(rgb, words, layout.colours, [(b.x0, b.y0, b.x1, b.y1) for b in marks])
+        names, used, order, _ = legend(rgb, words, layout.colours, [(b.x0, b.y0, b.x1, b.y1) for b in marks])
         words = [w for i, w in enumerate(words) if i not in used]
     labels = _category_labels(image, languages, zoom, words, bars, baseline, left)
     if sum(1 for label in labels if label) < 0.75 * len(bars):

@@ -179,11 +179,18 @@ def _matplotlib_chart(kind: str) -> Image.Image:
             )
         ax.set_xticks(range(len(regions)), regions)
         ax.set_ylabel("Harvest (tonnes)")
-    else:
+    elif kind == "line":
         for name, values in TEMPERATURES.items():
             ax.plot(list(values), list(values.values()), label=name)
         ax.set_ylabel("Temperature (C)")
-    ax.legend()
+    else:  # lines with markers that cross each other, a numeric x axis, the legend outside
+        for (name, values), marker in zip(CAPACITY.items(), "os^", strict=True):
+            ax.plot(list(values), list(values.values()), f"{marker}-", label=name)
+        ax.set_ylabel("Capacity (GW)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+        fig.tight_layout()
+    if kind != "markers":
+        ax.legend()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
@@ -198,6 +205,13 @@ SERIES = {
 TEMPERATURES = {
     "Lisbon": {"Jan": 12.0, "Feb": 15.0, "Mar": 19.0, "Apr": 24.0, "May": 28.0, "Jun": 31.0, "Jul": 33.0},
     "Oslo": {"Jan": 5.0, "Feb": 6.0, "Mar": 9.0, "Apr": 13.0, "May": 17.0, "Jun": 20.0, "Jul": 22.0},
+}
+
+
+CAPACITY = {
+    "Solar": dict(zip(range(2015, 2023), [10.0, 14, 18, 16, 22, 25, 21, 30], strict=True)),
+    "Wind": dict(zip(range(2015, 2023), [28.0, 24, 20, 19, 17, 21, 26, 24], strict=True)),
+    "Hydro": dict(zip(range(2015, 2023), [5.0, 9, 12, 20, 26, 18, 15, 12], strict=True)),
 }
 
 
@@ -235,6 +249,17 @@ def test_a_drawn_line_chart_reads_each_line_at_the_ticks_and_its_extremes() -> N
     assert float(read["Lowest point"]["Oslo"]) == pytest.approx(5, abs=0.5)
     all_lines = table.columns[-1]
     assert "all lines" in all_lines and float(read["Highest point"][all_lines]) == pytest.approx(33, abs=0.5)
+
+
+def test_drawn_lines_with_markers_that_cross_read_at_each_year() -> None:
+    (table,) = read_bar_charts(_matplotlib_chart("markers"), "eng")
+    assert table.columns[1:4] == ["Solar", "Wind", "Hydro"]
+    read = _grid(table)
+    assert list(read)[:8] == [str(year) for year in range(2015, 2023)]  # the numeric axis' ticks
+    for name, values in CAPACITY.items():
+        for year, value in values.items():
+            assert float(read[str(year)][name]) == pytest.approx(value, abs=0.3), (name, year)
+    assert float(read["Highest point"][table.columns[-1]]) == pytest.approx(30, abs=0.3)
 
 
 def test_corpus_stacked_bar_weather_reads_each_segment_of_each_month() -> None:
