@@ -321,7 +321,13 @@ def y_title(image: Image.Image, languages: str, zoom: float, words: list[Word], 
     row = min(line, key=lambda w: abs((w[1] + w[3]) / 2 - strip.height / 2))
     # the whole row, short words too ("CO2 concentration in ppm"), as far as it runs on
     same = sorted((w for w in found if abs(w[1] - row[1]) <= 8), key=lambda w: w[0])
-    return clean(" ".join(w[4] for w in same))
+    at = same.index(row)
+    start, end, gap = at, at + 1, 1.5 * (row[3] - row[1])
+    while start > 0 and same[start][0] - same[start - 1][2] <= gap:
+        start -= 1
+    while end < len(same) and same[end][0] - same[end - 1][2] <= gap:
+        end += 1
+    return clean(" ".join(w[4] for w in same[start:end]))
 
 
 def union(words: list[Word]) -> BBox:

@@ -51,6 +51,7 @@ SAME_COLOUR = 40  # RGB distance: colour bins this close are one line's colour
 ASSIGN_DISTANCE = 60  # a saturated pixel farther than this from every line colour is no line's
 MAX_THICKNESS = 6.0  # pixels per column, on average
 MIN_WIDTH = 10  # pixels: a line piece spans at least this (a line drawn for a few months of a decade)
+MAX_SPLIT = 0.25  # of a curve's columns: more crossing it twice (a marker's edges do) is text
 MIN_STRETCH = 8  # columns: a shorter stretch of curve between text or crossings is left out
 MIN_PIECE = 0.5  # of a component's width: the stretch of it that is a thin curve
 MIN_LONGEST = 0.25  # of the image width: the longest line spans at least this
@@ -257,7 +258,8 @@ def _curve(piece: np.ndarray) -> np.ndarray | None:
     first = np.where(piece, rows, piece.shape[0]).min(axis=0)
     last = np.where(piece, rows, -1).max(axis=0)
     span = last - first + 1
-    good = drawn & ((span <= counts + 1) | (span <= max(8.0, 2.5 * float(np.median(counts[drawn])))))
+    single = drawn & (span <= counts + 1)
+    good = single | (drawn & (span <= max(8.0, 2 * float(np.median(counts[drawn])))))
     columns = np.flatnonzero(good)
     if not len(columns):
         return None
@@ -269,6 +271,8 @@ def _curve(piece: np.ndarray) -> np.ndarray | None:
             keep[a : b + 1] = True
     keep &= drawn
     if keep.sum() < max(MIN_WIDTH, MIN_PIECE * drawn.sum()) or counts[keep].mean() > MAX_THICKNESS:
+        return None
+    if (keep & ~single).sum() > MAX_SPLIT * keep.sum():  # letters: most columns cross two strokes
         return None
     centres = (piece * rows).sum(axis=0) / np.maximum(counts, 1)
     return np.where(keep, centres, np.nan)
