@@ -108,7 +108,7 @@ def value_axis(
         value = number(text)
         if value is not None and x1 <= left + 2:
             centre = (y0 + y1) / 2
-            mark = _tick_mark(grey, x1, left, centre, (y1 - y0) / 2 + 2) if grey is not None else None
+            mark = tick_mark(grey, x1, left, centre, (y1 - y0) / 2 + 2) if grey is not None else None
             ticks.append((x1, centre if mark is None else mark, value))
     columns: list[list[tuple[float, float, float]]] = []
     for tick in sorted(ticks):
@@ -125,10 +125,11 @@ def value_axis(
     return None
 
 
-def _tick_mark(grey: np.ndarray, x0: float, x1: float, y: float, reach: float) -> float | None:
-    """The row of the tick mark between a tick label's right edge and the plot: rows near
-    the label's centre with 3 or more dark pixels more than the others (the axis line), one
-    group of at most 3 rows; None when there is no such mark."""
+def tick_mark(grey: np.ndarray, x0: float, x1: float, y: float, reach: float) -> float | None:
+    """The row of the tick mark between a tick label's right edge (x0) and the plot (x1):
+    rows near the label's centre with 3 or more dark pixels more than the others (the axis
+    line), one group of at most 3 rows; None when there is no such mark. (An x-axis tick is
+    found in the image transposed.)"""
     top, bottom = max(0, int(y - reach)), min(grey.shape[0], int(y + reach) + 1)
     cols = slice(max(0, int(x0) + 1), max(int(x0) + 2, int(x1) + 1))
     counts = (grey[top:bottom, cols] < 200).sum(axis=1)

@@ -36,6 +36,7 @@ from ingest.chart_axes import (
     same_case,
     scaled,
     text_height,
+    tick_mark,
     union,
     value_axis,
     x_title,
@@ -117,7 +118,8 @@ def read_line_charts(
     rank = {k: i for i, k in enumerate(order)}
     lines.sort(key=lambda line: rank[_nearest(line.colour, colours)])
     names = [named[_nearest(line.colour, colours)] for line in lines]
-    ticks = _x_ticks(words, left, right, bottom, image.height, text_height(words, left))
+    grey = np.asarray(image.convert("L"), dtype=np.int16)
+    ticks = _x_ticks(words, left, right, bottom, grey, text_height(words, left))
     if len(ticks) < 2:
         return []
     for k, line in enumerate(lines):
@@ -130,7 +132,8 @@ def read_line_charts(
             y = line.y_at(x)
             text = "" if y is None else format_value(slope * y + intercept, step)
             cells.append(Cell(text, scaled((x - 1, y - 1, x + 1, y + 1) if y is not None else box, scale)))
-        rows.append(cells)
+        if any(c.text for c in cells[1:]):  # a tick past every line's end reads nothing
+            rows.append(cells)
     extremes = []
     for label, pick in (("Highest point", np.nanargmin), ("Lowest point", np.nanargmax)):
         cells = [Cell(label, scaled((left, top, right, bottom), scale))]
@@ -346,10 +349,12 @@ def _inside(box: tuple[int, int, int, int], frame: BBox) -> bool:
 
 
 def _x_ticks(
-    words: list[Word], left: float, right: float, bottom: float, height: int, type_height: float
+    words: list[Word], left: float, right: float, bottom: float, grey: np.ndarray, type_height: float
 ) -> list[tuple[str, float, BBox]]:
     """(label, x, box) of the x-axis tick labels: the first line of words under the lines'
-    lowest point; numbers are relabelled by their fitted axis when >= 3 fit one."""
+    lowest point, each at its tick mark above it when there is one (a label's centre is a few
+    pixels off its tick); numbers are relabelled by their fitted axis when >= 3 fit one."""
+    height = grey.shape[0]
     reach = 0.5 * (right - left) / 10
     under = [
         w
@@ -369,7 +374,12 @@ def _x_ticks(
             labels[-1].append(w)
         else:
             labels.append([w])
-    ticks = [(" ".join(w[4] for w in ws), (union(ws)[0] + union(ws)[2]) / 2, union(ws)) for ws in labels]
+    ticks = []
+    for ws in labels:
+        box = union(ws)
+        centre = (box[0] + box[2]) / 2
+        mark = tick_mark(grey.T, box[1] - 12, box[1] - 1, centre, (box[2] - box[0]) / 2 + 2)
+        ticks.append((" ".join(w[4] for w in ws), centre if mark is None else mark, box))
     values = [number(t[0]) for t in ticks]
     numeric = [(t, v) for t, v in zip(ticks, values, strict=True) if v is not None]
     if len(numeric) >= 3 and len(numeric) >= 0.75 * len(ticks):
