@@ -102,15 +102,16 @@ def value_axis(
 ) -> tuple[float, float, float] | None:
     """(slope, intercept, tick step) of value = slope * y + intercept, from the numbers in a
     column left of the plot, each at its tick mark when `grey` (the image) shows one beside
-    it (an OCR box is a few pixels off its text); None unless enough ticks fit one line well."""
-    ticks: list[tuple[float, float, float]] = []  # right edge, centre y, value
+    it (an OCR box is a few pixels off its text) and they fit so; None unless enough ticks
+    fit one line well."""
+    ticks: list[tuple[float, float, float, float]] = []  # right edge, centre y, value, mark y
     for _x0, y0, x1, y1, text in words:
         value = number(text)
         if value is not None and x1 <= left + 2:
             centre = (y0 + y1) / 2
             mark = tick_mark(grey, x1, left, centre, (y1 - y0) / 2 + 2) if grey is not None else None
-            ticks.append((x1, centre if mark is None else mark, value))
-    columns: list[list[tuple[float, float, float]]] = []
+            ticks.append((x1, centre, value, centre if mark is None else mark))
+    columns: list[list[tuple[float, float, float, float]]] = []
     for tick in sorted(ticks):
         if columns and abs(columns[-1][-1][0] - tick[0]) <= 12:
             columns[-1].append(tick)
@@ -119,7 +120,10 @@ def value_axis(
     for column in sorted(columns, key=len, reverse=True):
         if len(column) < 2:
             return None
-        fit = fit_ticks([t[1] for t in column], [t[2] for t in column], increasing=False)
+        values = [t[2] for t in column]
+        fit = fit_ticks([t[3] for t in column], values, increasing=False) or fit_ticks(
+            [t[1] for t in column], values, increasing=False
+        )
         if fit is not None:
             return fit
     return None

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
+import pymupdf
 from PIL import Image
 from scipy import ndimage
 
@@ -605,7 +606,7 @@ def _same_case(labels: list[tuple[str, BBox] | None]) -> list[tuple[str, BBox] |
 def _agrees(text: str, estimate: float, step: float) -> bool:
     """A printed number close to what the pixels say (a misread "09" for 0.9 is not)."""
     value = number(text)
-    return value is not None and abs(value - estimate) <= max(step, 0.1 * abs(estimate))
+    return value is not None and abs(value - estimate) <= max(0.25 * step, 0.15 * abs(estimate))
 
 
 def _numbers_joined(words: list[Word]) -> list[Word]:
@@ -657,12 +658,17 @@ def _scaled_bar(bar: Bar, scale: float) -> BBox:
     return scaled((bar.x0, bar.y0, bar.x1, bar.y1), scale)
 
 
-def shifted(table: Table, dx: float, dy: float) -> Table:
-    """`table` with every box moved by (dx, dy) points: a chart read from a picture's own
+def shifted(table: Table, dx: float, dy: float, turn: pymupdf.Matrix | None = None) -> Table:
+    """`table` with every box moved by (dx, dy) points, then turned by `turn` (a rotated
+    page's view back to its unrotated coordinates): a chart read from a picture's own
     rendering, placed where the picture sits on its page."""
 
     def move(box: BBox) -> BBox:
-        return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+        moved = (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+        if turn is None:
+            return moved
+        r = pymupdf.Rect(moved) * turn
+        return (r.x0, r.y0, r.x1, r.y1)
 
     rows = [[replace(c, bbox=move(c.bbox)) for c in row] for row in table.rows]
     header = tuple(replace(c, bbox=move(c.bbox)) for c in table.header)

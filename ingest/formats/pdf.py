@@ -145,14 +145,14 @@ class PdfPages:
     def _figure_charts(self, page: pymupdf.Page, first_no: int) -> list[Table]:
         """Bar charts drawn as pictures on a page with text (a report's "Figura 1"): each
         picture of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (at most MAX_FIGURES
-        a page) rendered at CHART_DPI and read, its boxes moved to the page's coordinates."""
+        a page) rendered at CHART_DPI and read, its boxes moved to the page's coordinates.
+        A picture's box is the unrotated page's, as the text's: on a rotated page (a landscape
+        report) it is turned into the rendering's to clip it, and the cells turned back."""
         out: list[Table] = []
-        figures = [
-            pymupdf.Rect(info["bbox"]) & page.rect
-            for info in page.get_image_info()
-            if info["bbox"][2] - info["bbox"][0] >= FIGURE_MIN_PT
-            and info["bbox"][3] - info["bbox"][1] >= FIGURE_MIN_PT / 2
+        placed = [
+            pymupdf.Rect(info["bbox"]) * page.rotation_matrix & page.rect for info in page.get_image_info()
         ]
+        figures = [r for r in placed if r.width >= FIGURE_MIN_PT and r.height >= FIGURE_MIN_PT / 2]
         for clip in figures[:MAX_FIGURES]:
             zoom = CHART_DPI / 72
             pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=clip, alpha=False)
@@ -160,7 +160,7 @@ class PdfPages:
             read = read_bar_charts(
                 image, self.options.ocr_languages, page_scale=1 / zoom, table_no=first_no + len(out)
             )
-            out.extend(shifted(t, clip.x0, clip.y0) for t in read)
+            out.extend(shifted(t, clip.x0, clip.y0, page.derotation_matrix) for t in read)
         return out
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
