@@ -337,3 +337,32 @@ def test_a_photo_and_a_text_page_give_no_chart_quickly() -> None:
     page = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
     assert read_bar_charts(page, "eng") == []
     assert time.perf_counter() - start < 20
+
+
+def test_a_chart_pictured_on_a_rotated_page_is_read_from_its_own_place() -> None:
+    """A landscape report page (/Rotate 90): the picture's box is the unrotated page's, so
+    it is turned to clip the rendering, and the cells turned back beside the page's text."""
+    import io
+
+    import pymupdf
+
+    buf = io.BytesIO()
+    _drawn_chart().save(buf, "PNG")
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=595, height=842)
+    page.insert_textbox(pymupdf.Rect(72, 60, 523, 200), "Relatório de vendas por região. " * 8, fontsize=11)
+    place = pymupdf.Rect(72, 220, 372, 670)  # 300 x 450 unrotated: 450 x 300 as shown
+    page.insert_image(place, stream=buf.getvalue(), rotate=90)  # upright once the page turns
+    page.set_rotation(90)
+    data = pdf.tobytes()
+    loader = PdfLoader()
+    document = loader.open(data, loader.sniff(data), LoadOptions(ocr_languages="eng", layout="text"))  # type: ignore[arg-type]
+    try:
+        (loaded,) = list(document.pages())
+    finally:
+        document.close()
+    (chart,) = [t for t in loaded.tables if TITLE_NOTE in t.title]
+    for name, value in VALUES.items():
+        assert _rows(chart)[name] == pytest.approx(value, abs=2), name
+    x0, y0, x1, y1 = chart.bbox
+    assert place.x0 - 1 <= x0 <= x1 <= place.x1 + 1 and place.y0 - 1 <= y0 <= y1 <= place.y1 + 1
