@@ -28,8 +28,9 @@ import pymupdf
 # and `carta reindex` rebuilds the table chunks stored by an older one (service/reindex.py).
 # 1: chunks stored before the field; 2: cell boxes of their words, stacked rows split,
 # over-split grids replaced by the ruling lines' grid; 3: bar charts read into tables
-# (ingest/charts.py) on pages with little text.
-TABLE_VERSION = 3
+# (ingest/charts.py) on pages with little text; 4: stacked, grouped and line charts too
+# (ingest/chart_lines.py), and bar charts pictured on text pages.
+TABLE_VERSION = 4
 BBox = tuple[float, float, float, float]  # as ingest.loaders.BBox (which imports Table from here)
 CELL_CHARS = 200  # a cell's text is cut here (payloads and chunk text stay bounded)
 MAX_HEADER_ROWS = 4

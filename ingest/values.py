@@ -30,6 +30,13 @@ _MONTH_NAMES: dict[int, tuple[str, ...]] = {
     12: ("dezembro", "december", "decembre", "diciembre", "dez", "dec", "dic"),
 }
 MONTHS: dict[str, int] = {name: month for month, names in _MONTH_NAMES.items() for name in names}
+
+
+def month_names(month: int) -> tuple[str, ...]:
+    """A month's names and abbreviations in the languages read (7: "julho", "july", "jul", ...)."""
+    return _MONTH_NAMES.get(month, ())
+
+
 # Full names only: safe to read as a month outside a date ("ago", "mar", "set" are words).
 _FULL_MONTHS: dict[str, int] = {
     name: month

@@ -99,8 +99,10 @@ class Settings(BaseSettings):
     )
     chart_tables: bool = Field(
         True,
-        description="Bar charts (image pages, PDF pages with little text, pictures on text pages) are read "
-        "from their pixels into tables (category -> value, ingest/charts.py), so chart questions are "
+        description="Charts (image pages, PDF pages with little text, pictures on text pages) are read from "
+        "their pixels into tables: bar charts category -> value, stacked and grouped bars one column per "
+        "series (named by the legend), line charts one row per x tick and one column per line, with each "
+        "line's highest and lowest point (ingest/charts.py, ingest/chart_lines.py), so chart questions are "
         "answered by cell; about 0.3-1.5 s per chart (one more OCR pass).",
     )
     max_upload_bytes: int = Field(100 * 1024 * 1024, ge=1024)

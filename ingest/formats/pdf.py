@@ -128,30 +128,32 @@ class PdfPages:
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
 
     def _chart_tables(self, page: pymupdf.Page, first_no: int, whole_page: bool) -> list[Table]:
-        """Bar charts read into tables (ingest/charts.py): the whole page when it has little
+        """Charts read into tables (ingest/charts.py): the whole page when it has little
         text (a chart picture, a scanned figure), rendered within the pixel cap; else each
         picture on it of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (a report's
-        "Figura 1", at most MAX_FIGURES a page) at CHART_DPI. Boxes are in page points."""
+        "Figura 1", at most MAX_FIGURES a page) at CHART_DPI, its boxes moved to the page's
+        coordinates. A picture's box is the unrotated page's, as the text's: on a rotated page
+        (a landscape report) it is turned into the rendering's to clip it, and the cells
+        turned back."""
         if whole_page:
             wanted = CHART_DPI if self.kind == "pdf" else 72
             rect = page.rect
             dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
             regions = [(rect, dpi)]
         else:
-            figures = [
-                pymupdf.Rect(info["bbox"]) & page.rect
-                for info in page.get_image_info()
-                if info["bbox"][2] - info["bbox"][0] >= FIGURE_MIN_PT
-                and info["bbox"][3] - info["bbox"][1] >= FIGURE_MIN_PT / 2
-            ]
+            turn = page.rotation_matrix
+            placed = [pymupdf.Rect(info["bbox"]) * turn & page.rect for info in page.get_image_info()]
+            figures = [r for r in placed if r.width >= FIGURE_MIN_PT and r.height >= FIGURE_MIN_PT / 2]
             regions = [(clip, CHART_DPI) for clip in figures[:MAX_FIGURES]]
         out: list[Table] = []
         for clip, dpi in regions:
-            image = _render(page, dpi, clip)
+            image = _render(page, dpi, None if whole_page else clip)
             read = read_bar_charts(
                 image, self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no + len(out)
             )
-            out.extend(shifted(t, clip.x0, clip.y0) for t in read)
+            if not whole_page:
+                read = [shifted(t, clip.x0, clip.y0, page.derotation_matrix) for t in read]
+            out.extend(read)
         return out
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:

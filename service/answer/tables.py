@@ -27,16 +27,18 @@ from typing import Any, Literal
 
 from geo.folding import fold
 from ingest.values import (
+    MONTHS,
     find_dates,
     find_numbers,
     find_periods,
+    month_names,
     number_token,
     parse_date,
     parse_number,
     split_tokens,
 )
 from service.answer.content_words import question_content_words, translations, word_index
-from service.answer.gate import key_terms, question_key_terms, question_language
+from service.answer.gate import axis_months, key_terms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
@@ -66,6 +68,9 @@ _TOTAL_LABEL = re.compile(
     r"^\W*(?:total|totals|totais|totales|grand total|sum|soma|overall|all india|all states|country|"
     r"brasil|brazil)\b"
 )
+# a row stating its lines' extremes ("Highest point" of a line chart): no entity to rank
+_HIGHEST_LABEL = re.compile(r"^\W*(?:highest|maximum|maior|maximo)\b")
+_LOWEST_LABEL = re.compile(r"^\W*(?:lowest|minimum|menor|minimo)\b")
 _EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
 _UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
 _PERCENT = frozenset(["per cent", "percent", "%", "pct", "porcentagem", "percentual", "pourcentage"])
@@ -497,6 +502,12 @@ def _weight(token: str, df: int, n: int) -> float:
     return base
 
 
+def _unambiguous(month_name: str) -> bool:
+    """A month name a question's word means only as a month: the full names, not "may",
+    "mars", "set", "out" or "ago", which are words too ("what is the weather like on mars")."""
+    return len(month_name) > 4 or month_name in ("maio", "june", "july", "juin")
+
+
 @dataclass
 class _Labels:
     """A table's row and column labels as tokens, matched against a question's tokens."""
@@ -510,6 +521,13 @@ class _Labels:
     @classmethod
     def of(cls, table: EvidenceTable, cell_columns: Sequence[int] = ()) -> _Labels:
         rows = [_row_tokens(table, i, cell_columns) for i in range(len(table.rows))]
+        # rows labelled by a run of abbreviated months (a chart's month axis: "Jan", "Feb", ...)
+        # are named by the month's words too: "July" or "janeiro" asks for that row
+        axis = axis_months(" ".join(row_label(table, i) for i in range(len(table.rows))))
+        for i, row in enumerate(rows):
+            month = MONTHS.get(fold(row_label(table, i)).strip(" ."))
+            if month is not None and f"month:{month}" in axis:
+                row |= {f"month:{month}", *(_stem(name) for name in month_names(month) if _unambiguous(name))}
         body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
         return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
 
@@ -656,6 +674,7 @@ class TableAnswerer:
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
+            found = found or self._stated_extreme(labels, extreme, line_query)
         else:
             found = self._lookup(labels, query)
             if words & _TOTAL_ASKED:
@@ -702,6 +721,29 @@ class TableAnswerer:
         found.addressed = set().union(
             *(tokens(n) for n in named), *(tokens(table.rows[i][j].text) for i, j in chosen)
         )
+        return found
+
+    @staticmethod
+    def _stated_extreme(labels: _Labels, extreme: Operation, query: set[str]) -> _Found | None:
+        """The cell of the one row that states the extreme asked ("Highest point" of a line
+        chart's lines, ingest/chart_lines.py), in the one column the question names, when it
+        names no line to run the extreme over ("the highest CO2 concentration")."""
+        table = labels.table
+        pattern = _HIGHEST_LABEL if extreme == "argmax" else _LOWEST_LABEL
+        rows = [i for i in range(len(table.rows)) if pattern.match(fold(row_label(table, i)))]
+        if len(rows) != 1:
+            return None
+        cells = table.rows[rows[0]]
+        columns = [
+            m
+            for m in labels.match_columns(query)
+            if m.index not in table.label_columns and not cells[m.index].empty
+        ]
+        column = _unique_best(columns)
+        if column is None:
+            return None
+        found = _Found("lookup", [(rows[0], column.index)], column.score)
+        found.addressed = labels.rows[rows[0]] | labels.columns[column.index]
         return found
 
     def _lookup(self, labels: _Labels, query: set[str]) -> _Found | None:
@@ -1074,7 +1116,10 @@ def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
         return [
             i
             for i, r in enumerate(table.rows)
-            if i not in table.total_rows and sum(not c.empty for c in r) >= 2
+            if i not in table.total_rows
+            and sum(not c.empty for c in r) >= 2
+            and not _HIGHEST_LABEL.match(fold(row_label(table, i)))
+            and not _LOWEST_LABEL.match(fold(row_label(table, i)))
         ]
     return [
         j for j in range(len(table.columns)) if j not in table.label_columns and j not in table.total_columns

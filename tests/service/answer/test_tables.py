@@ -435,3 +435,47 @@ def test_how_many_rows_name_a_place_is_a_count_when_no_cell_holds_the_number() -
     assert english is not None and english.text.startswith('According to the table "Relatório')
     one = ask("Quantas autuações em Tefé?", table_page("ibama", grid))
     assert one is None or one.operation != "count"
+
+
+def test_rows_of_a_month_axis_are_named_by_their_months() -> None:
+    """A chart's month axis writes "Jul" and "Jan" (ingest/charts.py): "July" or "janeiro"
+    asks for that row."""
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    rain = [65, 72, 72, 59, 41, 41, 15, 25, 36, 64, 74, 73]
+    sun = [25, 28, 36, 52, 76, 75, 90, 85, 63, 36, 33, 34]
+    rows = [[m, str(r), str(s)] for m, r, s in zip(months, rain, sun, strict=True)]
+    grid = synthetic_grid(
+        ["Month of the year", "rain", "sun"], rows, title="Count of Records (stacked bar chart)"
+    )
+    page = table_page("weather", grid)
+    answer = ask("How many sun records are counted in July?", page)
+    assert answer is not None and answer.operation == "lookup" and "90" in answer.text
+    answer = ask("Quantos registros de chuva (rain) há em janeiro?", page)
+    assert answer is not None and "65" in answer.text
+
+
+def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() -> None:
+    """A line chart's table has a row of each line's highest point and a column of all
+    lines' (ingest/chart_lines.py): "the highest CO2 concentration" names no line to run
+    an extreme over, and is read from that row; one naming a line ranks its ticks."""
+    grid = synthetic_grid(
+        ["Year into Decade", "2000 – 2009", "2010 – 2019", "CO2 concentration in ppm of all lines"],
+        [
+            ["0", "370.5", "391", ""],
+            ["5", "379.9", "400.7", ""],
+            ["10", "388.7", "413.3", ""],
+            ["Highest point", "390.4", "414.9", "414.9"],
+            ["Lowest point", "367", "387.2", "367"],
+        ],
+        title="CO2 concentration in ppm (line chart)",
+    )
+    page = table_page("co2", grid)
+    answer = ask("What is the highest CO2 concentration?", page)
+    assert answer is not None and "414.9" in answer.text
+    answer = ask("What is the lowest CO2 concentration?", page)
+    assert answer is not None and "367" in answer.text
+    answer = ask("Qual a maior concentração de CO2?", page)
+    assert answer is not None and "414.9" in answer.text
+    # a line named: its extreme over the ticks, the rows stating extremes are no ticks
+    answer = ask("At which year into the decade was the 2010 – 2019 concentration highest?", page)
+    assert answer is not None and answer.operation == "argmax" and "10 had the highest" in answer.text
