@@ -190,10 +190,10 @@ class QueryPlanner:
                     stopped = "token limit"
                     break
                 run(self._refine(route, missing), "missing terms")
-        elif self._translated(q.text, route) is not None:
+        elif (translated := self._translated(q.text, route)) is not None:
             # one question in another language than the text encoder's ("Quem financiou as
             # diretrizes da OMS?" over an English report): its translation is searched too
-            run(self._translated(q.text, route) or "", "translation")
+            run(translated, "translation")
             stopped = "translated"
         pages = merged() if len(steps) > 1 else first.pages
         timings["plan"] = round((time.perf_counter() - t0) * 1e3, 2)
