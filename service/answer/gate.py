@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from geo.country_names import longest_country_words, same_country
 from geo.folding import fold
 from ingest.values import (
     MONTHS,
@@ -126,9 +127,11 @@ class KeyTerm:
 
 def name_forms(name: str) -> set[str]:
     """Other spellings of a name (folded) that stand for it: the organisation's acronym in
-    another language (OMS = WHO), a capitalised common word's translation ("Tabela 1" =
-    "Table 1", "Produto D" = "Product D"), and a demonym's place ("Indian" = "India")."""
+    another language (OMS = WHO), a country's name in another language (geo/country_names.py),
+    a capitalised common word's translation ("Tabela 1" = "Table 1", "Produto D" = "Product D"),
+    and a demonym's place ("Indian" = "India")."""
     forms = set(_ALIASES.get(name, ()))
+    forms |= {form for form in same_country(name) if len(form) > 3}  # "Índia" = "Inde" = "India"
     if " " not in name:
         forms |= translations(name) - {name}
         if len(name) > 5 and name.endswith("an"):
@@ -178,6 +181,9 @@ def question_key_terms(question: str) -> list[KeyTerm]:
                     KeyTerm(_spaced(question[start:end]), frozenset({f"num:{number_token(value)}"}), False),
                 )
             )
+    for start, end in _country_spans(question, words):  # "Estados Unidos": one name, not two
+        if free(start, end):
+            spans.append((start, end, KeyTerm(_spaced(question[start:end]), frozenset(), True)))
     for i, m in enumerate(words):
         word = m[0]
         if not free(*m.span()) or any(ch.isdigit() for ch in word):
@@ -188,6 +194,24 @@ def question_key_terms(question: str) -> list[KeyTerm]:
         elif i > 0 and word[0].isupper() and len(word) > 2:
             spans.append((*m.span(), KeyTerm(_spaced(word), frozenset(), True)))
     return [term for _, _, term in sorted(spans, key=lambda s: s[0])]
+
+
+def _country_spans(question: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
+    """The spans of the question's multi-word country names, capitalised ("Estados Unidos",
+    "Reino Unido", "África do Sul"), longest first: a page in another language writes none of
+    their words ("United States"), so each word alone would be a missing name."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(longest_country_words(), len(words) - i), 1, -1):
+            first, last = words[i], words[i + n - 1]
+            if first[0][0].isupper() and same_country(question[first.start() : last.end()]):
+                out.append((first.start(), last.end()))
+                i += n
+                break
+        else:
+            i += 1
+    return out
 
 
 def key_terms(question: str) -> list[str]:

@@ -388,6 +388,16 @@ def test_an_organisation_is_found_by_its_acronym_in_another_language() -> None:
     assert missing_key_terms("Qual foi o PIB em 2020?", ["The GDP in 2020 grew 3%"]) == []
 
 
+def test_a_country_is_found_by_its_name_in_another_language() -> None:
+    """A Portuguese question's "Índia" or "Estados Unidos" over a French page's "Inde" and
+    "États-Unis": the same countries (CLDR names), a multi-word name one key term; a country
+    the page does not name is still missing."""
+    french = "La puissance installée en Inde et aux États-Unis a augmenté en 2020."
+    assert key_terms("Quanto os Estados Unidos instalaram em 2020?") == ["estados unidos", "2020"]
+    assert missing_key_terms("Quanto a Índia e os Estados Unidos instalaram em 2020?", [french]) == []
+    assert missing_key_terms("Quanto a Alemanha instalou em 2020?", [french]) == ["alemanha"]
+
+
 def test_the_names_describing_the_document_need_not_be_in_its_answering_sentence(
     gate: RelevanceGate,
 ) -> None:
