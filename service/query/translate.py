@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from geo.country_names import country_code, country_names
 from geo.folding import fold
 
 # folded Portuguese word -> English words
@@ -197,6 +198,18 @@ def english_cognate(word: str) -> str | None:
     return None
 
 
+def _country_at(words: list[str], i: int, target: str) -> tuple[str, int] | None:
+    """The country named by the capitalised words from `words[i]` (up to three) in the
+    `target` language, with how many words named it; None when they name none."""
+    if not words[i][:1].isupper():
+        return None
+    for n in range(min(3, len(words) - i), 0, -1):
+        code = country_code(" ".join(words[i : i + n]))
+        if code and (names := country_names(code, (target,))):
+            return names[0], n
+    return None
+
+
 def translate(text: str, language: str) -> str | None:
     """`text` (Portuguese or English) in the other language, word for word; None when fewer
     than MIN_TRANSLATED words are in the glossary or the language is neither."""
@@ -210,7 +223,17 @@ def translate(text: str, language: str) -> str | None:
         return None
     out: list[str] = []
     translated = 0
-    for word in re.findall(r"[\w][\w./-]*", text):
+    words = re.findall(r"[\w][\w./-]*", text)
+    i = 0
+    while i < len(words):
+        if country := _country_at(words, i, "en" if language == "pt" else "pt"):
+            name, used = country
+            out.append(name)  # "Índia" -> "India", "Estados Unidos" -> "United States"
+            translated += 1
+            i += used
+            continue
+        word = words[i]
+        i += 1
         folded = fold(word)
         cognate = english_cognate(folded) if language == "pt" and not word[:1].isupper() else None
         if folded in glossary:

@@ -33,3 +33,13 @@ def test_a_word_outside_the_glossary_becomes_its_english_cognate_by_its_ending()
         "frequência detection pessoas cirrosis"
     )
     assert translate("A Nação e a Vitória", "pt") is None  # names, and "nação" is too short a stem
+
+
+def test_a_country_is_named_in_the_other_language() -> None:
+    """CLDR's names (geo/country_names.py), a multi-word name as one: a page written in
+    English names "India" and "the United States", never "Índia" or "Estados Unidos"."""
+    pt = translate("Qual foi a capacidade solar instalada na Índia e nos Estados Unidos em 2020?", "pt")
+    assert pt is not None and "India" in pt.split() and "United States" in pt
+    assert "Estados" not in pt
+    en = translate("What was the solar capacity installed in Germany in 2020?", "en")
+    assert en is not None and "Alemanha" in en.split()
