@@ -232,8 +232,9 @@ def docgraph_summariser(settings: Settings, docgraph: DocGraphStore | None) -> C
 def query_planner(
     settings: Settings, retriever: Retriever, docgraph: DocGraphStore | None
 ) -> QueryPlanner | None:
-    """The query planner when CARTA_PLANNER=auto (routing by the LLM when one is configured)."""
-    if settings.planner != "auto":
+    """The query planner when CARTA_PLANNER is auto (routing by the LLM when one is
+    configured) or translate (no routing: a question's translation searched too)."""
+    if settings.planner == "off":
         return None
     config = llm_config(settings)
     return QueryPlanner(
@@ -243,6 +244,7 @@ def query_planner(
         recognise=docgraph.recognise if docgraph else None,
         llm=LLMClient(config) if config else None,
         text_language=retriever.text_language,
+        route_questions=settings.planner == "auto",
     )
 
 
@@ -755,7 +757,7 @@ class Carta:
         else the router's rule; a query whose channels leave "global" out does not."""
         if query.channels is not None and "global" not in query.channels:
             return False
-        if result.plan is not None:
+        if result.plan is not None and result.plan.get("router") != "none":
             return "global" in result.plan.get("routes", [])
         return asks_global(query.text)
 

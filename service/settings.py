@@ -366,10 +366,11 @@ class Settings(BaseSettings):
         return self.data_dir / "docgraph.sqlite3"
 
     # Query planning (service/query/planner.py): routes per question, multi-step retrieval
-    planner: Literal["auto", "off"] = Field(
+    planner: Literal["auto", "translate", "off"] = Field(
         "off",
         description="auto: route each question and retrieve a multi-hop question part by part "
-        "(bounded); off: one single-shot search (the default path).",
+        "(bounded); translate: one search, and one more of its word-for-word translation when the "
+        "question is in another language than the text model's; off: one single-shot search.",
     )
     planner_max_steps: int = Field(6, ge=1, le=20, description="Searches a planned question may run.")
     planner_max_tokens: int = Field(

@@ -92,8 +92,12 @@ class QueryPlanner:
         recognise: Callable[[str, str], list[int]] | None = None,
         llm: LLMClient | None = None,
         text_language: str | None = None,
+        route_questions: bool = True,
     ) -> None:
         self._search = search  # one single-shot retrieval (Retriever.search)
+        # False (CARTA_PLANNER=translate): no routing, no parts; a question in another language
+        # than the text encoder's is searched translated too, and that is all
+        self.route_questions = route_questions
         # the one language the text encoder reads (None: any): a question in another is
         # searched translated too (translate.py)
         self.text_language = text_language
@@ -106,11 +110,13 @@ class QueryPlanner:
         """The question in the text encoder's language, when it is in another one and the
         rules route it (an LLM router words its own sub-questions)."""
         language = question_language(question)
-        if route.router != "rules" or self.text_language is None or language == self.text_language:
+        if route.router == "llm" or self.text_language is None or language == self.text_language:
             return None
         return translate(question, language)
 
     def route(self, q: SearchQuery) -> Route:
+        if not self.route_questions:  # the single-shot search's own channels, one part
+            return Route((), frozenset(self.available), (q.text,), {"route": "not routed"}, router="none")
         recognise = (lambda text: self.recognise(q.tenant, text)) if self.recognise else None
         if self.llm is not None:
             return llm_route(self.llm, q.text, self.available, recognise)
@@ -119,8 +125,9 @@ class QueryPlanner:
     def search(self, q: SearchQuery) -> SearchResult:
         t0 = time.perf_counter()
         route = self.route(q)
-        # the caller's channel choice (the API's `channels`, the evaluation's baselines) wins
-        channels = q.channels if q.channels is not None else route.channels
+        # the caller's channel choice (the API's `channels`, the evaluation's baselines) wins;
+        # an unrouted question keeps the single-shot search's
+        channels = q.channels if q.channels is not None or not self.route_questions else route.channels
         steps: list[dict] = []
         lists: dict[str, list[list[PageEvidence]]] = {
             "question": [],

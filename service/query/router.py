@@ -76,7 +76,7 @@ class Route:
     channels: frozenset[str]
     sub_questions: tuple[str, ...]  # one item: not a multi-hop question
     why: dict[str, str] = field(default_factory=dict)
-    router: Literal["rules", "llm"] = "rules"
+    router: Literal["rules", "llm", "none"] = "rules"  # none: CARTA_PLANNER=translate routes nothing
     tokens: int = 0  # LLM tokens the routing cost
 
     @property

@@ -174,3 +174,20 @@ def test_one_portuguese_question_is_searched_translated_when_the_encoder_reads_e
         SearchQuery("What was Northwind's cash in September?", "t")
     )
     assert english.plan is not None and len(english.plan["steps"]) == 1
+
+
+def test_unrouted_planner_only_adds_the_translation_search() -> None:
+    """CARTA_PLANNER=translate: no routing, no parts, the single-shot search's channels; a
+    Portuguese question over an English-only encoder is searched translated too, a multi-hop
+    question is searched once, as asked."""
+    index = WordIndex()
+    planner = QueryPlanner(index.search, ALL_CHANNELS, text_language="en", route_questions=False)
+    planned = planner.search(SearchQuery("Qual era o caixa e equivalentes da Northwind em setembro?", "t"))
+    assert planned.plan is not None and planned.plan["router"] == "none"
+    assert [s["kind"] for s in planned.plan["steps"]] == ["question", "translation"]
+    assert ("q3_report", 2) in _keys(planned)
+    assert all(q.channels is None for q in index.queries)  # the single-shot search's own choice
+    once = planner.search(SearchQuery(QUESTION, "t"))
+    assert once.plan is not None and not once.plan["multi_hop"]
+    assert [s["kind"] for s in once.plan["steps"]] == ["question", "translation"]  # no sub-questions
+    assert once.plan["sub_questions"] == []
