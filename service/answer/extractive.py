@@ -269,9 +269,7 @@ def _answers(test: AnswerTest, cand: Candidate) -> bool:
     """Whether the sentence states the asked thing: the key terms in it or in its page's
     title and headings, which date and place a bare statement ("Relatório Ambiental Municipal
     2024", "Prefeitura do Recife"), and a value of the asked kind in the sentence itself."""
-    context = f"{page_headings(cand.page)}\n{cand.sentence}" if cand.page else cand.sentence
-    hay = Haystack(context)
-    return all(hay.contains(t) for t in test.terms) and test.states_value(cand.sentence)
+    return test.answers(cand.sentence, headings=page_headings(cand.page) if cand.page else "")
 
 
 def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:

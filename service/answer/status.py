@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, states_value
-from service.answer.gate import Candidate, Haystack, question_key_terms
+from service.answer.gate import Candidate, Haystack, page_headings, question_key_terms
 from service.answer.types import AnswerStatus
 
 
@@ -33,11 +33,13 @@ class AnswerTest:
         """A value of the asked kind that the question does not give (True when none is asked)."""
         return self.asked is None or states_value(sentence, self.asked, self.given)
 
-    def answers(self, sentence: str, described: Collection[str] = ()) -> bool:
-        """Every key term in the sentence, or among the names that describe its document
-        (`described`, gate.document_described: "o Redpaper da IBM sobre RCAC"), and a value
+    def answers(self, sentence: str, described: Collection[str] = (), headings: str = "") -> bool:
+        """Every key term in the sentence, in its page's title and headings (`headings`,
+        gate.page_headings: they date and place a bare statement, "Relatório Ambiental
+        Municipal 2024", "Northwind Q3 2024"), or among the names that describe its document
+        (`described`, gate.document_described: "o Redpaper da IBM sobre RCAC"); and a value
         of the asked kind in the sentence itself."""
-        hay = Haystack(sentence)
+        hay = Haystack(f"{headings}\n{sentence}" if headings else sentence)
         held = all(t.text in described or hay.contains(t) for t in self.terms)
         return held and self.states_value(sentence)
 
@@ -50,7 +52,9 @@ def answer_status(
     test = AnswerTest(question)
     described = described or {}
     held = any(
-        test.answers(c.sentence, described.get((c.page.doc_id, c.page.page_no), ()) if c.page else ())
+        test.answers(c.sentence, described.get((c.page.doc_id, c.page.page_no), ()), page_headings(c.page))
+        if c.page
+        else test.answers(c.sentence)
         for c in chosen
     )
     return "answer" if held else "passages"

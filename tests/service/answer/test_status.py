@@ -11,6 +11,7 @@ from service.answer.asked import asks_identifier
 from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import Candidate, RelevanceGate
 from service.answer.status import answer_status, asked_value
+from service.query.types import PageEvidence
 from tests.service.answer.test_gate import SERANON, WHO, evidence
 
 
@@ -55,6 +56,18 @@ def test_key_terms_split_over_sentences_give_passages() -> None:
     split = cands("Nouvelle-Aquitaine has 2 753 MW.", "Occitanie follows with 2 000 MW.")
     assert answer_status(question, split) == "passages"
     assert answer_status(question, cands("Nouvelle-Aquitaine has 2 753 MW, Occitanie 2 000 MW.")) == "answer"
+
+
+def test_a_name_in_the_pages_title_or_headings_counts_for_the_sentence() -> None:
+    """ "Northwind" and "Q3" are in the report's title, not in the sentence that states the
+    figure: the title places it, so it is an answer; a name only in another body sentence of
+    the page is still split over sentences."""
+    question = "How many active customers did Northwind have at the end of Q3 2024?"
+    sentence = "Active customers reached 3,412 at quarter end of 2024, a net increase of 186."
+    page = PageEvidence("d", 1, "Northwind Analytics — Q3 2024 report", "q3.pdf", "pdf", 1.0, chunks=[])
+    assert answer_status(question, [Candidate(sentence, None, page)]) == "answer"  # type: ignore[arg-type]
+    untitled = PageEvidence("d", 1, "Quarterly report", "report.pdf", "pdf", 1.0, chunks=[])
+    assert answer_status(question, [Candidate(sentence, None, untitled)]) == "passages"  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
