@@ -53,9 +53,14 @@ def country_names(iso: str, languages: tuple[str, ...] = NAME_LANGUAGES) -> tupl
     return tuple(dict.fromkeys(written[lang] for lang in languages if lang in written))
 
 
-def country_code(name: str) -> str | None:
-    """The ISO code of a country named in any of NAME_LANGUAGES ("Inde" -> "IN"), else None."""
-    return _tables()[1].get(spaced(name))
+def country_code(name: str, languages: tuple[str, ...] = NAME_LANGUAGES) -> str | None:
+    """The ISO code of a country named in one of `languages` ("Inde" -> "IN"), else None.
+    Give the text's own language where it is known: French "Salvador" is El Salvador, a
+    Portuguese text's "Salvador" the city."""
+    code = _tables()[1].get(spaced(name))
+    if code is None or languages == NAME_LANGUAGES:
+        return code
+    return code if spaced(name) in {spaced(n) for n in country_names(code, languages)} else None
 
 
 def same_country(name: str) -> set[str]:

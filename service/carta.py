@@ -721,8 +721,8 @@ class Carta:
         """evidence, token..., citations, done: by the graph for relational questions, else by the LLM
         when one is configured, else extractive."""
         result = self.search(query)
-        if result.plan is not None:
-            yield Event("plan", result.plan)
+        if result.plan is not None and result.plan.get("router") != "none":
+            yield Event("plan", result.plan)  # the routes and steps; a translation alone is in done's plan
         evidence = None
         if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
             language = question_language(query.text)

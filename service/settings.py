@@ -367,7 +367,7 @@ class Settings(BaseSettings):
 
     # Query planning (service/query/planner.py): routes per question, multi-step retrieval
     planner: Literal["auto", "translate", "off"] = Field(
-        "off",
+        "translate",
         description="auto: route each question and retrieve a multi-hop question part by part "
         "(bounded); translate: one search, and one more of its word-for-word translation when the "
         "question is in another language than the text model's; off: one single-shot search.",

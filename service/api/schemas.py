@@ -332,7 +332,10 @@ class PlanStepOut(Wire):
 class PlanOut(Wire):
     """How the query planner retrieved the evidence (CARTA_PLANNER=auto)."""
 
-    router: str = Field(description="rules, or llm when an LLM chose the routes.")
+    router: str = Field(
+        description="rules, or llm when an LLM chose the routes; none when nothing was routed "
+        "(CARTA_PLANNER=translate: only the translation searched)."
+    )
     routes: list[str] = Field(description="text, visual, geodata, graph, global: what the question needs.")
     why: dict[str, str] = Field(description="Per route, what in the question chose it.")
     channels: list[str] | None = Field(None, description="The channels every step ran.")

@@ -48,6 +48,28 @@ def tokens_of(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+WORDING_RRF_K = 60  # reciprocal-rank constant for the rankings of one question's wordings
+
+
+def fuse_wordings(rankings: list[list[PageEvidence]], top_k: int) -> list[PageEvidence]:
+    """One ranking from the rankings of the same question in several wordings (the question
+    and its translation): reciprocal rank fusion, so a page both wordings find rises above one
+    that only one of them ranks as high, and a page only the translation finds (a Portuguese
+    question over an English report) still comes in near the top. Ties keep the question's
+    order; a page keeps the evidence of the first ranking that has it."""
+    score: dict[tuple[str, int], float] = {}
+    page: dict[tuple[str, int], PageEvidence] = {}
+    order: dict[tuple[str, int], int] = {}
+    for ranking in rankings:
+        for rank, evidence in enumerate(ranking, start=1):
+            key = _key(evidence)
+            score[key] = score.get(key, 0.0) + 1.0 / (WORDING_RRF_K + rank)
+            page.setdefault(key, evidence)
+            order.setdefault(key, len(order))
+    best = sorted(score, key=lambda key: (-score[key], order[key]))
+    return [page[key] for key in best[:top_k]]
+
+
 def merge_steps(
     question: list[PageEvidence], steps: list[list[PageEvidence]], top_k: int
 ) -> list[PageEvidence]:
@@ -75,6 +97,9 @@ def merge_steps(
             if rank < len(pages):
                 add(pages[rank])
     return merged
+
+
+TRANSLATION_CHANNELS = frozenset({"dense", "bm25"})  # CARTA_PLANNER=translate's second search
 
 
 def _key(page: PageEvidence) -> tuple[str, int]:
@@ -147,7 +172,12 @@ class QueryPlanner:
             return merge_steps(lists["question"][0], steps_pages, q.top_k)
 
         def run(text: str, kind: str) -> SearchResult:
-            result = self._search(dataclasses.replace(q, text=text, channels=channels))
+            chosen = channels
+            if kind == "translation" and not self.route_questions:
+                # the translation's text channels only: the page multivector is the costly one
+                # (a second MaxSim over every page) and reads the same words the dense one does
+                chosen = ((channels or self.available) & TRANSLATION_CHANNELS) or channels
+            result = self._search(dataclasses.replace(q, text=text, channels=chosen))
             known = {_key(p) for pages in ordered() for p in pages}
             lists[kind].append(result.pages)
             for name, ms in result.timings_ms.items():
@@ -202,7 +232,12 @@ class QueryPlanner:
             # diretrizes da OMS?" over an English report): its translation is searched too
             run(translated, "translation")
             stopped = "translated"
-        pages = merged() if len(steps) > 1 else first.pages
+        if not self.route_questions and len(steps) == 1:
+            return first  # nothing translated: the single-shot search, as CARTA_PLANNER=off gives it
+        if not self.route_questions:  # the question and its translation: two wordings, one ranking
+            pages = fuse_wordings([first.pages, *lists["translation"]], q.top_k)
+        else:
+            pages = merged() if len(steps) > 1 else first.pages
         timings["plan"] = round((time.perf_counter() - t0) * 1e3, 2)
         plan = {
             "router": route.router,

@@ -198,13 +198,14 @@ def english_cognate(word: str) -> str | None:
     return None
 
 
-def _country_at(words: list[str], i: int, target: str) -> tuple[str, int] | None:
-    """The country named by the capitalised words from `words[i]` (up to three) in the
-    `target` language, with how many words named it; None when they name none."""
+def _country_at(words: list[str], i: int, source: str, target: str) -> tuple[str, int] | None:
+    """The country named in the `source` language by the capitalised words from `words[i]`
+    (up to three), in the `target` language, with how many words named it; None when they
+    name none ("Salvador" in Portuguese is the city, not El Salvador)."""
     if not words[i][:1].isupper():
         return None
     for n in range(min(3, len(words) - i), 0, -1):
-        code = country_code(" ".join(words[i : i + n]))
+        code = country_code(" ".join(words[i : i + n]), (source,))
         if code and (names := country_names(code, (target,))):
             return names[0], n
     return None
@@ -226,7 +227,7 @@ def translate(text: str, language: str) -> str | None:
     words = re.findall(r"[\w][\w./-]*", text)
     i = 0
     while i < len(words):
-        if country := _country_at(words, i, "en" if language == "pt" else "pt"):
+        if country := _country_at(words, i, language, "en" if language == "pt" else "pt"):
             name, used = country
             out.append(name)  # "Índia" -> "India", "Estados Unidos" -> "United States"
             translated += 1

@@ -20,3 +20,9 @@ def test_same_country_gives_the_other_names_folded() -> None:
 def test_regions_are_not_countries() -> None:
     assert country_code("Europe") is None and country_code("European Union") is None
     assert country_names("EU") == ()
+
+
+def test_a_name_is_a_country_in_the_languages_asked() -> None:
+    """French "Salvador" is El Salvador; in a Portuguese text it is the city."""
+    assert country_code("Salvador") == "SV"
+    assert country_code("Salvador", ("pt",)) is None and country_code("El Salvador", ("pt",)) == "SV"

@@ -59,7 +59,7 @@ def test_planned_search_and_ask_carry_the_plan(make_carta: Callable[..., Carta])
 
 
 def test_planner_off_keeps_the_single_shot_path(make_carta: Callable[..., Carta]) -> None:
-    carta, _ = _indexed(make_carta)
+    carta, _ = _indexed(make_carta, planner="off")
     assert carta.planner is None
     result = carta.search(carta.query(QUESTION, "default", top_k=3))
     assert result.plan is None and schemas.search_response(result).plan is None

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from geo.folding import fold
-from service.query.planner import PlannerLimits, QueryPlanner, merge_steps
+from service.query.planner import PlannerLimits, QueryPlanner, fuse_wordings, merge_steps
 from service.query.types import PageEvidence, SearchQuery, SearchResult
 
 PAGES = {
@@ -186,8 +186,24 @@ def test_unrouted_planner_only_adds_the_translation_search() -> None:
     assert planned.plan is not None and planned.plan["router"] == "none"
     assert [s["kind"] for s in planned.plan["steps"]] == ["question", "translation"]
     assert ("q3_report", 2) in _keys(planned)
-    assert all(q.channels is None for q in index.queries)  # the single-shot search's own choice
+    # the question with the single-shot search's own channels, its translation with the text ones
+    assert [q.channels for q in index.queries] == [None, frozenset({"dense", "bm25"})]
+    english = planner.search(SearchQuery("What was Northwind's cash in September?", "t"))
+    assert english.plan is None  # nothing to translate: the single-shot search as it is
     once = planner.search(SearchQuery(QUESTION, "t"))
     assert once.plan is not None and not once.plan["multi_hop"]
     assert [s["kind"] for s in once.plan["steps"]] == ["question", "translation"]  # no sub-questions
     assert once.plan["sub_questions"] == []
+
+
+def test_wordings_are_fused_by_reciprocal_rank() -> None:
+    """The question's and its translation's rankings: a page both find rises over one only
+    the question ranks second; a page only the translation finds comes in after the pages
+    the question ranks as high; ties keep the question's order."""
+
+    def pages(*docs: str) -> list[PageEvidence]:
+        return [PageEvidence(doc, 1, doc, doc, "pdf", 0.0) for doc in docs]
+
+    fused = fuse_wordings([pages("q1", "q2", "both"), pages("both", "t1")], 4)
+    assert [p.doc_id for p in fused] == ["both", "q1", "q2", "t1"]
+    assert [p.doc_id for p in fuse_wordings([pages("q1", "q2"), pages("t1", "t2")], 3)] == ["q1", "t1", "q2"]
