@@ -1030,6 +1030,8 @@ class TableAnswerer:
         context = fold(f"{table.page_text} {table.page.title} {table.title}")
         for key in key_terms(question):
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
+            if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
+                return False  # "safra 17/18" asked of the "SAFRA 16/17" table: another season
             if not key_tokens or key_tokens <= addressed:
                 continue
             if fold(key) not in context:
@@ -1040,6 +1042,18 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+_SMALL_NUMBERS_JOINED = re.compile(r"(\d{1,2})\s*/\s*(\d{1,2})")
+
+
+def _compound_of_small_numbers(key: str) -> bool:
+    """A key term of two small numbers joined by "/" that no day and month make ("17/18",
+    "15/16"): a season or an edition whose parts are each too short to address a label
+    alone, so only the whole, written so on the page, says the table is about it ("01/06"
+    is a date, met by its value)."""
+    m = _SMALL_NUMBERS_JOINED.fullmatch(key.strip())
+    return bool(m) and not (1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12)
 
 
 # what a question asks a table with, not about: its operations ("maior", "total geral")

@@ -15,6 +15,7 @@ from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
 from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
+from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
 from tests.utils.tables import Grid, cell_centre, corpus_grid, synthetic_grid, table_page, table_result
@@ -479,3 +480,50 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
     # a line named: its extreme over the ticks, the rows stating extremes are no ticks
     answer = ask("At which year into the decade was the 2010 – 2019 concentration highest?", page)
     assert answer is not None and answer.operation == "argmax" and "10 had the highest" in answer.text
+
+
+def _asked(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder, question: str, page: PageEvidence
+) -> Answer:
+    result = table_result(question, [page])
+    result.query_vector = text_encoder.embed([question])[0]
+    return answerer.answer(question, result)
+
+
+def test_a_case_the_table_has_no_row_for_is_refused_not_answered_with_the_nearest_rows(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """A dose table stops at 10 mg: asked for 15 mg, its rows for other doses are not
+    offered as passages, the question is refused, though the page's prose holds a 15 (of
+    patients); a dose it has is read from its cell."""
+    grid = synthetic_grid(
+        ["Dose (mg)", "Response time (s)", "Side effects (%)"],
+        [["0", "9.1", "0"], ["2", "7.4", "1.2"], ["5", "5.0", "2.5"], ["10", "3.3", "4.8"]],
+        title="Table 2. Response time and side effects of the trial drug by dose",
+    )
+    page = table_page("trial", grid, title="Trial drug dose study")
+    prose = "Each group enrolled 15 patients."
+    box, size = [50.0, 300.0, 550.0, 320.0], [600.0, 800.0]
+    page.chunks.append(ChunkEvidence("trial", 1, 1, prose, box, size, 2, 0.9))
+    asked = "What response time did the trial drug give at a {} mg dose?"
+    refused = _asked(answerer, text_encoder, asked.format(15), page)
+    assert refused.refused and refused.status == "refused", refused.answer
+    found = _asked(answerer, text_encoder, asked.format(5), page)
+    assert not found.refused and "5.0" in found.answer
+
+
+def test_another_season_than_the_tables_is_refused(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """A harvest table of season 20/21: "safra 21/22" asks for another season, though its
+    numbers 21 and 22 are each too small to name a label; the table's own season is read."""
+    grid = synthetic_grid(
+        ["Região", "Norte", "Sul", "Total"],
+        [["Área 20/21 (ha)", "1.200", "3.400", "4.600"], ["Produção 20/21 (t)", "5.000", "9.000", "14.000"]],
+        title="SOJA SAFRA 20/21: ÁREA E PRODUÇÃO POR REGIÃO",
+    )
+    page = table_page("soja", grid, title="Boletim da soja")
+    refused = _asked(answerer, text_encoder, "Qual a área de soja da safra 21/22 na região Norte?", page)
+    assert refused.refused, refused.answer
+    found = _asked(answerer, text_encoder, "Qual a área de soja da safra 20/21 na região Norte?", page)
+    assert not found.refused and "1.200" in found.answer
