@@ -67,16 +67,17 @@ class ExtractiveAnswerer:
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
+        absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
         if (
             table is not None
-            and (grade.absent_words or grade.other_year or table.unaddressed)
+            and (absent or grade.other_year or [w for w in table.unaddressed if w not in table.qualifiers])
             and not self._row_by_code(question, grade, table)
             and not self._across_languages(grade, table, result)
         ):
             # the table the question names, asked for something it does not hold: the maize
             # table's area cell does not answer a question about soy ("soja" on no evidence
             # page, or on an English page only while the table's page speaks Portuguese)
-            if grade.absent_words or grade.other_year or not grade.passed:
+            if absent or grade.other_year or not grade.passed:
                 return self.gate.refusal(question, result, grade)
             # only the table's page lacks a word the other evidence holds ("material" on the
             # next page): the table is not what was asked, the gate's sentences may be

@@ -527,3 +527,43 @@ def test_another_season_than_the_tables_is_refused(
     assert refused.refused, refused.answer
     found = _asked(answerer, text_encoder, "Qual a área de soja da safra 20/21 na região Norte?", page)
     assert not found.refused and "1.200" in found.answer
+
+
+def test_a_word_qualifying_a_label_the_table_starts_with_does_not_refuse_the_table(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "the main Permit column": "main" is on no page, but it only says which "Permit"
+    column is meant, so the cell is read; "gross margin" over a table whose label writes
+    "Operating margin" asks for another quantity and is refused."""
+    grid = synthetic_grid(
+        ["State", "Permit", "Rentals / Permit", "Totals"],
+        [["Alpha", "1,200", "15", "2,000"], ["Beta", "3,400", "22", "5,100"], ["Gamma", "800", "9", "1,300"]],
+        title="Firearm permit checks by state, March 2019",
+    )
+    page = table_page("permits", grid, title="Firearm permit checks")
+    found = _asked(answerer, text_encoder, "How many checks did Beta have in the main Permit column?", page)
+    assert not found.refused and "3,400" in found.answer, found.answer
+    margins = synthetic_grid(
+        ["Product", "Revenue ($M)", "Operating margin (%)"],
+        [["Widgets", "12.0", "18.4"], ["Gadgets", "7.5", "11.2"], ["Sprockets", "3.1", "6.0"]],
+        title="Table 3 - Revenue and operating margin by product, 2023",
+    )
+    page = table_page("margins", margins, title="Annual report 2023")
+    refused = _asked(answerer, text_encoder, "What was the gross margin of Gadgets in 2023?", page)
+    assert refused.refused, refused.answer
+
+
+def test_a_bar_named_by_its_letter_is_read_though_the_question_gives_the_charts_letter_range(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "the simple bar chart of categories A to I, bar D": "A" and "I" describe the chart,
+    "D" names the bar; "simple" and "categories" only qualify what the table holds."""
+    letters = "ABCDEFGHI"
+    values = ["28", "55", "43", "91", "81", "53", "19", "87", "52"]
+    grid = synthetic_grid(
+        ["a", "Value"], [[k, v] for k, v in zip(letters, values, strict=True)], title="Bar chart"
+    )
+    page = table_page("bars", grid)
+    question = "In the simple bar chart of categories A to I, what is the value of bar D?"
+    answer = _asked(answerer, text_encoder, question, page)
+    assert not answer.refused and "91" in answer.answer and "28" not in answer.answer, answer.answer
