@@ -1123,6 +1123,14 @@ def _compound_of_small_numbers(key: str) -> bool:
     return bool(m) and not (1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12)
 
 
+def asks_extreme(question: str) -> bool:
+    """Whether the question asks for the largest or smallest of something ("which region
+    had the largest area", "qual estado teve o menor gasto"): a superlative in lower case
+    ("Recife Mais Verde" is a name), not a comparison ("mais de 30%")."""
+    words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", question)) if not w[:1].isupper()}
+    return bool(words & (_ARGMAX | _ARGMIN))
+
+
 # what a question asks a table with, not about: its operations ("maior", "total geral")
 _OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
 
@@ -1147,8 +1155,10 @@ def about_another_page(question: str, table: EvidenceTable, pages: Sequence[Page
     of another document does, one that holds at least half of the question's content words
     too ("soja" asked of the maize table, a soy bulletin in the evidence): not answered from
     this table. A word some unrelated page happens to hold ("anterior") is not such a subject;
-    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`)."""
-    missing = unaddressed_words(question, table)
+    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`), and a
+    word that only qualifies a label of this table ("categories A to I") is no other subject."""
+    qualifiers = qualifier_words(question, table)
+    missing = [w for w in unaddressed_words(question, table) if w not in qualifiers]
     if not missing:
         return False
     words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]

@@ -567,3 +567,25 @@ def test_a_bar_named_by_its_letter_is_read_though_the_question_gives_the_charts_
     question = "In the simple bar chart of categories A to I, what is the value of bar D?"
     answer = _asked(answerer, text_encoder, question, page)
     assert not answer.refused and "91" in answer.answer and "28" not in answer.answer, answer.answer
+
+
+def test_a_qualifying_word_another_document_holds_does_not_move_the_question_there() -> None:
+    """Another document's page says "simple bar chart" and "categories": those words only
+    qualify what the bar table holds, so its bar D is still read from it."""
+    grid = synthetic_grid(
+        ["a", "Value"], [[k, v] for k, v in zip("ABCDE", ["28", "55", "43", "91", "81"], strict=True)]
+    )
+    grid["title"] = "Bar chart"
+    bars = table_page("bars", grid)
+    prose = "A simple bar chart of categories is easy to read, and a grouped bar chart compares groups."
+    other = PageEvidence(
+        "guide",
+        1,
+        "Charting guide",
+        "guide.pdf",
+        "pdf_page",
+        0.9,
+        chunks=[ChunkEvidence("guide", 1, 0, prose, [50.0, 50.0, 550.0, 70.0], [600.0, 800.0], 1, 0.9)],
+    )
+    answer = ask("In the simple bar chart of categories A to E, what is the value of bar D?", bars, other)
+    assert answer is not None and "91" in answer.text
