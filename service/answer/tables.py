@@ -62,6 +62,20 @@ _ARGMIN = frozenset(
 )
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
+# French superlatives, folded: "la plus grande puissance", "le moins d'installations", "la
+# plus petite"; alone, "plus" is a comparison ("plus de 30 %")
+_FR_SMALLEST = re.compile(
+    r"\b(?:le|la|les|du|des)\s+(?:moins\b|plus\s+(?:petite?s?|faibles?|bas(?:se)?s?)\b)"
+)
+_FR_LARGEST = re.compile(r"\b(?:le|la|les|du|des)\s+plus\b")
+
+
+def superlatives_named(folded: str) -> str:
+    """The folded question with its French superlatives written as "minimum" / "maximum",
+    the words the extreme operations are asked with."""
+    return _FR_LARGEST.sub(" maximum ", _FR_SMALLEST.sub(" minimum ", folded))
+
+
 _TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
 # a label that starts so names a total ("Total", "Totals", "All India", "Total geral"), not "Share of total"
 _TOTAL_LABEL = re.compile(
@@ -676,7 +690,9 @@ class TableAnswerer:
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
-        words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", fold(question)))}
+        words = {
+            fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", superlatives_named(fold(question))))
+        }
         numbered = cell_terms(question, table)
         labels = _Labels.of(table, sorted(set(numbered.values())))
         query = (question_tokens(question) | set(numbered)) - {_stem(w) for w in _ARGMAX | _ARGMIN}
@@ -1127,7 +1143,8 @@ def asks_extreme(question: str) -> bool:
     """Whether the question asks for the largest or smallest of something ("which region
     had the largest area", "qual estado teve o menor gasto"): a superlative in lower case
     ("Recife Mais Verde" is a name), not a comparison ("mais de 30%")."""
-    words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", question)) if not w[:1].isupper()}
+    lowered = " ".join(w for w in _WORD_PARTS.findall(question) if not w[:1].isupper())
+    words = set(_WORD_PARTS.findall(_COMPARISON.sub(" ", superlatives_named(fold(lowered)))))
     return bool(words & (_ARGMAX | _ARGMIN))
 
 

@@ -589,3 +589,29 @@ def test_a_qualifying_word_another_document_holds_does_not_move_the_question_the
     )
     answer = ask("In the simple bar chart of categories A to E, what is the value of bar D?", bars, other)
     assert answer is not None and "91" in answer.text
+
+
+def test_a_french_superlative_asks_for_the_extreme_and_a_comparison_does_not() -> None:
+    """ "la plus grande puissance" is the argmax, "le moins d'installations" and "la plus
+    petite" the argmin; "plus de 400 MWc" compares and names no extreme."""
+    grid = synthetic_grid(
+        ["Département", "Nombre", "Puissance (MWc)"],
+        [
+            ["Aude", "2 846", "349"],
+            ["Gard", "15 248", "460"],
+            ["Lot", "2 626", "104"],
+            ["Tarn", "6 990", "217"],
+        ],
+        title="Tableau 4 : Puissances installées par département",
+    )
+    page = table_page("dep", grid)
+    largest = ask("Quel département a la plus grande puissance installée ?", page)
+    assert largest is not None and largest.operation == "argmax" and "Gard" in largest.text
+    fewest = ask("Quel département compte le moins d'installations (nombre) ?", page)
+    assert fewest is not None and fewest.operation == "argmin" and "Lot" in fewest.text
+    smallest = ask("Quel département a la plus petite puissance installée ?", page)
+    assert smallest is not None and smallest.operation == "argmin" and "Lot" in smallest.text
+    from service.answer.tables import asks_extreme
+
+    assert asks_extreme("Quel département a la plus grande puissance ?")
+    assert not asks_extreme("Quels départements ont plus de 400 MWc ?")
