@@ -47,7 +47,8 @@ def function_word(word: str) -> bool:
 # What no stop list holds, folded: interrogatives and quantifiers the lists leave out
 # ("quanto", "onde", "combien", "cuanto"), modal verbs, Spanish function words, and the
 # question's frames: what it asks with ("value", "número", "according", "highest",
-# "million", "chart") rather than about. A word here never has to be in the evidence.
+# "million", "chart", "em relação a", "par rapport à", "compared with") rather than about.
+# A word here never has to be in the evidence.
 _QUESTION_FRAMES = frozenset(
     """
     uns umas
@@ -79,6 +80,7 @@ _QUESTION_FRAMES = frozenset(
     faz fazem fez fizeram fazer parte partes part
     become reach reaches show occur occurs happen happens run runs ran across
     total totals overall geral
+    relacao comparado comparada comparados comparadas comparacao compared comparison rapport versus
     """.split()
 )
 # Verb endings, folded (pt past and participles, en past, fr imperfect and participles): a

@@ -35,6 +35,7 @@ from service.answer.gate import (
     Haystack,
     RelevanceGate,
     document_described,
+    document_names,
     key_share,
     page_headings,
     question_key_terms,
@@ -43,7 +44,7 @@ from service.answer.gate import (
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
-from service.answer.tables import PageChunks, TableAnswer, TableAnswerer
+from service.answer.tables import PageChunks, TableAnswer, TableAnswerer, evidence_tables
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import PageEvidence, SearchResult
 
@@ -66,16 +67,17 @@ class ExtractiveAnswerer:
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
+        absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
         if (
             table is not None
-            and (grade.absent_words or grade.other_year or table.unaddressed)
+            and (absent or grade.other_year or [w for w in table.unaddressed if w not in table.qualifiers])
             and not self._row_by_code(question, grade, table)
             and not self._across_languages(grade, table, result)
         ):
             # the table the question names, asked for something it does not hold: the maize
             # table's area cell does not answer a question about soy ("soja" on no evidence
             # page, or on an English page only while the table's page speaks Portuguese)
-            if grade.absent_words or grade.other_year or not grade.passed:
+            if absent or grade.other_year or not grade.passed:
                 return self.gate.refusal(question, result, grade)
             # only the table's page lacks a word the other evidence holds ("material" on the
             # next page): the table is not what was asked, the gate's sentences may be
@@ -92,6 +94,12 @@ class ExtractiveAnswerer:
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
+        described = document_described(question_key_terms(question), grade.candidates)
+        status = answer_status(question, chosen, described)
+        if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
+            # the nearest rows of a table that has no row for the asked case ("12 g" of a
+            # table stopping at 10 g): listing them would answer another question
+            return self.gate.refusal(question, result, grade)
         parts, citations = [], []
         for cand in chosen:
             quote = neutralise(cand.sentence, fragment=True)
@@ -100,7 +108,6 @@ class ExtractiveAnswerer:
             citations.append(Citation(page.doc_id, page.page_no, page.title, cand.chunk.bbox, quote))
         text = " ".join(parts)
         invalid = outside_evidence(text, result)
-        described = document_described(question_key_terms(question), grade.candidates)
         return Answer(
             question,
             text,
@@ -111,7 +118,7 @@ class ExtractiveAnswerer:
             evidence=result.pages,
             relevance=round(best.score, 4),
             invalid_citations=invalid,
-            status=answer_status(question, chosen, described),
+            status=status,
         )
 
     def _row_by_code(self, question: str, grade: Grade, table: TableAnswer) -> bool:
@@ -263,6 +270,28 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
         return sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine)
     valued = [c for c in near if test.states_value(c.sentence)]
     return valued + [c for c in near if all(c is not v for v in valued)]
+
+
+def rows_lack_asked_value(
+    question: str, chosen: list[Candidate], pages: list[PageEvidence], page_chunks: PageChunks | None
+) -> bool:
+    """Whether the sentences to quote are all rows of tables, and a number, date or period
+    of the question is in none of those tables (cells, labels, title) nor their document's
+    title: the table has no row for the asked case ("8 encoder layers" of a table of 6, 4
+    and 2), so its nearest rows state other cases. The page's prose does not count ("heads=8"
+    under the table): it is not what the rows are quoted from."""
+    if not chosen or any(c.chunk.table is None or c.page is None for c in chosen):
+        return False
+    values = [t for t in question_key_terms(question) if t.values]
+    if not values:
+        return False
+    quoted = {(c.page.doc_id, c.page.page_no) for c in chosen}
+    texts = [c.sentence for c in chosen]
+    for table in evidence_tables([p for p in pages if (p.doc_id, p.page_no) in quoted], page_chunks):
+        texts += [table.title, document_names(table.page), *table.columns]
+        texts += [cell.text for row in table.rows for cell in row]
+    hay = Haystack("\n".join(texts))
+    return any(not hay.contains(t) for t in values)
 
 
 def _answers(test: AnswerTest, cand: Candidate) -> bool:

@@ -263,7 +263,7 @@ class Haystack:
         self._values: set[str] | None = None
 
     def contains(self, term: KeyTerm) -> bool:
-        if term.text in self.spaced:
+        if self._literal(term):
             return True
         if term.name and any(re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in name_forms(term.text)):
             return True
@@ -272,6 +272,16 @@ class Haystack:
         if self._values is None:
             self._values = value_tokens(self.text) | axis_months(self.text)
         return bool(term.values & self._values)
+
+    def _literal(self, term: KeyTerm) -> bool:
+        """The term as written; a term that starts or ends with a digit not inside a longer
+        number: the question's "8" is not in "0.853" or "188" (its value is looked up apart)."""
+        if term.text not in self.spaced:
+            return False
+        if not (term.text[:1].isdigit() or term.text[-1:].isdigit()):
+            return True
+        pattern = rf"(?<![\d.,]){re.escape(term.text)}(?![\d]|[.,]\d)"
+        return re.search(pattern, self.spaced) is not None
 
 
 def missing_key_terms(question: str, evidence_texts: list[str]) -> list[str]:

@@ -6,17 +6,34 @@ The rule: a chosen sentence is an answer when it holds every key term of the que
 question asks for a quantity ("how many", "quanto", "what percentage") or a date ("when",
 "quando", "em que ano"), states one that the question does not already give. Otherwise the
 sentences are passages: the key terms are split over sentences, or no value of the asked
-type is there.
+type is there. A question for the largest or smallest of something is answered only by a
+sentence that ranks ("the most common", "le plus grand parc"), not by a line naming one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
+from geo.folding import fold
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, states_value
 from service.answer.gate import Candidate, Haystack, page_headings, question_key_terms
+from service.answer.tables import asks_extreme
 from service.answer.types import AnswerStatus
+
+# Words that rank what a sentence names ("the most common", "reste la région dotée du plus
+# grand parc", "peaked in July", "seguido pela Imbiribeira"): a sentence answering a question
+# for the largest or smallest of something says so with one of them
+_RANKING = frozenset(
+    """
+    largest highest most biggest greatest maximum lowest smallest least fewest minimum
+    maior maiores maximo maxima mais menor menores minimo minima menos pico lidera lider
+    plus moins premier premiere record
+    peak peaked peaks top first leading leads followed seguido seguida seguidos seguidas suivie suivi
+    """.split()
+)
+_WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
 class AnswerTest:
@@ -51,6 +68,8 @@ def answer_status(
     `described`: per evidence page, the question's names that describe its document."""
     test = AnswerTest(question)
     described = described or {}
+    if asks_extreme(question) and not any(ranks(c.sentence) for c in chosen):
+        return "passages"  # "Var 12 520 367" names a department, not the one with the most
     held = any(
         test.answers(c.sentence, described.get((c.page.doc_id, c.page.page_no), ()), page_headings(c.page))
         if c.page
@@ -58,3 +77,8 @@ def answer_status(
         for c in chosen
     )
     return "answer" if held else "passages"
+
+
+def ranks(sentence: str) -> bool:
+    """Whether the sentence ranks what it names (a superlative, "peaked", "followed by")."""
+    return any(w in _RANKING for w in _WORDS.findall(fold(sentence)))

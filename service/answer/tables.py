@@ -37,7 +37,7 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
-from service.answer.content_words import question_content_words, translations, word_index
+from service.answer.content_words import question_content_words, singular, translations, word_index
 from service.answer.gate import axis_months, key_terms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
@@ -62,6 +62,20 @@ _ARGMIN = frozenset(
 )
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
+# French superlatives, folded: "la plus grande puissance", "le moins d'installations", "la
+# plus petite"; alone, "plus" is a comparison ("plus de 30 %")
+_FR_SMALLEST = re.compile(
+    r"\b(?:le|la|les|du|des)\s+(?:moins\b|plus\s+(?:petite?s?|faibles?|bas(?:se)?s?)\b)"
+)
+_FR_LARGEST = re.compile(r"\b(?:le|la|les|du|des)\s+plus\b")
+
+
+def superlatives_named(folded: str) -> str:
+    """The folded question with its French superlatives written as "minimum" / "maximum",
+    the words the extreme operations are asked with."""
+    return _FR_LARGEST.sub(" maximum ", _FR_SMALLEST.sub(" minimum ", folded))
+
+
 _TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
 # a label that starts so names a total ("Total", "Totals", "All India", "Total geral"), not "Share of total"
 _TOTAL_LABEL = re.compile(
@@ -170,6 +184,9 @@ class TableAnswer:
     # content words of the question its table's page lacks, that page being in the question's
     # language ("soja" of the maize table): the caller should refuse rather than answer
     unaddressed: list[str] = field(default_factory=list)
+    # content words of the question that only qualify a label of the table ("the simple bar
+    # chart" over "Bar chart"): absent from the pages, they do not make it another table
+    qualifiers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -555,7 +572,7 @@ class _Labels:
             }
             cognates = {t for t in labels[i] - query if any(cognate(t, q) for q in long_words)}
             matched = query & labels[i] | abbreviations | cognates
-            if not any(_strong(t) for t in matched):
+            if not any(_strong(t) for t in matched) and not _named_by_letter(labels[i], matched):
                 continue
             gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
             loss = 0.0
@@ -568,6 +585,12 @@ class _Labels:
                     loss += 0.5 * _weight(t, df[t], n)
             out.append(_Match(i, gain - min(loss, 0.5 * gain), matched))
         return sorted(out, key=lambda m: -m.score)
+
+
+def _named_by_letter(label: set[str], matched: set[str]) -> bool:
+    """A label that is one letter alone ("D", a bar of a chart of categories A to I), met
+    by the question's letter ("bar D"): the letter is all that names it."""
+    return bool(matched) and matched == label and all(t.startswith("letter:") for t in label)
 
 
 def _row_tokens(table: EvidenceTable, i: int, cell_columns: Sequence[int] = ()) -> set[str]:
@@ -662,14 +685,18 @@ class TableAnswerer:
         answer = compose(language, *best)
         if question_language(_page_text(best[0])) == question_language(question):
             answer.unaddressed = unaddressed_words(question, best[0])
+        answer.qualifiers = qualifier_words(question, best[0])
         return answer
 
     def read(self, question: str, table: EvidenceTable) -> _Found | None:
         """What the question asks of this table: a cell, an extreme, a total; None if unclear."""
-        words = {fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", fold(question)))}
+        words = {
+            fold(w) for w in _WORD_PARTS.findall(_COMPARISON.sub(" ", superlatives_named(fold(question))))
+        }
         numbered = cell_terms(question, table)
         labels = _Labels.of(table, sorted(set(numbered.values())))
         query = (question_tokens(question) | set(numbered)) - {_stem(w) for w in _ARGMAX | _ARGMIN}
+        query -= range_letters(question)
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme:
@@ -1030,6 +1057,8 @@ class TableAnswerer:
         context = fold(f"{table.page_text} {table.page.title} {table.title}")
         for key in key_terms(question):
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
+            if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
+                return False  # "safra 17/18" asked of the "SAFRA 16/17" table: another season
             if not key_tokens or key_tokens <= addressed:
                 continue
             if fold(key) not in context:
@@ -1040,6 +1069,83 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+# "categories A to I", "das barras de A a I", "categories A, B and C": the extent of what
+# the table names by letters
+_LETTER_RANGE = re.compile(
+    r"\b[A-Z]\s*(?:to|through|a|à|ao|até|au|[-–])\s*[A-Z]\b"
+    r"|\b[A-Z](?:\s*,\s*[A-Z]\b)+(?:,?\s+(?:and|or|e|ou|et)\s+[A-Z]\b)?"
+)
+MIN_LISTED = 3  # "A, B and C" lists the chart's letters; "A and B" may name the two rows asked
+
+
+def range_letters(question: str) -> set[str]:
+    """The letter tokens (letter_tokens) only a range or a list of the question writes: "A"
+    and "I" of "the chart of categories A to I" (or "A, B, C") describe the chart, not the
+    bar asked ("bar D")."""
+    spans = [
+        m[0]
+        for m in _LETTER_RANGE.finditer(question)
+        if "," not in m[0] or len(re.findall(r"\b[A-Z]\b", m[0])) >= MIN_LISTED
+    ]
+    blanked = question
+    for span in spans:
+        blanked = blanked.replace(span, " ")
+    return set(letter_tokens(question) - letter_tokens(blanked))
+
+
+def qualifier_words(question: str, table: EvidenceTable) -> list[str]:
+    """The question's content words that qualify a word one of the table's labels (title,
+    column, row) starts with, written just before it ("the simple bar chart" over "Bar
+    chart", "the main Handgun column" over "Handgun"), or ends with, written just after it
+    (Portuguese and French adjectives: "a coluna Handgun principal"). Such a word says which
+    of the table's things the question means, not that it asks about another subject; a
+    label that writes its own word in that place ("Operating margin" for "gross margin")
+    does not meet it."""
+    rows = [row_label(table, i) for i in range(len(table.rows))]
+    words = [
+        [singular(w) for w in _LETTERS.findall(fold(label))] for label in [table.title, *table.columns, *rows]
+    ]
+    firsts = {w[0] for w in words if len(w) and len(w[0]) >= 3}
+    lasts = {w[-1] for w in words if len(w) and len(w[-1]) >= 3}
+    firsts |= {label.strip() for label in rows if len(label.strip()) == 1 and label.strip().isupper()}
+    raw = _LETTERS.findall(question)
+    sequence = [fold(w) for w in raw]
+    out = []
+    for word in question_content_words(question, key_terms(question)):
+        for i in (i for i, w in enumerate(sequence) if w == word):
+            # a bar named by a letter ("categories A to I" over rows "A" ... "I") keeps its case
+            after = (
+                "" if i + 1 >= len(raw) else raw[i + 1] if len(raw[i + 1]) == 1 else singular(sequence[i + 1])
+            )
+            before = singular(sequence[i - 1]) if i > 0 else ""
+            if after in firsts or before in lasts:
+                out.append(word)
+                break
+    return out
+
+
+_LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
+_SMALL_NUMBERS_JOINED = re.compile(r"(\d{1,2})\s*/\s*(\d{1,2})")
+
+
+def _compound_of_small_numbers(key: str) -> bool:
+    """A key term of two small numbers joined by "/" that no day and month make ("17/18",
+    "15/16"): a season or an edition whose parts are each too short to address a label
+    alone, so only the whole, written so on the page, says the table is about it ("01/06"
+    is a date, met by its value)."""
+    m = _SMALL_NUMBERS_JOINED.fullmatch(key.strip())
+    return bool(m) and not (1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12)
+
+
+def asks_extreme(question: str) -> bool:
+    """Whether the question asks for the largest or smallest of something ("which region
+    had the largest area", "qual estado teve o menor gasto"): a superlative in lower case
+    ("Recife Mais Verde" is a name), not a comparison ("mais de 30%")."""
+    lowered = " ".join(w for w in _WORD_PARTS.findall(question) if not w[:1].isupper())
+    words = set(_WORD_PARTS.findall(_COMPARISON.sub(" ", superlatives_named(fold(lowered)))))
+    return bool(words & (_ARGMAX | _ARGMIN))
 
 
 # what a question asks a table with, not about: its operations ("maior", "total geral")
@@ -1066,8 +1172,10 @@ def about_another_page(question: str, table: EvidenceTable, pages: Sequence[Page
     of another document does, one that holds at least half of the question's content words
     too ("soja" asked of the maize table, a soy bulletin in the evidence): not answered from
     this table. A word some unrelated page happens to hold ("anterior") is not such a subject;
-    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`)."""
-    missing = unaddressed_words(question, table)
+    words on no evidence page are the gate's to refuse (its absent words; `unaddressed`), and a
+    word that only qualifies a label of this table ("categories A to I") is no other subject."""
+    qualifiers = qualifier_words(question, table)
+    missing = [w for w in unaddressed_words(question, table) if w not in qualifiers]
     if not missing:
         return False
     words = [w for w in question_content_words(question, key_terms(question)) if w not in _OPERATION_WORDS]

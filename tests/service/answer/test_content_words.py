@@ -109,3 +109,13 @@ def test_function_words_come_from_the_snowball_stop_lists() -> None:
 def test_a_single_word_identifier_kind_may_be_the_subject() -> None:
     words = question_content_words("Which reference point on the Recife map lies farthest west?", ["recife"])
     assert words[:2] == ["reference", "point"]
+
+
+def test_a_comparison_frame_is_not_a_subject() -> None:
+    """ "em relação à safra anterior", "par rapport à 2019", "compared with last year": how
+    the question compares, not what it asks about."""
+    assert "relacao" not in question_content_words("Quanto a colheita avançou em relação à safra anterior?")
+    assert "rapport" not in question_content_words(
+        "De combien la production a-t-elle crû par rapport à 2019 ?"
+    )
+    assert "compared" not in question_content_words("How much did sales grow compared with last year?")

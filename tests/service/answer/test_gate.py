@@ -11,6 +11,7 @@ from service.answer.content_words import question_content_words
 from service.answer.gate import (
     Candidate,
     GateParams,
+    Haystack,
     RelevanceGate,
     about_subject,
     decide,
@@ -435,3 +436,15 @@ def test_the_names_describing_the_document_need_not_be_in_its_answering_sentence
     assert answer_status(question, [best]) == "passages"  # without: "RCAC" is not in it
     assert described[("ibm", 1)] == {"rcac", "redpaper", "ibm"}
     assert "rcac" not in described[("ibm", 2)]  # page 2 holds it: there it is the page's own
+
+
+def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
+    """ "8 layers" is not on a row that reads "0.853" or "188": a number key term matches
+    written whole (or by its value), never as the digits of another number."""
+    (eight,) = [t for t in question_key_terms("What time with 8 layers?") if t.values]
+    assert not Haystack("mAP (0.75): 0.853 · time: 1.97").contains(eight)
+    assert not Haystack("188 units, 8.5 kg").contains(eight)
+    assert Haystack("heads=8, layers 6").contains(eight)
+    assert Haystack("groups of (8)").contains(eight)
+    (period,) = question_key_terms("Qual a taxa em 2001-2011?")
+    assert Haystack("1991-2001 · 2001-2011").contains(period)

@@ -104,3 +104,18 @@ def test_the_extractive_answerer_reports_its_status(answerer: ExtractiveAnswerer
 )
 def test_an_identifier_asked_by_its_kind_is_not_a_count(question: str, identifier: bool) -> None:
     assert asks_identifier(question) is identifier
+
+
+def test_a_question_for_the_largest_is_answered_only_by_a_sentence_that_ranks() -> None:
+    """ "Which department has the most installations?": a table line naming one department
+    and its count is passages; a sentence ranking it ("the most", "le plus", "peaked") is
+    the answer. "Recife Mais Verde" is a name, not a superlative."""
+    question = "Which department of the region has the most solar installations in 2021?"
+    line = "Var 12 520 367 Tableau 4 : installations by department of the region, 2021"
+    assert answer_status(question, cands(line)) == "passages"
+    ranked = "In 2021 the department with the most solar installations of the region was Bouches-du-Rhône."
+    assert answer_status(question, cands(ranked)) == "answer"
+    named = "Quantas mudas o programa Recife Mais Verde plantou em 2024?"
+    assert (
+        answer_status(named, cands("O programa Recife Mais Verde plantou 18.450 mudas em 2024.")) == "answer"
+    )

@@ -15,6 +15,7 @@ from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
 from service.answer.prompting import Budget, build_prompt
 from service.answer.tables import TableAnswer, TableAnswerer
+from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
 from tests.utils.tables import Grid, cell_centre, corpus_grid, synthetic_grid, table_page, table_result
@@ -479,3 +480,138 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
     # a line named: its extreme over the ticks, the rows stating extremes are no ticks
     answer = ask("At which year into the decade was the 2010 – 2019 concentration highest?", page)
     assert answer is not None and answer.operation == "argmax" and "10 had the highest" in answer.text
+
+
+def _asked(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder, question: str, page: PageEvidence
+) -> Answer:
+    result = table_result(question, [page])
+    result.query_vector = text_encoder.embed([question])[0]
+    return answerer.answer(question, result)
+
+
+def test_a_case_the_table_has_no_row_for_is_refused_not_answered_with_the_nearest_rows(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """A dose table stops at 10 mg: asked for 15 mg, its rows for other doses are not
+    offered as passages, the question is refused, though the page's prose holds a 15 (of
+    patients); a dose it has is read from its cell."""
+    grid = synthetic_grid(
+        ["Dose (mg)", "Response time (s)", "Side effects (%)"],
+        [["0", "9.1", "0"], ["2", "7.4", "1.2"], ["5", "5.0", "2.5"], ["10", "3.3", "4.8"]],
+        title="Table 2. Response time and side effects of the trial drug by dose",
+    )
+    page = table_page("trial", grid, title="Trial drug dose study")
+    prose = "Each group enrolled 15 patients."
+    box, size = [50.0, 300.0, 550.0, 320.0], [600.0, 800.0]
+    page.chunks.append(ChunkEvidence("trial", 1, 1, prose, box, size, 2, 0.9))
+    asked = "What response time did the trial drug give at a {} mg dose?"
+    refused = _asked(answerer, text_encoder, asked.format(15), page)
+    assert refused.refused and refused.status == "refused", refused.answer
+    found = _asked(answerer, text_encoder, asked.format(5), page)
+    assert not found.refused and "5.0" in found.answer
+
+
+def test_another_season_than_the_tables_is_refused(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """A harvest table of season 20/21: "safra 21/22" asks for another season, though its
+    numbers 21 and 22 are each too small to name a label; the table's own season is read."""
+    grid = synthetic_grid(
+        ["Região", "Norte", "Sul", "Total"],
+        [["Área 20/21 (ha)", "1.200", "3.400", "4.600"], ["Produção 20/21 (t)", "5.000", "9.000", "14.000"]],
+        title="SOJA SAFRA 20/21: ÁREA E PRODUÇÃO POR REGIÃO",
+    )
+    page = table_page("soja", grid, title="Boletim da soja")
+    refused = _asked(answerer, text_encoder, "Qual a área de soja da safra 21/22 na região Norte?", page)
+    assert refused.refused, refused.answer
+    found = _asked(answerer, text_encoder, "Qual a área de soja da safra 20/21 na região Norte?", page)
+    assert not found.refused and "1.200" in found.answer
+
+
+def test_a_word_qualifying_a_label_the_table_starts_with_does_not_refuse_the_table(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "the main Permit column": "main" is on no page, but it only says which "Permit"
+    column is meant, so the cell is read; "gross margin" over a table whose label writes
+    "Operating margin" asks for another quantity and is refused."""
+    grid = synthetic_grid(
+        ["State", "Permit", "Rentals / Permit", "Totals"],
+        [["Alpha", "1,200", "15", "2,000"], ["Beta", "3,400", "22", "5,100"], ["Gamma", "800", "9", "1,300"]],
+        title="Firearm permit checks by state, March 2019",
+    )
+    page = table_page("permits", grid, title="Firearm permit checks")
+    found = _asked(answerer, text_encoder, "How many checks did Beta have in the main Permit column?", page)
+    assert not found.refused and "3,400" in found.answer, found.answer
+    margins = synthetic_grid(
+        ["Product", "Revenue ($M)", "Operating margin (%)"],
+        [["Widgets", "12.0", "18.4"], ["Gadgets", "7.5", "11.2"], ["Sprockets", "3.1", "6.0"]],
+        title="Table 3 - Revenue and operating margin by product, 2023",
+    )
+    page = table_page("margins", margins, title="Annual report 2023")
+    refused = _asked(answerer, text_encoder, "What was the gross margin of Gadgets in 2023?", page)
+    assert refused.refused, refused.answer
+
+
+def test_a_bar_named_by_its_letter_is_read_though_the_question_gives_the_charts_letter_range(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "the simple bar chart of categories A to I, bar D": "A" and "I" describe the chart,
+    "D" names the bar; "simple" and "categories" only qualify what the table holds."""
+    letters = "ABCDEFGHI"
+    values = ["28", "55", "43", "91", "81", "53", "19", "87", "52"]
+    grid = synthetic_grid(
+        ["a", "Value"], [[k, v] for k, v in zip(letters, values, strict=True)], title="Bar chart"
+    )
+    page = table_page("bars", grid)
+    question = "In the simple bar chart of categories A to I, what is the value of bar D?"
+    answer = _asked(answerer, text_encoder, question, page)
+    assert not answer.refused and "91" in answer.answer and "28" not in answer.answer, answer.answer
+
+
+def test_a_qualifying_word_another_document_holds_does_not_move_the_question_there() -> None:
+    """Another document's page says "simple bar chart" and "categories": those words only
+    qualify what the bar table holds, so its bar D is still read from it."""
+    grid = synthetic_grid(
+        ["a", "Value"], [[k, v] for k, v in zip("ABCDE", ["28", "55", "43", "91", "81"], strict=True)]
+    )
+    grid["title"] = "Bar chart"
+    bars = table_page("bars", grid)
+    prose = "A simple bar chart of categories is easy to read, and a grouped bar chart compares groups."
+    other = PageEvidence(
+        "guide",
+        1,
+        "Charting guide",
+        "guide.pdf",
+        "pdf_page",
+        0.9,
+        chunks=[ChunkEvidence("guide", 1, 0, prose, [50.0, 50.0, 550.0, 70.0], [600.0, 800.0], 1, 0.9)],
+    )
+    answer = ask("In the simple bar chart of categories A to E, what is the value of bar D?", bars, other)
+    assert answer is not None and "91" in answer.text
+
+
+def test_a_french_superlative_asks_for_the_extreme_and_a_comparison_does_not() -> None:
+    """ "la plus grande puissance" is the argmax, "le moins d'installations" and "la plus
+    petite" the argmin; "plus de 400 MWc" compares and names no extreme."""
+    grid = synthetic_grid(
+        ["Département", "Nombre", "Puissance (MWc)"],
+        [
+            ["Aude", "2 846", "349"],
+            ["Gard", "15 248", "460"],
+            ["Lot", "2 626", "104"],
+            ["Tarn", "6 990", "217"],
+        ],
+        title="Tableau 4 : Puissances installées par département",
+    )
+    page = table_page("dep", grid)
+    largest = ask("Quel département a la plus grande puissance installée ?", page)
+    assert largest is not None and largest.operation == "argmax" and "Gard" in largest.text
+    fewest = ask("Quel département compte le moins d'installations (nombre) ?", page)
+    assert fewest is not None and fewest.operation == "argmin" and "Lot" in fewest.text
+    smallest = ask("Quel département a la plus petite puissance installée ?", page)
+    assert smallest is not None and smallest.operation == "argmin" and "Lot" in smallest.text
+    from service.answer.tables import asks_extreme
+
+    assert asks_extreme("Quel département a la plus grande puissance ?")
+    assert not asks_extreme("Quels départements ont plus de 400 MWc ?")
