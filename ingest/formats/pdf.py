@@ -31,10 +31,8 @@ import hashlib
 import logging
 import math
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import pymupdf
 from PIL import Image
@@ -63,20 +61,6 @@ HEADING_CHARS = 150
 _BOLD = 16  # PyMuPDF span flag
 _TOOL_TITLE = re.compile(r"^(microsoft \w+ - |untitled$)|\.(docx?|xlsx?|pptx?|odt|rtf|txt|pdf|tex)$", re.I)
 _LEADERS = re.compile(r"(\.\s?){4,}|…{2,}")  # a table of contents line, not a heading
-
-
-_requests: ThreadPoolExecutor | None = None
-_requests_lock = threading.Lock()
-
-
-def _table_requests() -> ThreadPoolExecutor:
-    """The one thread that waits on the table detector's child (ingest/table_worker.py)
-    for every PDF of this process, in the order pages ask."""
-    global _requests
-    with _requests_lock:
-        if _requests is None:
-            _requests = ThreadPoolExecutor(max_workers=1, thread_name_prefix="carta-tables")
-        return _requests
 
 
 class PdfPages:
@@ -119,8 +103,6 @@ class PdfPages:
         page = self._pdf[index]
         rect = page.rect
         notes: list[str] = []
-        # the child detects the page's tables while this thread renders, OCRs and reads charts
-        detecting = self._detect_tables(index) if might_hold_table(page) else None
         # Images keep their own resolution (1 pt = 1 px); PDF pages render at render_dpi.
         wanted = self.options.render_dpi if self.kind == "pdf" else 72
         dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
@@ -136,8 +118,7 @@ class PdfPages:
                 ocr = _text_blocks(ocr_blocks(page, self.options.ocr_languages, ocr_dpi))
                 if sum(len(b.text) for b in ocr) > sum(len(b.text) for b in blocks):
                     blocks, source = ocr, "ocr"
-        tables = self._page_tables(index, detecting, notes) if detecting is not None else []
-        tables = tables if source == "text" else []  # an OCRed page's text has no table boxes
+        tables = self._page_tables(index, notes) if source == "text" and might_hold_table(page) else []
         if tables:  # a table continued from the page before takes its labels
             tables[0] = continued(self._last_table if self._last_index == index - 1 else None, tables[0])
             self._last_table, self._last_index = tables[-1], index
@@ -175,20 +156,13 @@ class PdfPages:
             out.extend(read)
         return out
 
-    def _detect_tables(self, index: int) -> Future[list[Table]] | None:
-        """Page `index`'s tables, asked of the detector's child on the waiting thread; None
-        when this document has no table detection."""
-        if self._tables is None or self._data is None:
-            return None
-        return _table_requests().submit(
-            self._tables.tables, self._key, self._data, index, self.options.table_timeout_s
-        )
-
-    def _page_tables(self, index: int, detecting: Future[list[Table]], notes: list[str]) -> list[Table]:
+    def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
         """The page's tables; none (and from here on none for the document, with a note)
         when detection fails or runs past CARTA_TABLE_TIMEOUT_S."""
+        if self._tables is None or self._data is None:
+            return []
         try:
-            return detecting.result()
+            return self._tables.tables(self._key, self._data, index, self.options.table_timeout_s)
         except TableDetectionFailed as exc:
             log.warning("table detection failed on page %d: %s", index + 1, exc)
             self._tables = None
