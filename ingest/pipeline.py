@@ -63,7 +63,6 @@ VisualPointsFn = Callable[[list[tuple[str, Image.Image, dict]]], list[StorePoint
 # called with every document that has just become ready (e.g. the graph's page nodes), and the
 # ingestion's progress function for the hooks that take long (the LLM's entity extraction)
 IndexedHook = Callable[[Document, ProgressFn | None], None]
-BatchHook = Callable[[Document, list[Chunk]], None]
 
 
 @dataclass
@@ -127,9 +126,6 @@ class Ingestor:
         # Called after a new document turns ready, where the service is built (the graph),
         # each timed as its own stage under its name (ingest/timing.py)
         self.indexed_hooks: dict[str, IndexedHook] = {}
-        # Called with each batch's chunks once they are stored, on the indexing thread, while
-        # the read-ahead thread reads the next pages (the sentence vectors); timed likewise
-        self.batch_hooks: dict[str, BatchHook] = {}
 
     def validate(self, request: IngestRequest) -> None:
         """Refuse a file `ingest` would refuse (size, type, content, coordinates) without
@@ -388,9 +384,6 @@ class Ingestor:
                 self.store.upsert(self.collections.visual.name, visual)
         with times.stage("store"):
             self.registry.put_pages(records)
-        for name, hook in self.batch_hooks.items():
-            with times.stage(name):
-                hook(doc, chunks)
 
     @staticmethod
     def _chunk_geo(text: str, own: list[GeoTag], page: list[GeoTag], geo: _GeoContext) -> list[GeoTag]:

@@ -63,7 +63,6 @@ from service.settings import DEFAULT_CAPTION_PAGES, Settings
 
 if TYPE_CHECKING:  # the document loaders import PyMuPDF (a second or more): built on first use
     from ingest.captions import Captioner
-    from ingest.chunking import Chunk
     from ingest.pipeline import Ingestor, IngestResult, ProgressFn
     from ingest.upload import IngestRequest
 
@@ -418,8 +417,6 @@ class Carta:
         if self.docgraph is not None:  # the document graph: extracted once a document is ready
             ingestor.indexed_hooks["docgraph"] = self._index_docgraph
         if self.sentence_vectors is not None:
-            if self.sentence_filler is None:  # embedded batch by batch, written once ready
-                ingestor.batch_hooks["sentences"] = self._prepare_sentence_vectors
             ingestor.indexed_hooks["sentences"] = self._index_sentence_vectors
         return ingestor
 
@@ -529,16 +526,6 @@ class Carta:
             stats.prompt_tokens,
             stats.completion_tokens,
         )
-
-    def _prepare_sentence_vectors(self, doc: Document, chunks: list[Chunk]) -> None:
-        """Embed a stored batch's chunk sentences while the next pages are read; they are
-        written with the document's other vectors once it is ready (_index_sentence_vectors)."""
-        if self.sentence_vectors is None:
-            return
-        try:
-            self.sentence_vectors.prepare(doc.tenant, doc.id, [(c.text, c.table is not None) for c in chunks])
-        except sqlite3.Error as exc:  # the ready hook embeds what is missing
-            log.warning("sentence vectors of %s/%s not prepared: %s", doc.tenant, doc.id, exc)
 
     def _index_sentence_vectors(self, doc: Document, progress: ProgressFn | None = None) -> None:
         """The vectors of a ready document's chunk sentences (service/answer/sentence_vectors.py),

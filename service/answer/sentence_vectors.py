@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -43,7 +42,6 @@ _MIGRATIONS = [
     CREATE INDEX IF NOT EXISTS sentence_vectors_doc ON sentence_vectors (tenant, doc_id);
     """,
 ]
-MAX_PREPARED_DOCUMENTS = 4  # documents indexed at once whose sentence vectors wait in memory
 _LOOKUP_BATCH = 500  # keys per SELECT (SQLite's bound-parameter limit is 999 on old builds)
 
 
@@ -65,9 +63,6 @@ class SentenceVectors:
         self.text = text
         self._conn = connect(path, synchronous="NORMAL", named_rows=False)  # rebuildable from chunks
         self._lock = threading.Lock()
-        # vectors embedded while a document is indexed (`prepare`), written when it is ready
-        # (`add_document`); a few documents at most, the oldest dropped first
-        self._prepared: OrderedDict[tuple[str, str], dict[bytes, np.ndarray]] = OrderedDict()
         migrate(self._conn, _MIGRATIONS)
         self.hits = 0  # texts found stored (a benchmark reads these)
         self.misses = 0  # texts embedded on the fly
@@ -92,24 +87,6 @@ class SentenceVectors:
             out[missing] = self.text.embed([texts[i] for i in missing])
         return out
 
-    def prepare(self, tenant: str, doc_id: str, chunks: Iterable[tuple[str, bool]]) -> int:
-        """Embed the sentences of a batch of a document still being indexed, kept in memory
-        until `add_document` writes them once the document is ready: ingestion embeds them
-        between batches, while its read-ahead thread reads the next pages, instead of all at
-        the end. Returns how many texts were embedded."""
-        texts = list(dict.fromkeys(t for text, table in chunks for t in embedded_texts(text, table)))
-        with self._lock:
-            held = self._prepared.setdefault((tenant, doc_id), {})
-            self._prepared.move_to_end((tenant, doc_id))
-            while len(self._prepared) > MAX_PREPARED_DOCUMENTS:
-                self._prepared.popitem(last=False)
-        keys = [self.key(t) for t in texts]
-        stored = self._lookup([k for k in keys if k not in held])
-        todo = [i for i, k in enumerate(keys) if k not in held and k not in stored]
-        for i, vec in zip(todo, self._embed([texts[i] for i in todo], None), strict=True):
-            held[keys[i]] = vec
-        return len(todo)
-
     def add_document(
         self,
         tenant: str,
@@ -127,9 +104,7 @@ class SentenceVectors:
         all in one bulk call."""
         texts = list(dict.fromkeys(t for text, table in chunks for t in embedded_texts(text, table)))
         keys = [self.key(t) for t in texts]
-        with self._lock:
-            prepared = self._prepared.pop((tenant, doc_id), {})
-        known = {**self._lookup([k for k in keys if k not in prepared]), **prepared}
+        known = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in known]
         vectors = dict(known)
         for i, vec in zip(todo, self._embed([texts[i] for i in todo], slice_size), strict=True):

@@ -14,7 +14,7 @@ import pytest
 from ingest.upload import IngestRequest
 from models.text_encoder import TextEncoder
 from service.answer.gate import EMBED_CHARS, Grade, RelevanceGate
-from service.answer.sentence_vectors import MAX_PREPARED_DOCUMENTS, SentenceVectors, embedded_texts
+from service.answer.sentence_vectors import SentenceVectors, embedded_texts
 from service.carta import Carta
 from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
@@ -61,30 +61,6 @@ def test_stored_vectors_are_the_computed_ones(tmp_path: Path, text_encoder: Text
     assert store.has_document("t2", "doc") and not store.has_document("t1", "doc")
     store.delete_document("t2", "doc")
     assert store.count() == 0
-    store.close()
-
-
-def test_prepared_vectors_are_written_once_the_document_is_ready(
-    tmp_path: Path, text_encoder: TextEncoder
-) -> None:
-    """Ingestion embeds a batch's sentences as it goes (`prepare`); `add_document` then
-    writes them without embedding them again, the same vectors; a document that never turns
-    ready leaves nothing written, and only a few documents wait in memory."""
-    store = SentenceVectors(tmp_path / "sv.sqlite3", text_encoder)
-    first, second = (
-        "The river rose two metres in Recife. Schools closed for a week.",
-        "Choveu 300 mm em abril.",
-    )
-    assert store.prepare("t", "doc", [(first, False)]) == 2
-    assert store.prepare("t", "doc", [(second, False), (first, False)]) == 1  # the batch's new texts only
-    assert store.count() == 0  # nothing written before the document is ready
-    assert store.add_document("t", "doc", [(first, False), (second, False)]) == 0
-    texts = [t for c in (first, second) for t in embedded_texts(c)]
-    np.testing.assert_allclose(store.embed(texts), text_encoder.embed(texts), atol=1e-5)
-    assert store.misses == 0
-    for k in range(MAX_PREPARED_DOCUMENTS + 1):  # documents that failed: the oldest is dropped
-        store.prepare("t", f"failed-{k}", [(f"A sentence of a failed document number {k}.", False)])
-    assert store.add_document("t", "failed-0", [("A sentence of a failed document number 0.", False)]) == 1
     store.close()
 
 
