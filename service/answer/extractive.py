@@ -298,7 +298,8 @@ def _answers(test: AnswerTest, cand: Candidate) -> bool:
     """Whether the sentence states the asked thing: the key terms in it or in its page's
     title and headings, which date and place a bare statement ("Relatório Ambiental Municipal
     2024", "Prefeitura do Recife"), and a value of the asked kind in the sentence itself."""
-    return test.answers(cand.sentence, headings=page_headings(cand.page) if cand.page else "")
+    # the choice counts every key term of the headings (numbers too), the status names only
+    return test.answers(cand.sentence, title=page_headings(cand.page) if cand.page else "")
 
 
 def outside_evidence(text: str, result: SearchResult) -> list[InvalidCitation]:

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from geo.folding import fold
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, states_value
-from service.answer.gate import Candidate, Haystack, page_headings, question_key_terms
+from service.answer.gate import Candidate, Haystack, document_names, page_headings, question_key_terms
 from service.answer.tables import asks_extreme
 from service.answer.types import AnswerStatus
 
@@ -50,14 +50,20 @@ class AnswerTest:
         """A value of the asked kind that the question does not give (True when none is asked)."""
         return self.asked is None or states_value(sentence, self.asked, self.given)
 
-    def answers(self, sentence: str, described: Collection[str] = (), headings: str = "") -> bool:
-        """Every key term in the sentence, in its page's title and headings (`headings`,
-        gate.page_headings: they date and place a bare statement, "Relatório Ambiental
-        Municipal 2024", "Northwind Q3 2024"), or among the names that describe its document
-        (`described`, gate.document_described: "o Redpaper da IBM sobre RCAC"); and a value
-        of the asked kind in the sentence itself."""
-        hay = Haystack(f"{headings}\n{sentence}" if headings else sentence)
-        held = all(t.text in described or hay.contains(t) for t in self.terms)
+    def answers(
+        self, sentence: str, described: Collection[str] = (), headings: str = "", title: str = ""
+    ) -> bool:
+        """Every key term in the sentence, in its document's title (`title`: it dates and
+        places a bare statement, "Northwind Q3 2024 report"), a name in its page's headings
+        (`headings`, gate.page_headings: "Prefeitura do Recife"), or among the names that
+        describe its document (`described`, gate.document_described: "o Redpaper da IBM
+        sobre RCAC"); and a value of the asked kind in the sentence itself. A number on the
+        first line of some chunk ("Each group enrolled 15 patients") is no heading's."""
+        own, named, titled = Haystack(sentence), Haystack(headings), Haystack(title)
+        held = all(
+            t.text in described or own.contains(t) or titled.contains(t) or (t.name and named.contains(t))
+            for t in self.terms
+        )
         return held and self.states_value(sentence)
 
 
@@ -71,7 +77,12 @@ def answer_status(
     if asks_extreme(question) and not any(ranks(c.sentence) for c in chosen):
         return "passages"  # "Var 12 520 367" names a department, not the one with the most
     held = any(
-        test.answers(c.sentence, described.get((c.page.doc_id, c.page.page_no), ()), page_headings(c.page))
+        test.answers(
+            c.sentence,
+            described.get((c.page.doc_id, c.page.page_no), ()),
+            page_headings(c.page),
+            document_names(c.page),
+        )
         if c.page
         else test.answers(c.sentence)
         for c in chosen

@@ -38,7 +38,7 @@ from ingest.values import (
     split_tokens,
 )
 from service.answer.content_words import question_content_words, singular, translations, word_index
-from service.answer.gate import axis_months, key_terms, question_key_terms, question_language
+from service.answer.gate import axis_months, key_terms, name_forms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
@@ -1059,9 +1059,11 @@ class TableAnswerer:
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
             if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
                 return False  # "safra 17/18" asked of the "SAFRA 16/17" table: another season
-            if not key_tokens or key_tokens <= addressed:
+            # or in another language: "Produto C" of the "Product C Monthly Revenue" chart
+            forms = name_forms(key)
+            if not key_tokens or key_tokens <= addressed or any(tokens(f) <= addressed for f in forms):
                 continue
-            if fold(key) not in context:
+            if fold(key) not in context and not any(f in context for f in forms):
                 return False
             # a term of the page's text that names one or two other rows asks about them; one
             # that many rows hold ("Ibama" in the sanctions of most rows) is the page's context

@@ -615,3 +615,18 @@ def test_a_french_superlative_asks_for_the_extreme_and_a_comparison_does_not() -
 
     assert asks_extreme("Quel département a la plus grande puissance ?")
     assert not asks_extreme("Quels départements ont plus de 400 MWc ?")
+
+
+def test_a_name_of_the_question_in_another_language_is_the_tables_title() -> None:
+    """ "Produto C" asked of the "Product C Monthly Revenue" chart: the same product, so the
+    table answers the Portuguese question; another product is still not this table's."""
+    grid = synthetic_grid(
+        ["Month", "Revenue ($)"],
+        [["Jan", "1197"], ["Feb", "1401"], ["Jun", "2696"], ["Dec", "1095"]],
+        title="Product C Monthly Revenue",
+    )
+    page = table_page("acme", grid, title="acme_product_c_monthly_revenue.png")
+    lowest = ask("Em que mês a receita mensal do Produto C foi a menor?", page)
+    assert lowest is not None and lowest.operation == "argmin" and "Dec" in lowest.text
+    assert_cites_cell(lowest, grid, "Dec", 1, "acme")
+    assert ask("Em que mês a receita mensal do Produto Alfa foi a menor?", page) is None
