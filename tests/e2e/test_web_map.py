@@ -280,10 +280,30 @@ def test_every_screen_passes_axe_offline(browser: Any, server: LiveServer, sampl
     assert off_machine(requested_urls(browser)) == []
 
 
-def test_phone_map_tab_and_document_list(browser: Any, server: LiveServer, tmp_path: Any) -> None:
+def ensure_olinda_and_recife(server: LiveServer, samples_dir: Path) -> None:
+    """The Olinda map image (with its world file and .prj) and the Recife report, uploaded
+    over HTTP unless an earlier test of this module left them (uploads are idempotent)."""
+    from tests.utils.api import ingest_via_api
+
+    png = corpus_path(*RASTER[:1], RASTER[1] + ".png")
+    pdf = samples_dir / "relatorio_ambiental_recife_2024.pdf"
+    with httpx.Client(base_url=server.url, timeout=300) as client:
+        names = {d["filename"] for d in client.get("/v1/documents").json()}
+        if png.name not in names:
+            sidecars = [(png.with_suffix(s).name, png.with_suffix(s).read_bytes()) for s in (".pgw", ".prj")]
+            ingest_via_api(client, png.name, png.read_bytes(), sidecars)
+        if pdf.name not in names:
+            ingest_via_api(client, pdf.name, pdf.read_bytes())
+
+
+def test_phone_map_tab_and_document_list(
+    browser: Any, server: LiveServer, tmp_path: Any, samples_dir: Path
+) -> None:
     """The list is newest first, filters, and fits 1440 px without sideways scroll; a failed
     upload keeps its file name; on a phone the map is a tab of its own and "Show on map"
-    switches to it, fitted to the document. (Runs after the tests above: Olinda and Recife.)"""
+    switches to it, fitted to the document. (The tests above leave Olinda and Recife; run
+    alone, it uploads them itself.)"""
+    ensure_olinda_and_recife(server, samples_dir)
     docs = httpx.get(f"{server.url}/v1/documents").json()
     assert len(docs) >= 2
     newest = [d["id"] for d in sorted(docs, key=lambda d: d["created_at"], reverse=True)]
