@@ -80,6 +80,12 @@ _QUESTION_FRAMES = frozenset(
     faz fazem fez fizeram fazer parte partes part
     become reach reaches show occur occurs happen happens run runs ran across
     total totals overall geral
+    somando somar somam soma somados somadas sum summing summed adding somme additionnant additionner
+    zero nul nulle diferente diferentes different differente above below under over superior
+    superiores inferior inferiores
+    ones biggest greatest fewest maximum minimum forte fortes faible faibles grande grandes petite petites
+    column columns coluna colunas colonne colonnes row rows linha linhas ligne lignes date dates
+    report reports relatorio relatorios rapport rapports
     relacao comparado comparada comparados comparadas comparacao compared comparison rapport versus
     """.split()
 )

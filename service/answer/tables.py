@@ -37,6 +37,7 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
+from service.answer.conditions import Condition, count_condition, without_condition
 from service.answer.content_words import question_content_words, singular, translations, word_index
 from service.answer.gate import axis_months, key_terms, name_forms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
@@ -44,7 +45,7 @@ from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
-Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count"]
+Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count", "count_where"]
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -76,7 +77,9 @@ def superlatives_named(folded: str) -> str:
     return _FR_LARGEST.sub(" maximum ", _FR_SMALLEST.sub(" minimum ", folded))
 
 
-_TOTAL_ASKED = frozenset("total totais soma sum overall somado somados".split())
+_TOTAL_ASKED = frozenset(
+    "total totais soma sum overall somado somados somadas somando somar summing somme additionnant".split()
+)
 # a label that starts so names a total ("Total", "Totals", "All India", "Total geral"), not "Share of total"
 _TOTAL_LABEL = re.compile(
     r"^\W*(?:total|totals|totais|totales|grand total|sum|soma|overall|all india|all states|country|"
@@ -128,11 +131,39 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{lead}the sum of {line} over its {n} rows is {value}",
         "pt": "{lead}a soma de {line} nas suas {n} linhas é {value}",
     },
+    "sum_named": {
+        "en": '{lead}the sum of {line} over the {n} rows of "{name}" is {value}',
+        "pt": '{lead}a soma de {line} nas {n} linhas de "{name}" é {value}',
+    },
     "count": {
         "en": '{lead}{value} rows have {line} "{name}"',
         "pt": '{lead}{value} linhas têm {line} "{name}"',
     },
+    "count_where": {
+        "en": "{lead}{value} of its {n} rows have {line} {condition}{names}",
+        "pt": "{lead}{value} das suas {n} linhas têm {line} {condition}{names}",
+    },
 }
+CONDITION_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "eq": "equal to",
+        "ne": "other than",
+        "gt": "above",
+        "ge": "of at least",
+        "lt": "below",
+        "le": "of at most",
+    },
+    "pt": {
+        "eq": "igual a",
+        "ne": "diferente de",
+        "gt": "acima de",
+        "ge": "de pelo menos",
+        "lt": "abaixo de",
+        "le": "de no máximo",
+    },
+}
+MAX_NAMES_LISTED = 15  # a count lists the rows it counted up to this many
+
 # "how many autuações in Manacapuru": a count of the rows naming it, when no cell holds the number
 _COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
 MIN_COUNTED = 2  # a single row named is more likely a lookup the labels did not meet
@@ -417,6 +448,16 @@ _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
 
 # "de 01/06 a 10/07/2016": a range whose first date takes the year of the second
 _DATE_RANGE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})\s+(?:a|to|ate|-)\s+\d{1,2}[/.-]\d{1,2}[/.-](\d{4})\b")
+# ...and so written in words: "1 June to 10 July 2016", "1 de junho a 10 de julho de 2016",
+# "du 1er juin au 10 juillet 2016", "June 1 to July 10, 2016" (folded)
+_TO = r"\s+(?:to|a|ate|au|through|until|-|–)\s+"
+_WORDED_RANGE = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th|er|o|º)?\s+(?:de\s+)?([a-z]+)\.?{_TO}(?:the\s+)?\d{{1,2}}"
+    rf"(?:st|nd|rd|th|er|o|º)?\s+(?:de\s+)?[a-z]+\.?,?\s+(?:de\s+)?(\d{{4}})\b"
+)
+_WORDED_RANGE_EN = re.compile(
+    rf"\b([a-z]+)\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?{_TO}[a-z]+\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"
+)
 
 
 def question_tokens(question: str) -> set[str]:
@@ -424,8 +465,12 @@ def question_tokens(question: str) -> set[str]:
     other language: "taxa" also meets "rate", "multa" "fine". A date range's first date
     written without its year ("01/06 a 10/07/2016") gets the year of the second."""
     out = tokens(question)
-    for m in _DATE_RANGE.finditer(fold(question)):
-        out |= {t for t in tokens(f"{m[1]}/{m[2]}/{m[3]}") if t.startswith(("date:", "month:"))}
+    folded = fold(question)
+    starts = [(m[1], str(m[2]), m[3]) for m in _DATE_RANGE.finditer(folded)]
+    starts += [(m[1], str(MONTHS[m[2]]), m[3]) for m in _WORDED_RANGE.finditer(folded) if m[2] in MONTHS]
+    starts += [(m[2], str(MONTHS[m[1]]), m[3]) for m in _WORDED_RANGE_EN.finditer(folded) if m[1] in MONTHS]
+    for day, month, year in starts:
+        out |= {t for t in tokens(f"{day}/{month}/{year}") if t.startswith(("date:", "month:"))}
     _, words = split_tokens(question)
     for word in words:
         for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
@@ -655,6 +700,8 @@ class _Found:
     addressed: set[str] = field(default_factory=set)  # the tokens of the labels the answer speaks of
     row_text: str = ""  # how a looked-up row is named, when its name is not what the question said
     name_column: int | None = None  # the label column the question asks rows by ("qual autuado")
+    condition: Condition | None = None  # what a count_where counted ("zero", "above 50%")
+    counted_over: int = 0  # ...among this many rows (or columns) with a value
 
 
 class TableAnswerer:
@@ -703,10 +750,17 @@ class TableAnswerer:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
         else:
-            found = self._lookup(labels, query)
-            if words & _TOTAL_ASKED:
-                found = self._as_total(labels, found) if found else self._total(labels, line_query)
-            if found is None and _COUNT_ASKED.search(fold(question)):
+            counting = bool(_COUNT_ASKED.search(fold(question)))
+            condition = count_condition(question) if counting else None
+            # "how many states reported zero permit checks": the rows whose cell meets it
+            found = self._count_where(question, labels, condition) if condition else None
+            if found is None:
+                found = self._lookup(labels, query)
+                if words & _TOTAL_ASKED:
+                    found = (
+                        self._as_total(labels, found) if found else self._total(question, labels, line_query)
+                    )
+            if found is None and counting:
                 found = self._count(question, table)
         if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
@@ -714,40 +768,39 @@ class TableAnswerer:
 
     @staticmethod
     def _count(question: str, table: EvidenceTable) -> _Found | None:
-        """ "How many X in Manacapuru?" where no cell holds the number: the rows with a text
-        cell that is each of the question's names that select rows (a whole cell, held by
-        some rows, not by all: "AMAZONAS" in every row is the table's context; "Ibama" inside
-        a sanction's text names no row), at least MIN_COUNTED of them."""
-        if not table.complete or not table.rows:
+        """ "How many X in Manacapuru?" where no cell holds the number: the rows that the
+        question's names select (`rows_named`), at least MIN_COUNTED of them."""
+        selected = rows_named(question, table)
+        if selected is None or len(selected.rows) < MIN_COUNTED:
             return None
-        rows: set[int] | None = None
-        cells: list[tuple[int, int]] = []
-        named: list[str] = []
-        for term in (t for t in question_key_terms(question) if t.name):
-            hits = [
-                (i, j)
-                for i, row in enumerate(table.rows)
-                for j, cell in enumerate(row)
-                if cell.number is None and " ".join(_SPACED.sub(" ", fold(cell.text)).split()) == term.text
-            ]
-            held = {i for i, _ in hits}
-            if len(held) == len(table.rows):
-                named.append(term.text)  # the table's context: what the rows counted are all of
-                continue
-            if not held:
-                continue
-            rows = held if rows is None else rows & held
-            cells += hits
-            named.append(term.text)
-        if not rows or len(rows) < MIN_COUNTED:
-            return None
-        chosen = sorted({(i, j) for i, j in cells if i in rows})
+        chosen = selected.cells
         column = table.columns[chosen[0][1]]
-        found = _Found("count", chosen, 1.0, line=column, value=str(len(rows)))
+        found = _Found("count", chosen, 1.0, line=column, value=str(len(selected.rows)))
         found.row_text = table.rows[chosen[0][0]][chosen[0][1]].text
-        found.addressed = set().union(
-            *(tokens(n) for n in named), *(tokens(table.rows[i][j].text) for i, j in chosen)
-        )
+        found.addressed = selected.addressed
+        return found
+
+    def _count_where(self, question: str, labels: _Labels, condition: Condition) -> _Found | None:
+        """ "How many states reported zero permit checks?": the rows (or value columns) whose
+        cell in the line the question names meets the condition ("zero", "above 50%",
+        "diferente de zero"), each cited; a count of none is an answer too, citing the line."""
+        table = labels.table
+        query = question_tokens(without_condition(question, condition))
+        query -= {_stem(w) for w in _ARGMAX | _ARGMIN} | range_letters(question)
+        line = self._line(labels, query, totals=False)
+        if line is None:
+            return None
+        match, is_column = line
+        if is_column and not table.complete:
+            return None  # a count over a column needs every row
+        cells = [(i, match.index) if is_column else (match.index, i) for i in _entities(table, is_column)]
+        valued = [(r, c) for r, c in cells if table.rows[r][c].number is not None]
+        met = [(r, c) for r, c in valued if condition.holds(table.rows[r][c].number or 0.0)]
+        label = table.columns[match.index] if is_column else row_label(table, match.index)
+        found = _Found("count_where", met or valued, match.score, label, is_column, value=str(len(met)))
+        found.condition, found.counted_over = condition, len(valued)
+        found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
+        found.addressed |= tokens(fold(question)[slice(*condition.span)])
         return found
 
     @staticmethod
@@ -879,9 +932,10 @@ class TableAnswerer:
             found.operation, found.line, found.total_label = "total", table.columns[c], row_label(table, r)
         return found
 
-    def _total(self, labels: _Labels, query: set[str]) -> _Found | None:
+    def _total(self, question: str, labels: _Labels, query: set[str]) -> _Found | None:
         """A total of the line the question names: its cell in the total row (or column),
-        else the sum of a complete numeric column."""
+        else the sum of a complete numeric column; over the rows the question's names select
+        when they select some ("somando as autuações de JOAO ...": that person's rows)."""
         table = labels.table
         line = self._line(labels, query)
         if line is None:
@@ -889,6 +943,20 @@ class TableAnswerer:
         match, is_column = line
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         totals = table.total_rows if is_column else table.total_columns
+        selected = rows_named(question, table) if is_column else None
+        if selected is not None and table.complete:
+            cells = [
+                (i, match.index)
+                for i in sorted(selected.rows)
+                if table.rows[i][match.index].number is not None
+            ]
+            if not cells:
+                return None
+            value = format_number(sum(table.rows[i][j].number or 0.0 for i, j in cells), cells, table)
+            found = _Found("sum", cells, match.score, label, True, value=value)
+            found.addressed = labels.columns[match.index] | selected.addressed
+            found.row_text = table.rows[selected.cells[0][0]][selected.cells[0][1]].text
+            return found
         if totals:
             grand = grand_total(table, totals, rows=is_column)
             cell = (grand, match.index) if is_column else (match.index, grand)
@@ -1048,15 +1116,19 @@ class TableAnswerer:
         something else, or about more than one cell."""
         table = labels.table
         header = [table.columns[j] for j in table.label_columns]
-        addressed = found.addressed | labels.context | tokens(table.page.title)
+        # the document's title and file name ("in_imd_rainfall_distribution": the IMD's table)
+        names = re.sub(r"[\W_]+", " ", f"{table.page.title} {table.page.filename}")
+        addressed = found.addressed | labels.context | tokens(names)
         addressed |= set().union(*(tokens(h) for h in header))
         rows_read = {r for r, _ in found.cells}
         columns_read = {c for _, c in found.cells}
         others = [t for i, t in enumerate(labels.rows) if i not in rows_read]
         others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
-        context = fold(f"{table.page_text} {table.page.title} {table.title}")
+        context = fold(f"{table.page_text} {names} {table.title}")
         for key in key_terms(question):
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
+            # a month or a date is addressed by its value, however written ("june": "01-06-2016")
+            key_tokens = {t for t in key_tokens if ":" in t} or key_tokens
             if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
                 return False  # "safra 17/18" asked of the "SAFRA 16/17" table: another season
             # or in another language: "Produto C" of the "Product C Monthly Revenue" chart
@@ -1236,6 +1308,54 @@ def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
     ]
 
 
+@dataclass
+class NamedRows:
+    """The rows a question's names select, the cells that name them and what they address."""
+
+    rows: set[int]
+    cells: list[tuple[int, int]]
+    addressed: set[str]
+
+
+def rows_named(question: str, table: EvidenceTable) -> NamedRows | None:
+    """The rows with a text cell the question names: a whole cell the question writes, with
+    one of its names in it ("MANACAPURU", "JOAO SILVA"), held by some rows, not by all:
+    "AMAZONAS" in every row is the table's context; "Ibama" inside a sanction's text names
+    no row. Several such names select the rows holding each. None when no name selects any."""
+    if not table.complete or not table.rows:
+        return None
+    names = {t.text for t in question_key_terms(question) if t.name}
+    if not names:
+        return None
+    asked = f" {_spaced_words(question)} "
+    by_text: dict[str, list[tuple[int, int]]] = {}
+    for i, row in enumerate(table.rows):
+        for j, cell in enumerate(row):
+            text = _spaced_words(cell.text)
+            if cell.number is None and text and f" {text} " in asked and names & set(text.split()):
+                by_text.setdefault(text, []).append((i, j))
+    rows: set[int] | None = None
+    cells: list[tuple[int, int]] = []
+    for hits in by_text.values():
+        held = {i for i, _ in hits}
+        if len(held) == len(table.rows):
+            continue  # the table's context: what the rows are all of
+        rows = held if rows is None else rows & held
+        cells += hits
+    if not rows:
+        return None
+    chosen = sorted({(i, j) for i, j in cells if i in rows})
+    addressed = set().union(
+        *(tokens(t) for t in by_text), *(tokens(table.rows[i][j].text) for i, j in chosen)
+    )
+    return NamedRows(rows, chosen, addressed)
+
+
+def _spaced_words(text: str) -> str:
+    """Folded words joined by single spaces, dashes and punctuation as spaces ("Tefé-AM" -> "tefe am")."""
+    return " ".join(re.findall(r"\w+", _SPACED.sub(" ", fold(text))))
+
+
 def _numeric(cells: list[Cell]) -> bool:
     filled = [c for c in cells if not c.empty]
     numbers = [c for c in filled if c.number is not None]
@@ -1362,6 +1482,8 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
     lead = LEAD[language].format(title=_safe(title[:100])) if title else LEAD_UNTITLED[language]
     r, c = found.cells[0]
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
+    if found.operation == "count_where" and found.condition is not None:
+        return _count_sentence(language, table, found, lead, unit)
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
     fill = {"lead": lead, "value": value}
     if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
@@ -1403,19 +1525,50 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
         return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
     if found.operation == "count":
         return TEMPLATES["count"][language].format(**fill, line=line, name=_safe(found.row_text))
+    if found.row_text:
+        return TEMPLATES["sum_named"][language].format(
+            **fill, line=line, n=len(found.cells), name=_safe(found.row_text)
+        )
     return TEMPLATES["sum"][language].format(**fill, line=line, n=len(found.cells))
+
+
+def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: str, unit: str) -> str:
+    """ "7 of its 56 rows have Permit equal to 0: Guam, ..." (the rows, or columns, counted)."""
+    assert found.condition is not None
+    condition = found.condition
+    threshold = _safe(with_unit(f"{condition.threshold:g}", "%" if condition.percent else unit))
+    words = f"{CONDITION_WORDS[language][condition.comparison]} {threshold}"
+    names = []
+    if found.value != "0":
+        names = [
+            display(row_name(table, i) if found.line_is_column else table.columns[j]) for i, j in found.cells
+        ]
+    listed = _join([_safe(n) for n in names[:MAX_NAMES_LISTED]], language) if names else ""
+    more = len(names) - MAX_NAMES_LISTED
+    if more > 0:
+        listed += f" (+{more})"
+    return TEMPLATES["count_where"][language].format(
+        lead=lead,
+        value=found.value,
+        n=found.counted_over,
+        line=_safe(display(found.line)),
+        condition=words,
+        names=f": {listed}" if listed else "",
+    )
 
 
 def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:
     """One citation per cell read (a sum: one, its box around the column's cells)."""
     page = table.page
-    if found.operation == "sum":
+    if (found.operation == "sum" and not found.row_text) or (
+        found.operation == "count_where" and found.value == "0"
+    ):
         cells = [table.rows[r][c] for r, c in found.cells]
         box = _union([cell.bbox for cell in cells]) or list(cells[0].chunk.bbox)
         quote = f"{display(found.line)}: " + ", ".join(cell.text for cell in cells)
         return [Citation(page.doc_id, page.page_no, page.title, box, _safe(quote[:400]))]
     citations = []
-    for r, c in found.cells:
+    for r, c in found.cells[:MAX_NAMES_LISTED]:
         cell = table.rows[r][c]
         quote = _safe(f"{display(row_name(table, r))} · {display(table.columns[c])}: {cell.text}")
         citations.append(

@@ -630,3 +630,110 @@ def test_a_name_of_the_question_in_another_language_is_the_tables_title() -> Non
     assert lowest is not None and lowest.operation == "argmin" and "Dec" in lowest.text
     assert_cites_cell(lowest, grid, "Dec", 1, "acme")
     assert ask("Em que mês a receita mensal do Produto Alfa foi a menor?", page) is None
+
+
+CHECKS = synthetic_grid(
+    ["State", "Permit", "Handgun", "Long Gun"],
+    [
+        ["Alaska", "0", "3,105", "2,877"],
+        ["Georgia", "7,144", "0", "20,121"],
+        ["Guam", "0", "81", "0"],
+        ["Ohio", "24,008", "31,092", "24,555"],
+        ["Vermont", "0", "1,222", "1,618"],
+        ["Texas", "8,954", "45,126", "51,670"],
+    ],
+    title="Background checks by state, November",
+)
+
+
+def test_how_many_rows_meet_a_condition_on_the_named_column_is_counted_and_each_cited() -> None:
+    """ "How many states reported zero permit checks?": the rows whose Permit cell is 0,
+    counted and listed, each cell cited; "diferente de zero" and "more than 20,000" count the
+    others; a count of none is an answer naming the condition."""
+    page = table_page("checks", CHECKS)
+    zero = ask("How many states reported zero permit checks?", page)
+    assert zero is not None and zero.operation == "count_where", zero
+    assert "3 of its 6 rows have Permit equal to 0: Alaska, Guam and Vermont" in zero.text
+    assert len(zero.citations) == 3 and all("Permit: 0" in c.quote for c in zero.citations)
+    others = ask("Quantos estados têm verificações de Handgun diferente de zero?", page)
+    assert others is not None and "5 das suas 6 linhas têm Handgun diferente de 0" in others.text
+    assert "Georgia" not in others.text
+    many = ask("How many states had more than 20,000 long gun checks?", page)
+    assert many is not None and "3 of its 6 rows have Long Gun above 20000" in many.text
+    assert all(name in many.text for name in ("Georgia", "Ohio", "Texas"))
+    none = ask("How many states had more than 90,000 handgun checks?", page)
+    assert none is not None and none.text.startswith('According to the table "Background checks')
+    assert "0 of its 6 rows have Handgun above 90000" in none.text and len(none.citations) == 1
+
+
+def test_a_total_over_the_rows_a_name_selects_sums_only_those_rows() -> None:
+    """ "Somando as autuações de JOAO SILVA, qual o valor total das multas?": the fines of
+    his rows summed (not the whole column), each of his cells cited."""
+    grid = synthetic_grid(
+        ["Nº A.I.", "Nome Autuado", "Município", "Valor Multa (R$)"],
+        [
+            ["679101", "JOAO SILVA", "MANAUS", "10.000,00"],
+            ["679102", "MARIA SOUZA", "TEFÉ", "5.000,00"],
+            ["679103", "JOAO SILVA", "TEFÉ", "2.500,00"],
+            ["679104", "PEDRO LIMA", "MANAUS", "800,00"],
+            ["679105", "JOAO SILVA", "COARI", "1.000,00"],
+        ],
+        title="Relatório de Autuações Ambientais - IBAMA",
+    )
+    answer = ask(
+        "Somando as autuações de JOAO SILVA, qual o valor total das multas?", table_page("ibama", grid)
+    )
+    assert answer is not None and answer.operation == "sum", answer
+    assert 'Valor Multa nas 3 linhas de "JOAO SILVA" é R$ 13.500,00' in answer.text and not answer.unaddressed
+    assert len(answer.citations) == 3
+    whole = ask("Qual o valor total das multas?", table_page("ibama", grid))
+    assert whole is not None and "19.300,00" in whole.text  # no name: the whole column
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many states reported zero permit checks?", "3 of its 6 rows have Permit equal to 0"),
+        ("Quantos estados tiveram mais de 20.000 verificações de long gun?", "3 das suas 6 linhas"),
+    ],
+)
+def test_a_count_by_condition_passes_the_gate_as_an_answer(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder, question: str, expected: str
+) -> None:
+    """Through the gate: the condition's words ("zero", "mais de 20.000") are no subject the
+    page must write, and the count is an answer citing its cells."""
+    answer = _asked(answerer, text_encoder, question, table_page("checks", CHECKS, title="Background checks"))
+    assert not answer.refused and answer.status == "answer", answer.answer
+    assert expected in answer.answer and answer.citations
+
+
+def test_a_period_written_in_words_picks_its_column_and_the_file_name_names_the_table() -> None:
+    """ "Over 1 June to 10 July 2016, which subdivision had the lowest actual rainfall in the
+    IMD table?": the worded range meets the Period column's "01-06-2016 To 10-07-2016" (not
+    the Day column's), its month is addressed by value, and "IMD" by the file name."""
+    grid = synthetic_grid(
+        [
+            "Subdivision",
+            "Day:10-07-2016 / ACTUAL (mm)",
+            "Day:10-07-2016 / NORMAL (mm)",
+            "Period:01-06-2016 To 10-07-2016 / ACTUAL",
+            "Period:01-06-2016 To 10-07-2016 / NORMAL",
+        ],
+        [
+            ["ASSAM", "17.9", "17.1", "441.9", "591.2"],
+            ["GUJARAT", "2.0", "8.1", "77.1", "184.4"],
+            ["DELHI", "0.0", "7.4", "90.3", "113.8"],
+            ["KERALA", "20.1", "30.2", "47.5", "700.1"],
+        ],
+        title="STATE-WISE RAINFALL DISTRIBUTION",
+    )
+    page = table_page("in_imd_rainfall_2016", grid)
+    for question in (
+        "Over 1 June to 10 July 2016, which subdivision had the lowest actual rainfall in the IMD table?",
+        "De 1 de junho a 10 de julho de 2016, qual subdivisão teve a menor chuva real na tabela do IMD?",
+    ):
+        answer = ask(question, page)
+        assert answer is not None and answer.operation == "argmin", question
+        assert "KERALA" in answer.text and "47.5" in answer.text, answer.text
+    day = ask("On 10 July 2016, which subdivision had the lowest actual rainfall in the IMD table?", page)
+    assert day is not None and "DELHI" in day.text  # the Day column
