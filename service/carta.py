@@ -52,7 +52,7 @@ from service.jobs import JobStore
 from service.query.channels import ChannelContext, build_channels
 from service.query.channels.communities import GlobalChannel
 from service.query.channels.entities import EntitiesChannel
-from service.query.channels.graph import GraphEvidenceChannel
+from service.query.channels.graph import GraphEvidence, GraphEvidenceChannel
 from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
 from service.query.planner import PlannerLimits, QueryPlanner
 from service.query.retrieval import Retriever
@@ -717,10 +717,11 @@ class Carta:
         found = None
         if evidence is None and self.global_channel is not None and self._asks_global(query, result):
             found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)
-        if evidence is not None and evidence.analytic is not None and evidence.analytic.unknown is not None:
-            # the loaded data lacks the asked category or attribute ("pontos de alagamento"):
-            # the documents may still say it; the data's refusal, naming what it holds, stands
-            # only when they do not
+        if evidence is not None and (_data_lacks(evidence) or _nothing_found(evidence)):
+            # the loaded data lacks the asked category or attribute ("pontos de alagamento"),
+            # or holds nothing that meets the question ("near which landmark is the sampling
+            # point ON 200": no landmark pair in Salvador's data): the documents may still say
+            # it; the data's answer, naming what it holds, stands only when they do not
             documents = next(e.data for e in self._document_events(query, result, False) if e.kind == "done")
             chosen = graph_answer(query.text, result, evidence) if documents.refused else documents
             events: Iterator[Event] = answer_events(chosen, result)
@@ -780,3 +781,19 @@ class Carta:
             self.docgraph.close()
         if self.sentence_vectors is not None:
             self.sentence_vectors.close()
+
+
+def _data_lacks(evidence: GraphEvidence) -> bool:
+    """The graph's analytic plan asked for a category or attribute the loaded data lacks."""
+    return evidence.analytic is not None and evidence.analytic.unknown is not None
+
+
+def _nothing_found(evidence: GraphEvidence) -> bool:
+    """A relational question over the loaded data that found no point and no pair."""
+    found = evidence.relational
+    return (
+        evidence.analytic is None
+        and evidence.overview is None
+        and found is not None
+        and not (found.pairs or found.pois or found.zones)
+    )

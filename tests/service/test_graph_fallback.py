@@ -1,0 +1,38 @@
+"""A question the graph takes as relational but the loaded data holds nothing for is
+answered from the documents when they hold the answer; the data's answer stands otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ingest.upload import IngestRequest
+from service.carta import Carta
+from service.query.types import SearchQuery
+from tests.conftest import corpus_path
+from tests.utils.documents import make_pdf
+
+QUESTION = "Near which landmark is the Ondina sampling point SSA ON 200 in Salvador located?"
+
+
+def test_a_relational_question_the_data_finds_nothing_for_is_answered_by_the_documents(
+    make_carta: Callable[..., Carta],
+) -> None:
+    carta = make_carta()
+    assert carta.graph is not None
+    landmarks = corpus_path("poi", "r5r_poa_points_of_interest.csv").read_bytes()  # Porto Alegre only
+    carta.graph.add_dataset(landmarks, "poa_landmarks.csv", "default", "landmark")
+    lines = [
+        "Salvador beach bulletin 26/2010: sampling points.",
+        "The Ondina sampling point SSA ON 200 is located near the Morro da Sereia landmark.",
+    ]
+    carta.ingest(IngestRequest(make_pdf([lines]), "bulletin.pdf", "default"))
+    tenant = carta.settings.default_tenant
+    evidence = carta.graph_evidence.run(QUESTION, tenant, None, "en")
+    assert evidence is not None and evidence.relational is not None  # the graph takes it...
+    assert not evidence.relational.pairs and not evidence.relational.pois  # ...and finds nothing
+    answer = carta.ask(SearchQuery(QUESTION, tenant))
+    assert not answer.refused and "Morro da Sereia" in answer.answer, answer.answer
+    assert answer.graph is None and answer.citations
+    # the documents hold nothing: the data's answer, naming what it searched, stands
+    other = carta.ask(SearchQuery("Which landmarks are within 500 m of each other in Salvador?", tenant))
+    assert other.graph is not None and "Salvador" in other.answer
