@@ -13,8 +13,11 @@ from ingest.values import find_dates, find_numbers, number_token
 AskedValue = Literal["number", "date"]
 
 # On folded questions (lower case, no accents), pt / en / fr / es.
+# "when" asks at the question's start or after a comma ("According to X, when ..."); inside a
+# clause it is a conjunction ("what does a manager see when looking at the TAX_ID")
 _ASKS_DATE = re.compile(
-    r"\b(when|quando|cuando|quand|what date|which date|which year|what year|in what year|in which year|"
+    r"(?:^|[,;:]\s*)\W*(?:(?:and|e|et|y|since|desde|depuis)\s+)?(?:when|quando|cuando|quand)\b|"
+    r"\b(?:what date|which date|which year|what year|in what year|in which year|"
     r"em que (?:data|ano|dia|mes)|qual (?:a data|o ano|o dia)|en que (?:fecha|ano)|en quelle annee)\b"
 )
 _QUANTITY_EN = (
@@ -27,14 +30,19 @@ _QUANTITY_PT = (
     "custo|preco|multa|capacidade|producao|concentracao|temperatura|crescimento|desvio|tempo|gasto|"
     "orcamento|dose|producao|extensao|altura|profundidade|peso"
 )
-_QUANTITY_FR = "puissance|capacite|production|part|taux|nombre|montant|valeur|superficie|surface|croissance"
+_QUANTITY_FR = (
+    "puissance|capacite|production|part|taux|nombre|montant|valeur|superficie|surface|croissance|"
+    "resistance|vitesse|debit|prix|cout|population|altitude|hauteur|densite|temperature|rendement|dose"
+)
 _ASKS_NUMBER = re.compile(
     r"\b(how many|how much|how long|how far|how tall|how big|how large|what percentage|what share|"
     r"what proportion|"
     rf"what (?:was|is|were|are) (?:the|its|their|[\w-]+['’]s) (?:[\w-]+ ){{0,3}}(?:{_QUANTITY_EN})|"
+    rf"what (?:[\w-]+ ){{0,2}}(?:{_QUANTITY_EN})s? (?:did|does|do|was|were|is|are|has|had|will)|"
     rf"quant[oa]s?|qual (?:(?:foi|era|e) )?(?:o|a) (?:[\w/-]+ ){{0,3}}(?:{_QUANTITY_PT})|"
     r"que percentual|cuant[oa]s?|combien|"
-    rf"quel(?:le)?s? (?:(?:est|etait|a ete) )?(?:la |le )?(?:{_QUANTITY_FR}))\b"
+    rf"quel(?:le)?s? (?:(?:est|etait|a ete|sera|seront|sont|etaient|ont ete) )?(?:la |le |les )?"
+    rf"(?:[\w-]+ ){{0,2}}(?:{_QUANTITY_FR}))\b"
 )
 
 

@@ -67,6 +67,8 @@ class ExtractiveAnswerer:
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
+        if table is not None and table.operation == "no_value" and not grade.absent_words:
+            return self._no_value(question, result, grade, table)
         absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
         if (
             table is not None
@@ -100,6 +102,23 @@ class ExtractiveAnswerer:
             # the nearest rows of a table that has no row for the asked case ("12 g" of a
             # table stopping at 10 g): listing them would answer another question
             return self.gate.refusal(question, result, grade)
+        test = AnswerTest(question)
+        if status == "passages" and not any(test.states_value(c.sentence) for c in chosen):
+            # asked for a number or a date, the passages hold none: the lower-ranked sentences
+            # that state one are quoted instead ("São 3 dragas no total" under the canal's
+            # line), and without any ("What TEDs score did OTSL reach on FinTabNet?" over
+            # "keeping high TEDs ... even on FinTabNet") there is nothing to read it from
+            top, counted = rank(pool[0]), counted_noun(question)
+            valued = [
+                c
+                for c in pool
+                if test.states_value(c.sentence)
+                and rank(c) >= VALUE_REACH * top
+                and (c.words >= VALUED_WORDS or (counted and counted in fold(c.sentence)))
+            ]
+            if not valued:
+                return self.gate.refusal(question, result, grade)
+            chosen = _dedupe(valued)[: self.max_sentences]
         parts, citations = [], []
         for cand in chosen:
             quote = neutralise(cand.sentence, fragment=True)
@@ -154,6 +173,13 @@ class ExtractiveAnswerer:
             for w in grade.absent_words
         )
 
+    def _no_value(self, question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:
+        """A refusal that says why: the asked cell of the table reads "-" (no value given)."""
+        refusal = self.gate.refusal(question, result, grade)
+        refusal.answer = f"{refusal.answer} {table.text}"
+        refusal.citations = table.citations
+        return refusal
+
     @staticmethod
     def _from_card(question: str, result: SearchResult, grade: Grade, card: MapCardAnswer) -> Answer:
         return _read_answer(question, result, grade, card.text, card.citations)
@@ -195,6 +221,19 @@ def _is_code(word: str) -> bool:
 
 QUOTE_REACH = 0.85  # passages: the sentences scoring this share of the best one
 ANSWER_REACH = 0.7  # a sentence that states the asked thing is quoted down to this share
+VALUE_REACH = 0.5  # passages for a value question: those stating one, down to this share of the best
+VALUED_WORDS = 0.5  # ...holding this share of its content words, or the noun it counts
+_COUNTED = re.compile(r"\b(?:how many|quant[oa]s|combien d[e']|cuant[oa]s)\s*(\w{3,})")
+
+
+def counted_noun(question: str) -> str:
+    """The head of what a "how many" question counts, folded, its plural cut ("dragas" ->
+    "draga"); "" when it counts nothing."""
+    m = _COUNTED.search(fold(question))
+    if not m:
+        return ""
+    word = m[1]
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word
 # the weight of the share of the question's content words in a sentence, when quotes are ranked
 SUBJECT_WEIGHT = 0.3
 SPECIFIC_WEIGHT = 0.3  # ...and of the key terms no heading of the document holds

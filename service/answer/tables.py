@@ -45,7 +45,7 @@ from service.answer.types import Citation
 from service.query.translate import EN_PT, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
-Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count", "count_where"]
+Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count", "count_where", "no_value"]
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -138,6 +138,10 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "count": {
         "en": '{lead}{value} rows have {line} "{name}"',
         "pt": '{lead}{value} linhas têm {line} "{name}"',
+    },
+    "no_value": {
+        "en": '{lead}no value is given for {entity} in {measure} (the cell reads "{value}")',
+        "pt": '{lead}não há valor para {entity} em {measure} (a célula traz "{value}")',
     },
     "count_where": {
         "en": "{lead}{value} of its {n} rows have {line} {condition}{names}",
@@ -893,6 +897,16 @@ class TableAnswerer:
         naming = {j for j in table.label_columns if tokens(cells[j].text) & row.matched} | numbered
         filled = [m for m in columns if m.index not in naming and not cells[m.index].empty]
         best = _unique_best(filled)
+        marked = _unique_best([m for m in columns if m.index not in naming])
+        if (
+            marked is not None
+            and _marks_no_value(cells[marked.index])
+            and (best is None or marked.score > best.score)
+        ):
+            # the asked cell says the table has no value ("-" for Arunachal Pradesh in 1951-1961)
+            found = _Found("no_value", [(row.index, marked.index)], row.score + marked.score)
+            found.addressed = labels.rows[row.index] | labels.columns[marked.index]
+            return found
         if best is None:
             values = [j for j in range(len(table.columns)) if j not in table.label_columns]
             if filled or len(values) != 1 or cells[values[0]].empty:
@@ -1356,6 +1370,12 @@ def _spaced_words(text: str) -> str:
     return " ".join(re.findall(r"\w+", _SPACED.sub(" ", fold(text))))
 
 
+def _marks_no_value(cell: Cell) -> bool:
+    """Whether a cell is written as "no value" ("-", "n/a", ".."), not left blank (a blank
+    may be where the table's columns were cut apart)."""
+    return bool(cell.text.strip()) and cell.empty
+
+
 def _numeric(cells: list[Cell]) -> bool:
     filled = [c for c in cells if not c.empty]
     numbers = [c for c in filled if c.number is not None]
@@ -1484,6 +1504,13 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
     if found.operation == "count_where" and found.condition is not None:
         return _count_sentence(language, table, found, lead, unit)
+    if found.operation == "no_value":
+        return TEMPLATES["no_value"][language].format(
+            lead=lead,
+            entity=_safe(display(row_name(table, r))),
+            measure=_safe(display(table.columns[c])),
+            value=_safe(table.rows[r][c].text),
+        )
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
     fill = {"lead": lead, "value": value}
     if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:

@@ -31,6 +31,10 @@ def cands(*sentences: str) -> list[Candidate]:
         ("Em que ano o relatório foi publicado?", "date"),
         ("Which region has the largest installed park?", None),
         ("Qual bairro teve mais pontos de alagamento?", None),
+        ("What TEDs score did the OTSL model reach on FinTabNet?", "number"),
+        ("Quelle sera la puissance crête de la future centrale ?", "number"),
+        ("Segundo a OMS, quando o guia foi publicado?", "date"),
+        ("What does a manager see when looking at the TAX_ID of another employee?", None),
     ],
 )
 def test_the_kind_of_value_a_question_asks_for(question: str, asked: str | None) -> None:
@@ -86,8 +90,9 @@ def test_the_extractive_answerer_reports_its_status(answerer: ExtractiveAnswerer
     assert answer.status == "answer" and not answer.refused and "2 753 MW" in answer.answer
     answer = ask(answerer, "How many persons were chronically infected with hepatitis C in 2019?", WHO)
     assert answer.status == "answer" and "58 million" in answer.answer
+    # the passages state no count: nothing to read a number from
     answer = ask(answerer, "How many laboratories in Myanmar reviewed the hepatitis C guidelines?", WHO)
-    assert not answer.refused and answer.status == "passages" and answer.grounded
+    assert answer.refused and answer.status == "refused"
     answer = ask(answerer, "What is the capital of Australia?", WHO, SERANON)
     assert answer.refused and answer.status == "refused"
 

@@ -737,3 +737,30 @@ def test_a_period_written_in_words_picks_its_column_and_the_file_name_names_the_
         assert "KERALA" in answer.text and "47.5" in answer.text, answer.text
     day = ask("On 10 July 2016, which subdivision had the lowest actual rainfall in the IMD table?", page)
     assert day is not None and "DELHI" in day.text  # the Day column
+
+
+def test_a_cell_written_as_no_value_is_a_refusal_that_says_so(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """The asked cell reads "-": no value is given, so the answer is a refusal naming the
+    cell, cited; the row's other cells are not offered as the answer."""
+    grid = synthetic_grid(
+        ["States", "1951-1961", "1961-1971", "2001-2011"],
+        [
+            ["Assam", "34.98", "34.95", "17.07"],
+            ["Mizoram", "-", "24.93", "23.48"],
+            ["Goa", "7.77", "34.77", "8.23"],
+        ],
+        title="Decadal growth rate of population (Per cent)",
+    )
+    page = table_page("census", grid, title="Decadal growth")
+    refused = _asked(
+        answerer, text_encoder, "What was the decadal growth rate of Mizoram in 1951-1961?", page
+    )
+    assert refused.refused and refused.status == "refused"
+    assert 'no value is given for Mizoram in 1951-1961 (the cell reads "-")' in refused.answer
+    assert len(refused.citations) == 1 and "24.93" not in refused.answer
+    answered = _asked(
+        answerer, text_encoder, "What was the decadal growth rate of Mizoram in 1961-1971?", page
+    )
+    assert not answered.refused and "24.93" in answered.answer

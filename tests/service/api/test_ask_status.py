@@ -18,9 +18,11 @@ from tests.utils.servers import LiveServer
 REPORT = [
     "Relatório de drenagem do Recife 2024.\n"
     "Em 2024 a prefeitura do Recife limpou 38 canais da cidade.\n"
-    "A equipe de manutenção do Canal do Prado trabalha com dragas e caminhões.",
+    "A equipe de manutenção do Canal do Prado trabalha com dragas e caminhões.\n"
+    "São quatro caminhões e 3 dragas no total.",
 ]
 ANSWERED = "Quantos canais a prefeitura do Recife limpou em 2024?"
+# the count is in a sentence of its own, without the canal's name: passages, not an answer
 PASSAGES = "Quantas dragas usa a equipe de manutenção do Canal do Prado?"
 REFUSED = "What is the capital of Australia?"
 
