@@ -105,9 +105,9 @@ class ExtractiveAnswerer:
         test = AnswerTest(question)
         if status == "passages" and not any(test.states_value(c.sentence) for c in chosen):
             # asked for a number or a date, the passages hold none: the lower-ranked sentences
-            # that state one are quoted instead ("São 3 dragas no total" under the canal's
-            # line), and without any ("What TEDs score did OTSL reach on FinTabNet?" over
-            # "keeping high TEDs ... even on FinTabNet") there is nothing to read it from
+            # that state one, in a passage holding every key term, are quoted instead ("São 3
+            # dragas no total" under the canal's line); without any ("What TEDs score did
+            # OTSL reach?" over "keeping high TEDs ...") there is nothing to read it from
             top, counted = rank(pool[0]), counted_noun(question)
             valued = [
                 c
@@ -115,6 +115,7 @@ class ExtractiveAnswerer:
                 if test.states_value(c.sentence)
                 and rank(c) >= VALUE_REACH * top
                 and (c.words >= VALUED_WORDS or (counted and counted in fold(c.sentence)))
+                and all(Haystack(c.chunk.text).contains(t) for t in test.terms)
             ]
             if not valued:
                 return self.gate.refusal(question, result, grade)

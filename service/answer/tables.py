@@ -937,8 +937,11 @@ class TableAnswerer:
 
     @staticmethod
     def _as_total(labels: _Labels, found: _Found) -> _Found:
-        """A looked-up cell in a total row or column, read as the total it is."""
+        """A looked-up cell in a total row or column, read as the total it is (rows named
+        together keep their lookup: "Indiana or Illinois ... in total", each row's total)."""
         table = labels.table
+        if len({r for r, _ in found.cells}) > 1:
+            return found
         r, c = found.cells[0]
         if c in table.total_columns:
             found.operation, found.line, found.total_label = "total", row_label(table, r), table.columns[c]
