@@ -191,9 +191,19 @@ def question_key_terms(question: str) -> list[KeyTerm]:
         month = MONTHS.get(fold(word)) if len(word) > 4 else None
         if month:
             spans.append((*m.span(), KeyTerm(fold(word), frozenset({f"month:{month}"}), False)))
-        elif i > 0 and word[0].isupper() and len(word) > 2:
+        elif i > 0 and word[0].isupper() and len(word) > 2 and not _sentence_start(question, m.start()):
             spans.append((*m.span(), KeyTerm(_spaced(word), frozenset(), True)))
     return [term for _, _, term in sorted(spans, key=lambda s: s[0])]
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether the word at `start` opens a sentence of its own ("...in 2015? Give both
+    totals."): capitalised for that, not a name."""
+    before = text[:start].rstrip(" \t\"'“«(")
+    if before.endswith(("?", "!")):
+        return True
+    # a full stop after a word in lower case or a number, not after "Dr.", "U.S.", "Av."
+    return bool(re.search(r"(?:\b[a-zà-ÿ]{2,}|\d)\.$", before))
 
 
 def _country_spans(question: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:

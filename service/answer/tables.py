@@ -762,7 +762,10 @@ class TableAnswerer:
                 found = self._lookup(labels, query)
                 if words & _TOTAL_ASKED:
                     found = (
-                        self._as_total(labels, found) if found else self._total(question, labels, line_query)
+                        self._as_total(labels, found)
+                        if found
+                        else self._rows_named_together(labels, line_query, in_total=True)
+                        or self._total(question, labels, line_query)
                     )
             if found is None and counting:
                 found = self._count(question, table)
@@ -842,11 +845,12 @@ class TableAnswerer:
         return by_rows
 
     @staticmethod
-    def _rows_named_together(labels: _Labels, query: set[str]) -> _Found | None:
+    def _rows_named_together(labels: _Labels, query: set[str], in_total: bool = False) -> _Found | None:
         """Several rows the question names each by a word of its own, in one column ("what
         inference time did OTSL and HTML achieve with 6 encoder and 6 decoder layers"): the
         rows that match best alike, each holding a name word no other of them holds, read in
-        the one best column of the remaining terms."""
+        the one best column of the remaining terms; `in_total` (a total asked, "Indiana or
+        Illinois ... in total"): in the table's grand total column when no other is named."""
         table = labels.table
         matches = labels.match_rows(query)
         top = [m for m in matches if matches and m.score >= matches[0].score - 1e-6]
@@ -863,6 +867,8 @@ class TableAnswerer:
         numbered = {int(t[5:].split("=")[0]) for m in top for t in m.matched if t.startswith("cell:")}
         columns = [m for m in labels.match_columns(query - used) if m.index not in naming | numbered]
         column = _unique_best(columns)
+        if column is None and in_total and table.total_columns:
+            column = _Match(grand_total(table, table.total_columns, rows=False), 0.0, set())
         if column is None or any(table.rows[m.index][column.index].empty for m in top):
             return None
         rows = sorted(m.index for m in top)

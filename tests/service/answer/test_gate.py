@@ -79,6 +79,23 @@ def test_a_date_is_one_key_term_and_codes_stay_whole() -> None:
     assert key_terms("What did SKU NW-4471 sell in Q3 2024?") == ["sku", "nw 4471", "q3", "2024"]
 
 
+def test_a_word_opening_a_second_sentence_is_no_name() -> None:
+    """ "... in 2015? Give both totals.": "Give" is capitalised for its sentence; "Smith"
+    after "Dr." and "Army" after "U.S." are names."""
+    assert key_terms("Did Indiana or Illinois have more checks in 2015? Give both totals.") == [
+        "indiana",
+        "illinois",
+        "2015",
+    ]
+    assert key_terms("What did Dr. Smith tell the U.S. Army in 2019. Then Recife?") == [
+        "smith",
+        "u.s",
+        "army",
+        "2019",
+        "recife",
+    ]
+
+
 @pytest.mark.parametrize(
     ("question", "language"),
     [

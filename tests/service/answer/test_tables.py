@@ -764,3 +764,24 @@ def test_a_cell_written_as_no_value_is_a_refusal_that_says_so(
         answerer, text_encoder, "What was the decadal growth rate of Mizoram in 1961-1971?", page
     )
     assert not answered.refused and "24.93" in answered.answer
+
+
+def test_rows_named_together_with_a_total_asked_read_the_total_column() -> None:
+    """ "Did Ohio or Texas have more checks in total? Give both totals.": each state's cell
+    of the Totals column, not the table's grand total (nor "Give" as a name)."""
+    grid = synthetic_grid(
+        ["State", "Permit", "Handgun", "Totals"],
+        [
+            ["Georgia", "7,144", "10", "7,154"],
+            ["Ohio", "24,008", "31,092", "55,100"],
+            ["Texas", "8,954", "45,126", "54,080"],
+            ["Totals", "40,106", "76,228", "116,334"],
+        ],
+        title="Background checks by state, November",
+    )
+    answer = ask(
+        "Did Ohio or Texas have more checks in total in November? Give both totals.", table_page("t", grid)
+    )
+    assert answer is not None and answer.operation == "lookup", answer
+    assert "55,100 for Ohio" in answer.text and "54,080 for Texas" in answer.text
+    assert "116,334" not in answer.text and len(answer.citations) == 2
