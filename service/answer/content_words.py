@@ -25,7 +25,7 @@ import qdrant_edge as E
 from geo.folding import fold
 from ingest.values import MONTHS
 from service.answer.asked import identifier_frames
-from service.query.translate import EN_PT, PT_EN
+from service.query.translate import EN_PT, FR_EN, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
@@ -273,6 +273,7 @@ def translations(word: str) -> set[str]:
         out.update(_MORE_EN.get(form, "").split())
         out.update(_EN_PT_ALL.get(form, ()))
         out.update(_MORE_PT.get(form, ()))
+        out.update(FR_EN.get(form, "").split())  # French -> English only: a French question's words
         if form in EN_PT:
             out.add(EN_PT[form])
     # through English to the other languages of the report words: "estudo" = "study" = "etude"

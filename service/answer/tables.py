@@ -42,7 +42,7 @@ from service.answer.content_words import question_content_words, singular, trans
 from service.answer.gate import axis_months, key_terms, name_forms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
-from service.query.translate import EN_PT, PT_EN
+from service.query.translate import EN_PT, FR_EN, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
 Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count", "count_where", "no_value"]
@@ -477,7 +477,7 @@ def question_tokens(question: str) -> set[str]:
         out |= {t for t in tokens(f"{day}/{month}/{year}") if t.startswith(("date:", "month:"))}
     _, words = split_tokens(question)
     for word in words:
-        for glossary in (PT_EN, EN_PT, HEADER_WORDS, _HEADER_WORDS_EN):
+        for glossary in (PT_EN, EN_PT, FR_EN, HEADER_WORDS, _HEADER_WORDS_EN):
             out |= {_stem(w) for w in glossary.get(word, "").split() if w not in _STOPWORDS}
     return out
 

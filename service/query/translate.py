@@ -147,6 +147,154 @@ PT_EN: dict[str, str] = {
     "fmi": "IMF",
     "pib": "GDP",
 }
+# folded French word -> English words: the words reports ask about (a French question over an
+# English report: the lite text model reads English only). No word an English question writes
+# ("an", "mars"), since the table answerer reads these too.
+FR_EN: dict[str, str] = {
+    "pluie": "rainfall rain",
+    "pluies": "rainfall",
+    "precipitation": "rainfall precipitation",
+    "precipitations": "rainfall precipitation",
+    "journaliere": "daily day",
+    "journalier": "daily day",
+    "quotidienne": "daily",
+    "jour": "day",
+    "jours": "days",
+    "mois": "month",
+    "annee": "year",
+    "annees": "years",
+    "ans": "years",
+    "semaine": "week",
+    "normale": "normal",
+    "normal": "normal",
+    "ecart": "departure deviation",
+    "ecartee": "departure deviation",
+    "reelle": "actual",
+    "reel": "actual",
+    "taux": "rate",
+    "croissance": "growth",
+    "population": "population",
+    "decennale": "decadal",
+    "etat": "state",
+    "etats": "states",
+    "region": "region",
+    "regions": "regions",
+    "pays": "country",
+    "ville": "city",
+    "total": "total",
+    "totale": "total",
+    "nombre": "number",
+    "montant": "amount",
+    "valeur": "value",
+    "cout": "cost",
+    "couts": "costs",
+    "depenses": "expenditure outlay",
+    "depense": "expenditure outlay",
+    "budget": "budget",
+    "sante": "health",
+    "publique": "public",
+    "public": "public",
+    "recettes": "revenue",
+    "chiffre": "revenue",
+    "benefice": "profit",
+    "clients": "customers",
+    "produit": "product",
+    "produits": "products",
+    "mensuel": "monthly",
+    "mensuelle": "monthly",
+    "annuel": "annual",
+    "annuelle": "annual",
+    "trimestre": "quarter",
+    "acier": "steel",
+    "inoxydable": "stainless",
+    "inhibiteur": "inhibitor",
+    "coquille": "shell",
+    "oeuf": "egg",
+    "oeufs": "egg",
+    "resistance": "resistance",
+    "polarisation": "polarization",
+    "corrosion": "corrosion",
+    "vitesse": "rate speed",
+    "concentration": "concentration",
+    "donnees": "data",
+    "tableau": "table",
+    "modele": "model",
+    "modeles": "models",
+    "score": "score",
+    "temps": "time",
+    "couches": "layers",
+    "couche": "layer",
+    "enfants": "children",
+    "adolescents": "adolescents",
+    "adultes": "adults",
+    "traitement": "treatment",
+    "dose": "dose",
+    "poids": "weight",
+    "semaines": "weeks",
+    "infection": "infection",
+    "infections": "infections",
+    "chronique": "chronic",
+    "deces": "deaths",
+    "morts": "deaths",
+    "nouvelles": "new",
+    "nouveaux": "new",
+    "lignes": "guidelines",
+    "directrices": "guidelines",
+    "recommandations": "recommendations",
+    "verifications": "checks",
+    "controles": "checks",
+    "armes": "firearm guns",
+    "permis": "permit",
+    "licence": "permit",
+    "puissance": "capacity power",
+    "capacite": "capacity",
+    "installee": "installed",
+    "installees": "installed",
+    "raccordee": "connected",
+    "solaire": "solar",
+    "photovoltaique": "photovoltaic solar",
+    "eau": "water",
+    "qualite": "quality",
+    "plage": "beach",
+    "plages": "beaches",
+    "carte": "map",
+    "cartes": "maps",
+    "image": "image",
+    "satellite": "satellite",
+    "altitude": "elevation altitude",
+    "elevation": "elevation",
+    "pixel": "pixel",
+    "taille": "size",
+    "employes": "employees",
+    "salaire": "salary",
+    "numero": "number",
+    "identifiant": "identifier",
+    "maximale": "maximum highest",
+    "maximal": "maximum highest",
+    "maximum": "maximum highest",
+    "minimale": "minimum lowest",
+    "minimum": "minimum lowest",
+    "premier": "first",
+    "premiere": "first",
+    "dernier": "last",
+    "janvier": "january",
+    "fevrier": "february",
+    "avril": "april",
+    "mai": "may",
+    "juin": "june",
+    "juillet": "july",
+    "aout": "august",
+    "septembre": "september",
+    "octobre": "october",
+    "novembre": "november",
+    "decembre": "december",
+    "oms": "WHO",
+    "onu": "UN",
+    "ue": "EU",
+    "ocde": "OECD",
+    "fmi": "IMF",
+    "pib": "GDP",
+}
 EN_PT: dict[str, str] = {}
 for _pt, _en in PT_EN.items():
     for _word in _en.split():
@@ -159,7 +307,9 @@ _FUNCTION = frozenset(
         "o a os as um uma de do da dos das em no na nos nas por para com e ou que qual quais quanto quanta "
         "quantos quantas como onde quando foi foram era eram seu sua seus suas ao aos se mesmo mesma "
         "the an of in on at to for with and or what which how many much was were is are its their did "
-        "does do by from that this these those who when where"
+        "does do by from that this these those who when where "
+        "le la les un une des du d l au aux et ou qu quel quelle quels quelles combien est sont ont dans "
+        "sur pour avec sans ce cette ces il elle ils on t ete etait sera y ne pas selon en apres"
     ).split()
 )
 MIN_TRANSLATED = 2  # fewer glossary words: the translation would only repeat the names
@@ -190,9 +340,25 @@ _COGNATE_ENDINGS: tuple[tuple[str, str], ...] = (
 MIN_COGNATE_STEM = 4  # letters before the ending: "nação" is no "nation" of "na"
 
 
-def english_cognate(word: str) -> str | None:
-    """The English cognate of a folded Portuguese word by its ending, or None."""
-    for ending, english in _COGNATE_ENDINGS:
+# French endings likewise: "electricite" -> "electricity", "economique" -> "economic",
+# "inhibiteur" -> "inhibitor", "polarisation" -> "polarization", "primaire" -> "primary"
+_FR_COGNATE_ENDINGS: tuple[tuple[str, str], ...] = (
+    ("isations", "izations"),
+    ("isation", "ization"),
+    ("iques", "ics"),
+    ("ique", "ic"),
+    ("ites", "ities"),
+    ("ite", "ity"),
+    ("aires", "aries"),
+    ("aire", "ary"),
+    ("iteur", "itor"),
+    ("ateur", "ator"),
+)
+
+
+def english_cognate(word: str, language: str = "pt") -> str | None:
+    """The English cognate of a folded Portuguese (or French) word by its ending, or None."""
+    for ending, english in _FR_COGNATE_ENDINGS if language == "fr" else _COGNATE_ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= MIN_COGNATE_STEM:
             return word[: -len(ending)] + english
     return None
@@ -212,11 +378,14 @@ def _country_at(words: list[str], i: int, source: str, target: str) -> tuple[str
 
 
 def translate(text: str, language: str) -> str | None:
-    """`text` (Portuguese or English) in the other language, word for word; None when fewer
-    than MIN_TRANSLATED words are in the glossary or the language is neither."""
+    """`text` (Portuguese or English; French to English) in the other language, word for
+    word; None when fewer than MIN_TRANSLATED words are in the glossary or the language is
+    none of these."""
     if language == "pt":
         text = _ORDINAL_QUARTER.sub(lambda m: f"Q{m[1]}", text)
         glossary = PT_EN
+    elif language == "fr":
+        glossary = FR_EN
     elif language == "en":
         text = _QUARTER_EN.sub(lambda m: f"{m[1]}º trimestre", text)
         glossary = EN_PT
@@ -227,7 +396,7 @@ def translate(text: str, language: str) -> str | None:
     words = re.findall(r"[\w][\w./-]*", text)
     i = 0
     while i < len(words):
-        if country := _country_at(words, i, language, "en" if language == "pt" else "pt"):
+        if country := _country_at(words, i, language, "pt" if language == "en" else "en"):
             name, used = country
             out.append(name)  # "Índia" -> "India", "Estados Unidos" -> "United States"
             translated += 1
@@ -236,7 +405,7 @@ def translate(text: str, language: str) -> str | None:
         word = words[i]
         i += 1
         folded = fold(word)
-        cognate = english_cognate(folded) if language == "pt" and not word[:1].isupper() else None
+        cognate = english_cognate(folded, language) if language != "en" and not word[:1].isupper() else None
         if folded in glossary:
             out.append(glossary[folded])
             translated += 1

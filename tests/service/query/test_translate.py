@@ -22,7 +22,17 @@ def test_english_to_portuguese() -> None:
 
 def test_too_few_glossary_words_or_another_language_give_nothing() -> None:
     assert translate("Quem é Marina Albuquerque Lins?", "pt") is None
-    assert translate("Quelle puissance solaire était installée ?", "fr") is None
+    assert translate("Quién es Marina Albuquerque Lins?", "es") is None
+
+
+def test_a_french_question_is_translated_to_english() -> None:
+    """French -> English from the glossary, its cognate endings ("polarisation" ->
+    "polarization") and CLDR country names ("Inde" -> "India")."""
+    assert translate("Quelle puissance solaire était installée ?", "fr") == "capacity power solar installed"
+    assert translate("La résistance de polarisation de l'acier inoxydable ?", "fr") == (
+        "resistance polarization steel stainless"
+    )
+    assert translate("Quelle est la croissance de la population en Inde ?", "fr") == "growth population India"
 
 
 def test_a_word_outside_the_glossary_becomes_its_english_cognate_by_its_ending() -> None:
