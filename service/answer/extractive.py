@@ -235,6 +235,8 @@ def counted_noun(question: str) -> str:
         return ""
     word = m[1]
     return word[:-1] if len(word) > 4 and word.endswith("s") else word
+
+
 # the weight of the share of the question's content words in a sentence, when quotes are ranked
 SUBJECT_WEIGHT = 0.3
 SPECIFIC_WEIGHT = 0.3  # ...and of the key terms no heading of the document holds
