@@ -106,46 +106,57 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "lookup": {
         "en": "{lead}the value of {measure} for {entity} is {value}",
         "pt": "{lead}o valor de {measure} para {entity} é {value}",
+        "fr": "{lead}la valeur de {measure} pour {entity} est {value}",
     },
     "lookup_rows": {
         "en": "{lead}the value of {measure} is {pairs}",
         "pt": "{lead}o valor de {measure} é {pairs}",
+        "fr": "{lead}la valeur de {measure} est {pairs}",
     },
     "lookup_time": {
         "en": "{lead}the value for {entity} in {time} was {value}",
         "pt": "{lead}o valor de {entity} em {time} era {value}",
+        "fr": "{lead}la valeur de {entity} en {time} était {value}",
     },
     "argmax": {
         "en": "{lead}{entities} had the highest value {of_line}: {value}",
         "pt": "{lead}{entities} {verb} o maior valor {of_line}: {value}",
+        "fr": "{lead}{entities} {verb_fr} la valeur la plus élevée {of_line} : {value}",
     },
     "argmin": {
         "en": "{lead}{entities} had the lowest value {of_line}: {value}",
         "pt": "{lead}{entities} {verb} o menor valor {of_line}: {value}",
+        "fr": "{lead}{entities} {verb_fr} la valeur la plus basse {of_line} : {value}",
     },
     "total": {
         "en": "{lead}the total of {line} ({total}) is {value}",
         "pt": "{lead}o total de {line} ({total}) é {value}",
+        "fr": "{lead}le total de {line} ({total}) est {value}",
     },
     "sum": {
         "en": "{lead}the sum of {line} over its {n} rows is {value}",
         "pt": "{lead}a soma de {line} nas suas {n} linhas é {value}",
+        "fr": "{lead}la somme de {line} sur ses {n} lignes est {value}",
     },
     "sum_named": {
         "en": '{lead}the sum of {line} over the {n} rows of "{name}" is {value}',
         "pt": '{lead}a soma de {line} nas {n} linhas de "{name}" é {value}',
+        "fr": '{lead}la somme de {line} sur les {n} lignes de "{name}" est {value}',
     },
     "count": {
         "en": '{lead}{value} rows have {line} "{name}"',
         "pt": '{lead}{value} linhas têm {line} "{name}"',
+        "fr": '{lead}{value} lignes ont {line} "{name}"',
     },
     "no_value": {
         "en": '{lead}no value is given for {entity} in {measure} (the cell reads "{value}")',
         "pt": '{lead}não há valor para {entity} em {measure} (a célula traz "{value}")',
+        "fr": '{lead}aucune valeur n\'est donnée pour {entity} en {measure} (la cellule indique "{value}")',
     },
     "count_where": {
         "en": "{lead}{value} of its {n} rows have {line} {condition}{names}",
         "pt": "{lead}{value} das suas {n} linhas têm {line} {condition}{names}",
+        "fr": "{lead}{value} de ses {n} lignes ont {line} {condition}{names}",
     },
 }
 CONDITION_WORDS: dict[str, dict[str, str]] = {
@@ -156,6 +167,14 @@ CONDITION_WORDS: dict[str, dict[str, str]] = {
         "ge": "of at least",
         "lt": "below",
         "le": "of at most",
+    },
+    "fr": {
+        "eq": "égal à",
+        "ne": "différent de",
+        "gt": "supérieur à",
+        "ge": "d'au moins",
+        "lt": "inférieur à",
+        "le": "d'au plus",
     },
     "pt": {
         "eq": "igual a",
@@ -172,11 +191,15 @@ MAX_NAMES_LISTED = 15  # a count lists the rows it counted up to this many
 _COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
 MIN_COUNTED = 2  # a single row named is more likely a lookup the labels did not meet
 _SPACED = re.compile(r"[-‐‑‒–—_]+")
-LEAD = {"en": 'According to the table "{title}", ', "pt": 'Segundo a tabela "{title}", '}
-LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, "}
-TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em")}
-AND = {"en": "and", "pt": "e"}
-FOR = {"en": "for", "pt": "para"}
+LEAD = {
+    "en": 'According to the table "{title}", ',
+    "pt": 'Segundo a tabela "{title}", ',
+    "fr": "Selon le tableau « {title} », ",
+}
+LEAD_UNTITLED = {"en": "According to the table, ", "pt": "Segundo a tabela, ", "fr": "Selon le tableau, "}
+TIME_PREPOSITION = {"en": ("of", "in"), "pt": ("de", "em"), "fr": ("de", "en")}
+AND = {"en": "and", "pt": "e", "fr": "et"}
+FOR = {"en": "for", "pt": "para", "fr": "pour"}
 
 
 @dataclass
@@ -1470,7 +1493,7 @@ def time_text(label: str, language: str) -> str | None:
                 return part
             return (
                 f"{date.day:02d}/{date.month:02d}/{date.year}"
-                if language == "pt"
+                if language in ("pt", "fr")
                 else date_en(date.year, date.month, date.day)
             )
         periods = find_periods(part)
@@ -1555,6 +1578,7 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
             **fill,
             entities=_safe(_join(names, language)),
             verb="tiveram" if len(names) > 1 else "teve",
+            verb_fr="ont" if len(names) > 1 else "a",
             of_line=f"{in_} {_safe(time)}" if time else f"{of} {line}",
         )
     if found.operation == "total":

@@ -785,3 +785,15 @@ def test_rows_named_together_with_a_total_asked_read_the_total_column() -> None:
     assert answer is not None and answer.operation == "lookup", answer
     assert "55,100 for Ohio" in answer.text and "54,080 for Texas" in answer.text
     assert "116,334" not in answer.text and len(answer.citations) == 2
+
+
+def test_a_french_question_gets_its_answer_in_french() -> None:
+    """The French glossary meets the English labels ("permis" -> Permit) and the sentence is
+    written in French."""
+    page = table_page("checks", CHECKS)
+    zero = ask("Combien d'États ont zéro vérification de permis ?", page)
+    assert zero is not None and zero.operation == "count_where", zero
+    assert zero.text.startswith("Selon le tableau « Background checks by state, November », 3 de ses 6")
+    assert "Permit égal à 0: Alaska, Guam et Vermont" in zero.text
+    most = ask("Quel État a le plus de vérifications de permis ?", page)
+    assert most is not None and "Ohio a la valeur la plus élevée de Permit : 24,008" in most.text
