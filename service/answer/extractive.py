@@ -67,8 +67,6 @@ class ExtractiveAnswerer:
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
-        if table is not None and table.operation == "no_value" and not grade.absent_words:
-            return self._no_value(question, result, grade, table)
         absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
         if (
             table is not None
@@ -84,6 +82,8 @@ class ExtractiveAnswerer:
             # only the table's page lacks a word the other evidence holds ("material" on the
             # next page): the table is not what was asked, the gate's sentences may be
             table = None
+        if table is not None and table.operation == "no_value":
+            return self._no_value(question, result, grade, table)  # the cell reads "-": a refusal
         if table is not None:
             return self._from_table(question, result, grade, table)
         if not grade.passed:
