@@ -103,11 +103,16 @@ class ExtractiveAnswerer:
             # table stopping at 10 g): listing them would answer another question
             return self.gate.refusal(question, result, grade)
         test = AnswerTest(question)
-        if status == "passages" and not any(test.states_value(c.sentence) for c in chosen):
+        if status == "passages" and not any(
+            test.states_value(c.sentence) and names_held(test, c, described) for c in chosen
+        ):
             # asked for a number or a date, the passages hold none: the lower-ranked sentences
             # that state one, in a passage holding every key term, are quoted instead ("São 3
             # dragas no total" under the canal's line); without any ("What TEDs score did
-            # OTSL reach?" over "keeping high TEDs ...") there is nothing to read it from
+            # OTSL reach?" over "keeping high TEDs ...") there is nothing to read it from. A
+            # value in a passage that names none of the question's places or subjects is
+            # another case's ("No máximo, 200" of the E. coli thresholds, asked for Porto da
+            # Barra's count): it counts as no value
             top, counted = rank(pool[0]), counted_noun(question)
             valued = [
                 c
@@ -210,6 +215,15 @@ def _read_answer(
 
 
 _TOKEN = re.compile(r"[\w][\w-]*[\w]|\w", re.UNICODE)
+
+
+def names_held(test: AnswerTest, cand: Candidate, described: dict[tuple[str, int], set[str]]) -> bool:
+    """Whether the candidate's passage, its page's headings or its document's names hold every
+    name of the question (the sentence itself may lean on its paragraph for the subject)."""
+    page, own = cand.page, Haystack(cand.chunk.text)
+    named = Haystack(page_headings(page) if page else "")
+    given = described.get((page.doc_id, page.page_no), set()) if page else set()
+    return all(t.text in given or own.contains(t) or named.contains(t) for t in test.terms if t.name)
 
 
 def _is_code(word: str) -> bool:

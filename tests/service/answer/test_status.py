@@ -8,9 +8,9 @@ import pytest
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.asked import asks_identifier
-from service.answer.extractive import ExtractiveAnswerer
+from service.answer.extractive import ExtractiveAnswerer, names_held
 from service.answer.gate import Candidate, RelevanceGate
-from service.answer.status import answer_status, asked_value
+from service.answer.status import AnswerTest, answer_status, asked_value
 from service.query.types import PageEvidence
 from tests.service.answer.test_gate import SERANON, WHO, evidence
 
@@ -95,6 +95,22 @@ def test_the_extractive_answerer_reports_its_status(answerer: ExtractiveAnswerer
     assert answer.refused and answer.status == "refused"
     answer = ask(answerer, "What is the capital of Australia?", WHO, SERANON)
     assert answer.refused and answer.status == "refused"
+
+
+def test_a_value_in_a_passage_that_names_another_case_is_no_answer() -> None:
+    # the count is the E. coli threshold, not Porto da Barra's: the passage never names the beach
+    result = evidence(
+        None,
+        "Boletim de balneabilidade de Salvador. Porto da Barra: própria. Ondina: imprópria.",
+        "Escherichia coli: no máximo 200 por 100 mL em 80% das amostras das cinco semanas anteriores.",
+    )
+    threshold = result.pages[1]
+    cand = Candidate(threshold.chunks[0].text, threshold.chunks[0], threshold)
+    asked = AnswerTest("Quantas Escherichia coli por 100 mL foram medidas no Porto da Barra?")
+    assert asked.states_value(cand.sentence) and not names_held(asked, cand, {})
+    # asked of the threshold itself, or with the beach among the names describing the document
+    assert names_held(AnswerTest("Quantas Escherichia coli por 100 mL no máximo?"), cand, {})
+    assert names_held(asked, cand, {("doc1", 1): {"porto", "barra"}})
 
 
 @pytest.mark.parametrize(
