@@ -229,7 +229,13 @@ def test_helsinki_graph_answer_fits_helsinki(browser: Any, make_carta: Any) -> N
         screenshot(browser, "ask-helsinki-graph")
         browser.set_window_size(PHONE, 900)  # a phone: the pairs once, in the table, not in the text too
         try:
-            assert not css(browser, "#answer-text .pair-lines").is_displayed()
+            # the phone layout applies once the browser has handled the resize: wait for it
+            wait(
+                browser,
+                lambda d: not css(d, "#answer-text .pair-lines").is_displayed(),
+                timeout=10,
+                what="the pair lines hidden at phone width",
+            )
             assert "table below" in css(browser, "#answer-text .pair-note").text
         finally:
             browser.set_window_size(WIDE, 1000)
