@@ -106,6 +106,7 @@ _UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "mw": ("megawatts", "megawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
     "mwc": ("megawatts", "megawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
     "gw": ("gigawatts", "gigawatt", "power", "capacity", "potencia", "capacidade", "puissance"),
+    "°c": ("temperature", "temperatura", "degrees", "graus", "celsius"),
     "r$": ("reais", "real"),
     "$": ("dollars", "dolares"),
 }
@@ -299,6 +300,52 @@ def cognate(word: str) -> str:
     for a, b in _COGNATE_SPELLINGS:
         word = word.replace(a, b)
     return word
+
+
+# The frame a question asks with (folded), before the noun of what it asks for: "at what
+# temperature", "qual foi a produtividade média", "quem é o coordenador", "how many plots",
+# "quelle était la puissance".
+_ASKING = re.compile(
+    r"\b(?:what|which|how many|how much|qual|quais|quant[oa]s?|quem|quel(?:le)?s?|combien d[e']|"
+    r"cual(?:es)?|cuant[oa]s?)"
+    r"(?:\s+(?:is|was|were|are|foi|era|e|sao|foram|eram|est|etait|sont|etaient|es|fue))?"
+    r"(?:\s+(?:the|its|their|o|a|os|as|la|le|les|el|los|las))?\s+"
+)
+ASKED_REACH = 3  # words between the frame and the asked noun ("What was Nagaland's decadal ...")
+# Modifiers of the asked noun ("produtividade média", "total revenue"): a passage need not repeat them
+_MODIFIERS = frozenset("media medio medias medios average mean moyenne moyen total totais overall".split())
+
+
+def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
+    """The content words naming what the question asks for, folded: the run of them right
+    after its frame ("temperature" of "At what temperature were ...", "produtividade",
+    "media" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é o
+    coordenador da COMON"); [] when it asks with no noun ("when", "quanto custou"). A
+    passage holding none of them speaks of another attribute of the same subject."""
+    content = set(question_content_words(question, skip))
+    folded = fold(question)
+    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number last
+    m = next(reversed(list(_ASKING.finditer(folded))), None)
+    if not m or not content:
+        return []
+    names = {w for term in skip for w in _WORD.findall(fold(term))}
+    out: list[str] = []
+    for i, word in enumerate(_WORD.findall(folded[m.end() :])):
+        if word in content:
+            out.append(word)
+        elif (
+            out
+            or i >= ASKED_REACH
+            or not (len(word) < 3 or word in names or word in _QUESTION_FRAMES or function_word(word))
+        ):
+            break  # past the noun, or a verb asks ("Quanto custou a obra?": its cost)
+    return [w for w in out if w not in _MODIFIERS]
+
+
+def holds_any(words: Iterable[str], text: str) -> bool:
+    """Whether the text holds one of the words (a form, cognate or translation of it)."""
+    index = word_index(text)
+    return any(index.contains(w) for w in words)
 
 
 def absent_content_words(question: str, texts: Iterable[str], skip: Iterable[str] = ()) -> list[str]:

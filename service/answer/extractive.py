@@ -28,7 +28,8 @@ from collections.abc import Callable
 
 from geo.folding import fold
 from ingest.values import find_numbers
-from service.answer.content_words import translations
+from service.answer.asked import asked_value, asks_identifier
+from service.answer.content_words import asked_words, holds_any, translations
 from service.answer.gate import (
     Candidate,
     Grade,
@@ -37,9 +38,11 @@ from service.answer.gate import (
     document_described,
     document_names,
     key_share,
+    key_terms,
     page_headings,
     question_key_terms,
     question_language,
+    table_title,
 )
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
@@ -96,13 +99,30 @@ class ExtractiveAnswerer:
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
+        test = AnswerTest(question)
+        asked = asked_quantity(question)
+        if asked and not any(speaks_of(asked, c) for c in chosen):
+            # the best sentences give another quantity of the subject: the area row of the
+            # maize table, asked for its yield; the polarisation data, asked at what
+            # temperature the tests ran. The lower-ranked ones whose passage names it, if any
+            top = rank(pool[0])
+            named = [
+                c
+                for c in pool
+                if speaks_of(asked, c)
+                and rank(c) >= VALUE_REACH * top
+                and c.words >= VALUED_WORDS
+                and test.states_value(c.sentence)
+            ]
+            if not named:
+                return self.gate.refusal(question, result, grade)
+            chosen = _dedupe(named)[: self.max_sentences]
         described = document_described(question_key_terms(question), grade.candidates)
         status = answer_status(question, chosen, described)
         if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
             # the nearest rows of a table that has no row for the asked case ("12 g" of a
             # table stopping at 10 g): listing them would answer another question
             return self.gate.refusal(question, result, grade)
-        test = AnswerTest(question)
         if status == "passages" and not any(
             test.states_value(c.sentence) and names_held(test, c, described) for c in chosen
         ):
@@ -215,6 +235,22 @@ def _read_answer(
 
 
 _TOKEN = re.compile(r"[\w][\w-]*[\w]|\w", re.UNICODE)
+
+
+def asked_quantity(question: str) -> list[str]:
+    """The words naming the quantity a question asks for ("temperature", "produtividade",
+    "plots" of "how many plots"), when it asks for a number other than an identifier. A
+    "which" or "what" question naming a kind ("which month", "what strength of
+    recommendation") is answered by an instance of it, which need not repeat the kind."""
+    if asked_value(question) != "number" or asks_identifier(question):
+        return []
+    return asked_words(question, key_terms(question))
+
+
+def speaks_of(asked: list[str], cand: Candidate) -> bool:
+    """Whether the candidate's passage (its chunk, with its table's title) holds one of the
+    words naming what the question asks for (content_words.asked_words)."""
+    return holds_any(asked, f"{table_title(cand.chunk)}\n{cand.chunk.text}")
 
 
 def names_held(test: AnswerTest, cand: Candidate, described: dict[tuple[str, int], set[str]]) -> bool:

@@ -8,10 +8,12 @@ import pytest
 from service.answer.content_words import (
     WordIndex,
     absent_content_words,
+    asked_words,
     function_word,
     question_content_words,
     singular,
 )
+from service.answer.gate import key_terms
 
 
 def test_content_words_leave_out_function_words_frames_verbs_months_and_key_terms() -> None:
@@ -119,3 +121,23 @@ def test_a_comparison_frame_is_not_a_subject() -> None:
         "De combien la production a-t-elle crû par rapport à 2019 ?"
     )
     assert "compared" not in question_content_words("How much did sales grow compared with last year?")
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("At what temperature were the polarization tests carried out?", ["temperature"]),
+        ("Qual foi a produtividade média do milho em Mato Grosso?", ["produtividade"]),
+        ("Quem é o coordenador da COMON/DIFIM?", ["coordenador"]),
+        (
+            "What was Nagaland's decadal population growth rate in 2001-2011?",
+            ["decadal", "population", "growth", "rate"],
+        ),
+        ("Qual o valor da multa do auto de infração 679199?", ["multa"]),
+        ("Quelle était la puissance photovoltaïque de l'Allemagne ?", ["puissance", "photovoltaique"]),
+        ("When was the bulletin published?", []),
+        ("Quanto custou a obra?", []),
+    ],
+)
+def test_the_words_naming_what_is_asked_follow_its_frame(question: str, asked: list[str]) -> None:
+    assert asked_words(question, key_terms(question)) == asked

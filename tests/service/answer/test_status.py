@@ -140,3 +140,18 @@ def test_a_question_for_the_largest_is_answered_only_by_a_sentence_that_ranks() 
     assert (
         answer_status(named, cands("O programa Recife Mais Verde plantou 18.450 mudas em 2024.")) == "answer"
     )
+
+
+def test_a_value_of_another_attribute_of_the_subject_is_no_answer(answerer: ExtractiveAnswerer) -> None:
+    """Asked at what temperature the tests ran, the page gives their polarisation data: its
+    numbers are of another attribute, and nothing on the page names a temperature."""
+    question = "At what temperature were the egg-shell polarization tests on stainless steel carried out?"
+    data = (
+        "Table 1 Potentiodynamic polarization data for stainless steel with egg shell in 0.5 M H2SO4. "
+        "The corrosion rate fell to 0.43 mm/year at 8 g of egg shell."
+    )
+    answer = ask(answerer, question, data)
+    assert answer.refused and answer.status == "refused"
+    stated = data + " The polarization tests on stainless steel with egg shell were carried out at 30 °C."
+    answer = ask(answerer, question, stated)
+    assert not answer.refused and "30 °C" in answer.answer
