@@ -69,6 +69,7 @@ _QUESTION_FRAMES = frozenset(
     according conforme segundo apres acordo alors cela acima abaixo
     coordinates coordenadas coordonnees latitude longitude
     less least highest lowest largest smallest higher lower larger smaller farthest nearest
+    shortest tallest longest shorter taller longer
     maior menor maiores menores maximo minimo pior melhor unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     among approximately roughly exact exactly around cerca aproximadamente

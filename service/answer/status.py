@@ -28,6 +28,7 @@ from service.answer.types import AnswerStatus
 _RANKING = frozenset(
     """
     largest highest most biggest greatest maximum lowest smallest least fewest minimum
+    tallest longest shortest
     maior maiores maximo maxima mais menor menores minimo minima menos pico lidera lider
     plus moins premier premiere record
     peak peaked peaks top first leading leads followed seguido seguida seguidos seguidas suivie suivi

@@ -56,10 +56,11 @@ _STOPWORDS = frozenset(
     their it as than""".split()
 )
 _ARGMAX = frozenset(
-    "largest highest most biggest greatest maximum max maior maiores maximo maxima mais".split()
+    "largest highest most biggest greatest maximum max tallest longest"
+    " maior maiores maximo maxima mais".split()
 )
 _ARGMIN = frozenset(
-    "lowest smallest least fewest minimum min menor menores minimo minima menos baixo baixa".split()
+    "lowest smallest least fewest minimum min shortest menor menores minimo minima menos baixo baixa".split()
 )
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")

@@ -409,6 +409,11 @@ def test_an_extreme_naming_no_line_runs_over_the_tables_one_value_column() -> No
     assert_cites_cell(answer, grid, "G", 1, "bars")
     highest = ask("Qual barra é a mais alta no gráfico?", table_page("bars", grid))
     assert highest is not None and "91" in highest.text
+    # a bar's length is its value: "shortest" and "tallest" ask for the extremes too
+    shortest = ask("Which bar is the shortest, and what is its value?", table_page("bars", grid))
+    assert shortest is not None and shortest.operation == "argmin" and "19" in shortest.text
+    tallest = ask("Which bar of the chart is the tallest?", table_page("bars", grid))
+    assert tallest is not None and tallest.operation == "argmax" and "91" in tallest.text
     two = synthetic_grid(["a", "x", "y"], [["A", "1", "5"], ["B", "2", "4"], ["C", "3", "9"]], title="Bars")
     assert ask("In the bar chart, what is the value of the lowest bar?", table_page("two", two)) is None
 

@@ -53,3 +53,9 @@ def test_a_country_is_named_in_the_other_language() -> None:
     assert "Estados" not in pt
     en = translate("What was the solar capacity installed in Germany in 2020?", "en")
     assert en is not None and "Alemanha" in en.split()
+
+
+def test_the_words_of_a_chart_question_are_translated() -> None:
+    """ "gráfico de pizza", "barres empilées": the lite chart reader indexes its charts in English."""
+    assert translate("Qual fatia é a maior no gráfico de pizza?", "pt") == "slice largest highest chart pie"
+    assert translate("Dans le graphique en barres empilées, quel mois ?", "fr") == "chart bars stacked month"
