@@ -80,8 +80,20 @@ def given_values(question: str) -> set[str]:
     return given | {f"date:{d.token()}" for _, _, d in find_dates(question)}
 
 
+# A number that labels a part of the document ("Carte 1", "Tableau 3", "Figure 2.1", "p. 45"):
+# it names where something is, not a value the document states
+_LABEL_NUMBER = re.compile(
+    r"\b(?:table|tableau|tabela|tabla|quadro|figure|figura|fig|carte|map|mapa|chart|gr[aá]fico|graphique|"
+    r"annex|annexe|anexo|appendix|ap[eê]ndice|page|p[aá]gina|p[aá]g|p|section|se[cç][aã]o|chapter|"
+    r"cap[ií]tulo|chapitre|box|encadr[eé])\.?\s*(?:n[o\u00ba\u00b0]\.?\s*)?\d+(?:\.\d+)*\b",
+    re.IGNORECASE,
+)
+
+
 def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
-    """Whether the sentence states a value of the asked kind that the question does not give."""
+    """Whether the sentence states a value of the asked kind that the question does not give
+    (the number of a table, figure or map that it names does not count)."""
+    sentence = _LABEL_NUMBER.sub(" ", sentence)
     if asked == "date":
         dates = {d.token() for _, _, d in find_dates(sentence)}
         years = {

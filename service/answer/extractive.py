@@ -101,6 +101,10 @@ class ExtractiveAnswerer:
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
         test = AnswerTest(question)
         asked = asked_quantity(question)
+        if any(w in grade.absent_words for w in asked):
+            # the asked quantity is on no evidence page ("puissance crête" of a plant the study
+            # gives no figure for): what the pages state is some other quantity
+            return self.gate.refusal(question, result, grade)
         if asked and not any(speaks_of(asked, c) for c in chosen):
             # the best sentences give another quantity of the subject: the area row of the
             # maize table, asked for its yield; the polarisation data, asked at what

@@ -7,7 +7,7 @@ import pytest
 
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
-from service.answer.asked import asks_identifier
+from service.answer.asked import asks_identifier, states_value
 from service.answer.extractive import ExtractiveAnswerer, names_held
 from service.answer.gate import Candidate, RelevanceGate
 from service.answer.status import AnswerTest, answer_status, asked_value
@@ -155,3 +155,24 @@ def test_a_value_of_another_attribute_of_the_subject_is_no_answer(answerer: Extr
     stated = data + " The polarization tests on stainless steel with egg shell were carried out at 30 °C."
     answer = ask(answerer, question, stated)
     assert not answer.refused and "30 °C" in answer.answer
+
+
+def test_the_number_of_a_table_figure_or_map_is_no_stated_value() -> None:
+    assert not states_value("Carte 1 : Puissance photovoltaïque installée en Europe", "number", set())
+    assert not states_value("See Figure 2.1 and Tableau 3 (p. 45)", "number", set())
+    assert states_value("Tableau 3 : l'Union européenne a raccordé 7 606,5 MW", "number", set())
+
+
+def test_a_quantity_on_no_evidence_page_is_not_answered_with_another(answerer: ExtractiveAnswerer) -> None:
+    """ "puissance crête" of the future plant: the study states the region's installed power,
+    never the plant's peak power, so its MW are no answer."""
+    question = "Quelle sera la puissance crête de la future centrale photovoltaïque de Séranon ?"
+    study = (
+        "Le projet de centrale photovoltaïque de Séranon s'inscrit dans l'objectif régional. "
+        "La puissance photovoltaïque installée en région PACA atteint 1 436 MW fin 2020."
+    )
+    answer = ask(answerer, question, study)
+    assert answer.refused and answer.status == "refused"
+    stated = study + " La puissance crête de la future centrale de Séranon sera de 9,5 MWc."
+    answer = ask(answerer, question, stated)
+    assert not answer.refused and "9,5 MWc" in answer.answer
