@@ -80,6 +80,8 @@ _ASK_SKIP = {
     "por",
     "and",
 }
+# words after "which" that ask nothing of a kind ("which is", "qual o")
+_KIND_SKIP = frozenset("is are was were has have had do does did o a os as e foi era sao la le les".split())
 _ASKED_AFTER_RE = re.compile(
     r" (?:most|highest|largest|lowest|smallest|least|average|mean|total|sum of|maior|menor|media|medio|"
     r"soma|maximo|minimo|maxima|minima)(?: (?:the|a|o|as|os|de|do|da|dos|das|of|number|numero|quantidade))* "
@@ -412,6 +414,8 @@ class PlanRuleParser:
             # a dataset the question names and whose property it names first; a property
             # alone counts only by its own name or an upload alias, and not for OSM files
             # (their tag keys, "name", "level", "capacity", are everyday words)
+            if not datasets and self._asks_another_kind(folded, catalog):
+                return None  # "which state had the highest population growth": not the hexagons'
             owners = list(dict.fromkeys(m.dataset for m in defining))
             target.dataset = next((d for d in datasets if d in owners), owners[0])
         elif datasets:
@@ -925,6 +929,25 @@ class PlanRuleParser:
             if best is None or score > best[0]:
                 best = (score, (ds, fid, name))
         return best[1] if best else None
+
+    @staticmethod
+    def _asks_another_kind(folded: str, catalog: Catalog) -> bool:
+        """Whether a "which X" question asks for a kind of thing the loaded data does not
+        hold ("which state or union territory"): no category, synonym, zone word, dataset
+        name or property is X, so a property the data shares by name ("population") is not what is
+        asked about."""
+        m = re.search(r"\b(?:which|qual|quais|quel|quelle|how many|quant[oa]s|combien de)\s+([a-z]+)", folded)
+        if not m or m[1] in _ASK_SKIP or m[1] in _KIND_SKIP:
+            return False
+        word = m[1]
+        known = {w for words in SYNONYMS.values() for w in words} | set(SYNONYMS) | _AREA_WORDS
+        known |= {t for d in catalog.datasets for t in re.split(r"[^a-z0-9]+", fold(d.name)) if t}
+        known |= {fold(c) for c in catalog.categories}
+        # a property asked by its values ("which RPA has the highest IDEB": grouped by RPA)
+        known |= {
+            t for d in catalog.datasets for p in d.prop_types() for t in re.split(r"[^a-z0-9]+", fold(p)) if t
+        }
+        return not ({word, word.rstrip("s"), f"{word}s"} & known)
 
     def _area(
         self, question: str, folded: str, catalog: Catalog, target: Target, notes: list[str]

@@ -229,3 +229,15 @@ def test_a_measure_averaged_per_group(channel: GraphChannel, paths: dict[str, Pa
 def test_a_property_word_alone_lists_no_dataset(channel: GraphChannel) -> None:
     question = "Which Indian state had a negative decadal population growth rate in 2001-2011?"
     assert channel.analyze(question, TENANT) is None
+
+
+def test_a_kind_the_data_lacks_is_not_answered_by_a_property_it_shares(channel: GraphChannel) -> None:
+    """ "Which state had the highest population growth": the hexagons hold a population, but
+    no state; the question is the documents'. Asked of hexagons (by any of their words) it stays."""
+    assert (
+        channel.analyze("Which state or union territory had the highest decadal population growth?", TENANT)
+        is None
+    )
+    assert channel.analyze("How many states had a population growth above 50%?", TENANT) is None
+    assert ask(channel, "Which hexagon has the highest population?").plan.attribute == "population"
+    assert ask(channel, "Qual hexágono tem a maior população?").plan.operation == "argmax"
