@@ -39,6 +39,17 @@ PT_EN: dict[str, str] = {
     "anos": "years",
     "mes": "month",
     "meses": "months",
+    # an author's or a study's background ("mestrado em Ciência da Computação")
+    "ciencia": "science",
+    "ciencias": "sciences science",
+    "computacao": "computer computing computation",
+    "engenharia": "engineering",
+    "mestrado": "master masters",
+    "doutorado": "doctorate phd",
+    "universidade": "university",
+    "instituicao": "institution",
+    "autor": "author",
+    "autores": "authors",
     # the words of a chart question ("no gráfico de pizza", "barras empilhadas")
     "grafico": "chart",
     "graficos": "charts",

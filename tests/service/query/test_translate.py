@@ -59,3 +59,10 @@ def test_the_words_of_a_chart_question_are_translated() -> None:
     """ "gráfico de pizza", "barres empilées": the lite chart reader indexes its charts in English."""
     assert translate("Qual fatia é a maior no gráfico de pizza?", "pt") == "slice largest highest chart pie"
     assert translate("Dans le graphique en barres empilées, quel mois ?", "fr") == "chart bars stacked month"
+
+
+def test_an_authors_background_is_translated() -> None:
+    """An English author bio ("a Master's degree in Computer Science") asked in Portuguese."""
+    translated = translate("Em que universidade o autor fez o mestrado em Ciência da Computação?", "pt")
+    assert translated is not None
+    assert {"university", "author", "master", "science", "computer"} <= set(translated.split())
