@@ -100,27 +100,10 @@ class ExtractiveAnswerer:
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
         test = AnswerTest(question)
-        asked = asked_quantity(question)
-        if any(w in grade.absent_words for w in asked):
-            # the asked quantity is on no evidence page ("puissance crête" of a plant the study
-            # gives no figure for): what the pages state is some other quantity
+        of_quantity = self._of_asked_quantity(question, test, grade, pool, rank, chosen)
+        if of_quantity is None:
             return self.gate.refusal(question, result, grade)
-        if asked and not any(speaks_of(asked, c) for c in chosen):
-            # the best sentences give another quantity of the subject: the area row of the
-            # maize table, asked for its yield; the polarisation data, asked at what
-            # temperature the tests ran. The lower-ranked ones whose passage names it, if any
-            top = rank(pool[0])
-            named = [
-                c
-                for c in pool
-                if speaks_of(asked, c)
-                and rank(c) >= VALUE_REACH * top
-                and c.words >= VALUED_WORDS
-                and test.states_value(c.sentence)
-            ]
-            if not named:
-                return self.gate.refusal(question, result, grade)
-            chosen = _dedupe(named)[: self.max_sentences]
+        chosen = of_quantity
         described = document_described(question_key_terms(question), grade.candidates)
         status = answer_status(question, chosen, described)
         if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
@@ -169,6 +152,38 @@ class ExtractiveAnswerer:
             invalid_citations=invalid,
             status=status,
         )
+
+    def _of_asked_quantity(
+        self,
+        question: str,
+        test: AnswerTest,
+        grade: Grade,
+        pool: list[Candidate],
+        rank: Rank,
+        chosen: list[Candidate],
+    ) -> list[Candidate] | None:
+        """The sentences to quote for a number question, read for the quantity it asks
+        (asked_quantity): the chosen ones when a passage of theirs names it, else the
+        lower-ranked ones whose passage names it and that state a value. None (a refusal)
+        when the quantity is on no evidence page or no such sentence is left: the pages give
+        another quantity of the subject ("puissance crête" of a plant the study gives no
+        figure for; the maize table's area row, asked for its yield; the polarisation data,
+        asked at what temperature the tests ran)."""
+        asked = asked_quantity(question)
+        if any(w in grade.absent_words for w in asked):
+            return None
+        if not asked or any(speaks_of(asked, c) for c in chosen):
+            return chosen
+        top = rank(pool[0])
+        named = [
+            c
+            for c in pool
+            if speaks_of(asked, c)
+            and rank(c) >= VALUE_REACH * top
+            and c.words >= VALUED_WORDS
+            and test.states_value(c.sentence)
+        ]
+        return _dedupe(named)[: self.max_sentences] or None
 
     def _row_by_code(self, question: str, grade: Grade, table: TableAnswer) -> bool:
         """Whether the table answer reads the row an identifier of the question names, with
