@@ -66,10 +66,33 @@ def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_
     """H3 covering of a polygon ring given as GeoJSON (lon, lat) pairs. Cells whose centre
     lies inside, plus the cells of the vertices so thin or small shapes are never empty."""
     res = area_resolution(ring_lonlat, max_cells)
-    poly = geojson_ring_to_latlng_poly(ring_lonlat)
-    cells = set(h3.polygon_to_cells(poly, res))
+    cells: set[str] = set()
+    for part in _strips(ring_lonlat):
+        cells.update(h3.polygon_to_cells(geojson_ring_to_latlng_poly(part), res))
     cells.update(h3.latlng_to_cell(lat, lon, res) for lon, lat in ring_lonlat)
     return sorted(cells)
+
+
+MAX_STRIP_DEGREES = 90.0  # h3 takes each edge the short way round: narrower than half the globe
+
+
+def _strips(ring_lonlat: Sequence[tuple[float, float]]) -> list[Sequence[tuple[float, float]]]:
+    """The ring itself, or, when it spans more than 180 degrees of longitude (a world map's
+    -180..180 footprint), its bounding box cut into strips h3 reads as drawn: GeoJSON edges
+    are straight in (lon, lat), while h3 takes the shorter way round the globe, so the world
+    ring came out as the two cells of its corners."""
+    lons, lats = [lon for lon, _ in ring_lonlat], [lat for _, lat in ring_lonlat]
+    west, east = min(lons), max(lons)
+    if east - west <= 180.0:
+        return [ring_lonlat]
+    south, north = min(lats), max(lats)
+    steps = math.ceil((east - west) / MAX_STRIP_DEGREES)
+    width = (east - west) / steps
+    out = []
+    for i in range(steps):
+        w, e = west + i * width, west + (i + 1) * width
+        out.append([(w, south), (e, south), (e, north), (w, north), (w, south)])
+    return out
 
 
 def circle_cells(lat: float, lon: float, radius_m: float, max_cells: int = MAX_AREA_CELLS) -> list[str]:

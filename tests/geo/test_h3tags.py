@@ -112,3 +112,17 @@ def test_hashed_sparse_vector_gives_the_dense_vectors_dot_products() -> None:
         assert np.count_nonzero(da) == len(ia) and np.allclose(da[ia], va)
         assert np.linalg.norm(va) == pytest.approx(1.0)
     assert float(dense[0] @ dense[1]) > 0.5 > float(dense[0] @ dense[2])
+
+
+def test_a_footprint_wider_than_half_the_globe_is_covered_as_drawn() -> None:
+    """A world map's -180..180 footprint: h3 alone reads its edges the short way round and
+    returns the two cells of its corners; cut into strips it is every cell of the globe, so
+    Sydney and Recife are both on it. A narrow ring is covered as before."""
+    world = [(-180.0, -90.0), (180.0, -90.0), (180.0, 90.0), (-180.0, 90.0), (-180.0, -90.0)]
+    cells = area_cells(world)
+    assert len(cells) == len(h3.get_res0_cells())
+    assert h3.latlng_to_cell(-33.87, 151.21, 0) in cells and h3.latlng_to_cell(-8.05, -34.9, 0) in cells
+    half = [(-100.0, -10.0), (100.0, -10.0), (100.0, 10.0), (-100.0, 10.0), (-100.0, -10.0)]
+    res = h3.get_resolution(area_cells(half)[0])
+    assert h3.latlng_to_cell(0.0, 0.0, res) in area_cells(half)
+    assert h3.latlng_to_cell(0.0, 180.0, res) not in area_cells(half)
