@@ -934,19 +934,18 @@ class PlanRuleParser:
     def _asks_another_kind(folded: str, catalog: Catalog) -> bool:
         """Whether a "which X" question asks for a kind of thing the loaded data does not
         hold ("which state or union territory"): no category, synonym, zone word, dataset
-        name or property is X, so a property the data shares by name ("population") is not what is
-        asked about."""
+        name or property is X, so a property the data shares by name ("population") is not
+        what is asked about."""
         m = re.search(r"\b(?:which|qual|quais|quel|quelle|how many|quant[oa]s|combien de)\s+([a-z]+)", folded)
         if not m or m[1] in _ASK_SKIP or m[1] in _KIND_SKIP:
             return False
         word = m[1]
         known = {w for words in SYNONYMS.values() for w in words} | set(SYNONYMS) | _AREA_WORDS
-        known |= {t for d in catalog.datasets for t in re.split(r"[^a-z0-9]+", fold(d.name)) if t}
         known |= {fold(c) for c in catalog.categories}
-        # a property asked by its values ("which RPA has the highest IDEB": grouped by RPA)
-        known |= {
-            t for d in catalog.datasets for p in d.prop_types() for t in re.split(r"[^a-z0-9]+", fold(p)) if t
-        }
+        # a dataset's name, or a property asked by its values ("which RPA has the highest IDEB")
+        for d in catalog.datasets:
+            for label in (d.name, *d.prop_types()):
+                known.update(t for t in re.split(r"[^a-z0-9]+", fold(label)) if t)
         return not ({word, word.rstrip("s"), f"{word}s"} & known)
 
     def _area(

@@ -319,9 +319,9 @@ _MODIFIERS = frozenset("media medio medias medios average mean moyenne moyen tot
 
 def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The content words naming what the question asks for, folded: the run of them right
-    after its frame ("temperature" of "At what temperature were ...", "produtividade",
-    "media" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é o
-    coordenador da COMON"); [] when it asks with no noun ("when", "quanto custou"). A
+    after its frame, less modifiers ("temperature" of "At what temperature were ...",
+    "produtividade" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é
+    o coordenador da COMON"); [] when it asks with no noun ("when", "quanto custou"). A
     passage holding none of them speaks of another attribute of the same subject."""
     content = set(question_content_words(question, skip))
     folded = fold(question)
