@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from geo.folding import fold
@@ -63,6 +64,7 @@ _TOKEN_WORDS: dict[str, tuple[str, ...]] = {
     "escolas": ("escola", "school", "schools"),
     "bairros": ("bairro", "neighbourhood", "neighbourhoods", "neighborhood", "neighborhoods"),
     "interest": ("interesse",),
+    "points": ("point", "ponto", "pontos"),
 }
 CONCEPTS_LABEL = "population"
 _ASK_SKIP = {
@@ -285,6 +287,29 @@ def _token_named(token: str, folded: str, prefix: bool = False) -> bool:
     if not prefix or len(token) < PREFIX_MATCH:
         return False
     return any(len(w) >= PREFIX_MATCH and w[:PREFIX_MATCH] == token[:PREFIX_MATCH] for w in folded.split())
+
+
+# the connectors of a compound file name ("points_of_interest", "pontos_de_coleta")
+_CONNECTORS = ("of", "de", "do", "da", "dos", "das", "du", "des")
+
+
+def _compound_named(name: str, folded: str) -> bool:
+    """Whether a file name of the form X_of_Y is named as its whole compound: "points of
+    interest" (or its singular, or "pontos de interesse") names r5r_poa_points_of_interest.csv,
+    while "a conflict of interest" does not. A name without a connector is named by any of
+    its words (_datasets_named)."""
+    words = [w for w in re.split(r"[^a-z]+", fold(Path(name).stem)) if w]
+    at = next((i for i, w in enumerate(words) if w in _CONNECTORS and 0 < i < len(words) - 1), None)
+    if at is None:
+        return True
+    head, tail = words[at - 1], words[at + 1]
+    heads = {head, head.rstrip("s"), *_TOKEN_WORDS.get(head, ())}
+    tails = {tail, tail.rstrip("s"), *_TOKEN_WORDS.get(tail, ())}
+    return any(
+        re.search(rf"\b{re.escape(h)}s?\s+(?:{'|'.join(_CONNECTORS)})\s+{re.escape(t)}s?\b", folded)
+        for h in heads
+        for t in tails
+    )
 
 
 class PlanRuleParser:
@@ -824,7 +849,7 @@ class PlanRuleParser:
         hits: list[tuple[int, str]] = []
         for ds in catalog.datasets:
             n = sum(1 for t in self._name_tokens(ds.name) if _token_named(t, folded))
-            if n:
+            if n and _compound_named(ds.name, folded):
                 hits.append((n, ds.id))
         return [d for _, d in sorted(hits, key=lambda h: -h[0])]
 

@@ -241,3 +241,18 @@ def test_a_kind_the_data_lacks_is_not_answered_by_a_property_it_shares(channel: 
     assert channel.analyze("How many states had a population growth above 50%?", TENANT) is None
     assert ask(channel, "Which hexagon has the highest population?").plan.attribute == "population"
     assert ask(channel, "Qual hexágono tem a maior população?").plan.operation == "argmax"
+
+
+def test_a_compound_file_name_is_named_whole(tmp_path: Path) -> None:
+    """r5r_poa_points_of_interest.csv is named by "points of interest" ("pontos de
+    interesse"), not by a "conflict of interest" in a question about a report."""
+    ch = GraphChannel(tmp_path / "g.sqlite3", Gazetteer.from_geonames(15000))
+    try:
+        path = corpus_path("poi", "r5r_poa_points_of_interest.csv")
+        ch.add_dataset(path.read_bytes(), path.name, TENANT, "landmark")
+        report = "Which member of the Guidelines Development Group had a declared conflict of interest?"
+        assert ch.analyze(report, TENANT) is None
+        assert ask(ch, "List the points of interest").plan.target.dataset is not None
+        assert ask(ch, "Quantos pontos de interesse há no arquivo?").plan.operation == "count"
+    finally:
+        ch.close()
