@@ -14,10 +14,12 @@ ENV PYTHONUNBUFFERED=1 \
     CARTA_DATA_DIR=/data \
     CARTA_LOG_JSON=true
 
-# OCR: tesseract with Portuguese and English data (scripts/install.sh then skips its own apt step).
+# OCR: tesseract with Portuguese and English data, and the FreeDict pt/fr <-> en dictionaries
+# (scripts/install.sh then skips its own apt steps).
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         tesseract-ocr tesseract-ocr-por tesseract-ocr-eng \
+        dict-freedict-por-eng dict-freedict-eng-por dict-freedict-fra-eng dict-freedict-eng-fra \
     && rm -rf /var/lib/apt/lists/*
 
 # The torch pair first, in its own layer, so code changes do not download it again.

@@ -55,6 +55,11 @@ _DAY_MON_YEAR = re.compile(
     rf"\b(\d{{1,2}}){_ORD}(?:\s+de|\s*[-/.]|\s)\s*({_MONTH_RE})\.?(?:\s+de|\s*[-/.,]|\s)\s*(\d{{4}}|\d{{2}})\b"
 )
 _MON_DAY_YEAR = re.compile(rf"\b({_FULL_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD},?\s+(\d{{4}})\b")
+# "du 1er juin au 10 juillet 2016", "from 1 June to 10 July 2016": the first takes the second's year
+_DAY_MON_RANGE = re.compile(
+    rf"\b(\d{{1,2}}){_ORD}(?:\s+de)?\s+({_FULL_MONTH_RE})\.?\s+(?:au|to|a|ate|until|till|-|–)\s+"
+    rf"(?:(?:le|o|the)\s+)?\d{{1,2}}{_ORD}(?:\s+de)?\s+(?:{_MONTH_RE})\.?(?:\s+de|\s*[-/.,]|\s)\s*(\d{{4}})\b"
+)
 _MON_YEAR = re.compile(rf"\b({_FULL_MONTH_RE})\.?(?:\s+de|\s*[-/]|\s)\s*(\d{{4}})\b")
 _PERIOD = re.compile(r"\b((?:1[89]|20)\d{2})\s*(?:-|–|—|/|\s+a\s+|\s+to\s+|\s+ate\s+)\s*(\d{4}|\d{2})\b")
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?\d(?:[\d.,]*\d)?(?:(?:[ \u00a0\u202f])\d{3}(?![\d]))*(?![\w])")
@@ -103,6 +108,12 @@ def find_dates(text: str) -> list[tuple[int, int, DateValue]]:
         add(m, _valid(int(m[1]), int(m[2]), int(m[3])))
     for m in _DAY_MON_YEAR.finditer(folded):
         add(m, _valid(_year(m[3]), MONTHS[m[2]], int(m[1])))
+    for m in _DAY_MON_RANGE.finditer(folded):
+        span = (m.start(), m.end(2))
+        first = _valid(int(m[3]), _FULL_MONTHS[m[2]], int(m[1]))
+        if first and not any(span[0] < end and start < span[1] for start, end in taken):
+            taken.append(span)
+            found.append((span[0], span[1], first))
     for m in _MON_DAY_YEAR.finditer(folded):
         add(m, _valid(int(m[3]), _FULL_MONTHS[m[1]], int(m[2])))
     for m in _NUMERIC.finditer(folded):

@@ -26,6 +26,18 @@ if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/nul
     fi
 fi
 
+# FreeDict pt/fr <-> en dictionaries (service/query/dictionary.py): a question's words met in a
+# page of another language. Without them Carta uses its built-in glossary alone.
+DICTS="dict-freedict-por-eng dict-freedict-eng-por dict-freedict-fra-eng dict-freedict-eng-fra"
+if [ ! -f /usr/share/dictd/freedict-eng-fra.index ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "Installing the FreeDict pt/fr <-> en dictionaries from Debian..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $DICTS >/dev/null
+    else
+        echo "NOTE: cross-language word matching is better with the FreeDict dictionaries. Run: sudo apt-get install -y $DICTS"
+    fi
+fi
+
 # Headless Chromium + chromedriver for the web UI's browser tests (tests/e2e/test_web_ui.py).
 # CARTA_SKIP_BROWSER=1 leaves them out (the Docker image does not run tests).
 if [ "${CARTA_SKIP_BROWSER:-0}" != "1" ] && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then

@@ -49,6 +49,7 @@ from service.answer.types import Answer, Event
 from service.erasure import JOURNAL_NAME, ErasureJournal
 from service.errors import DocumentNotFound
 from service.jobs import JobStore
+from service.query import dictionary
 from service.query.channels import ChannelContext, build_channels
 from service.query.channels.communities import GlobalChannel
 from service.query.channels.entities import EntitiesChannel
@@ -253,6 +254,7 @@ class Carta:
 
     def __init__(self, settings: Settings, text_encoder: TextEncoder | None = None) -> None:
         self.settings = settings
+        dictionary.use(settings.dictionary_dir)  # the FreeDict word translations (read on first use)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.text: TextEncoder = text_encoder or TextEncoder(
             settings.text_model, settings.device, settings.embed_batch_size, settings.text_bulk_bf16

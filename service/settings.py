@@ -120,6 +120,14 @@ class Settings(BaseSettings):
         Path("~/.cache/carta"),
         description="Where indexes that cost seconds to build are kept between starts (the GeoNames index).",
     )
+    dictionary_dir: Path = Field(
+        Path("/usr/share/dictd"),
+        description=(
+            "Where the FreeDict pt/fr <-> en dictionaries (Debian's dict-freedict-por-eng, -eng-por, "
+            "-fra-eng, -eng-fra; dictd files) are read from, to match a question's words with a page "
+            "in another language. Missing: the built-in glossary alone."
+        ),
+    )
     gazetteers: list[Path] = Field(
         default_factory=list,
         description="User gazetteers: GeoJSON files of named areas/points (JSON list of paths).",

@@ -81,6 +81,15 @@ def count_condition(question: str) -> Condition | None:
     return None
 
 
+def threshold_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question writes the bound of a comparison ("above 40,000,000", "mais de 20
+    mil", "moins de 10 %"): a number the rows are compared with, which no page need hold."""
+    folded = fold(question)
+    return [
+        m.span(1) for comparison, pattern in _COMPARED if comparison != "eq" for m in pattern.finditer(folded)
+    ]
+
+
 def without_condition(question: str, condition: Condition) -> str:
     """The question with the words of its condition blanked (folded): what names the column."""
     folded = fold(question)

@@ -25,6 +25,7 @@ import qdrant_edge as E
 from geo.folding import fold
 from ingest.values import MONTHS
 from service.answer.asked import identifier_frames
+from service.query.dictionary import translations_of
 from service.query.translate import EN_PT, FR_EN, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -267,10 +268,13 @@ _EN_PT_ALL = _reverse(PT_EN)  # every pt word per en word ("rainfall": chuva, pr
 _MORE_PT = _reverse(_MORE_EN)
 
 
-def translations(word: str) -> set[str]:
-    """The word and its glossary translations, pt -> en and en -> pt, singular or plural."""
-    out = {word}
-    for form in (word, singular(word), f"{word}s"):
+def translations(word: str, dictionary: bool = True) -> set[str]:
+    """The word and its glossary translations, pt -> en and en -> pt, singular or plural, and
+    with `dictionary` the FreeDict dictionaries' (service/query/dictionary.py)."""
+    out = {word} | (set(translations_of(word)) if dictionary else set())
+    # "paises" -> "pais": the Portuguese plural of a word ending in s, z or r (looked up only)
+    plural_es = [word[:-2]] if word.endswith(("ses", "zes", "res")) and len(word) > 5 else []
+    for form in (word, singular(word), f"{word}s", *plural_es):
         out.update(PT_EN.get(form, "").split())
         out.update(_MORE_EN.get(form, "").split())
         out.update(_EN_PT_ALL.get(form, ()))
@@ -313,8 +317,21 @@ _ASKING = re.compile(
     r"(?:\s+(?:the|its|their|o|a|os|as|la|le|les|el|los|las))?\s+"
 )
 ASKED_REACH = 3  # words between the frame and the asked noun ("What was Nagaland's decadal ...")
-# Modifiers of the asked noun ("produtividade média", "total revenue"): a passage need not repeat them
-_MODIFIERS = frozenset("media medio medias medios average mean moyenne moyen total totais overall".split())
+# Modifiers of the asked noun ("produtividade média", "total revenue") and adverbs between the
+# frame and a verb ("how many of them had actually treated"): a passage need not repeat them
+_MODIFIERS = frozenset(
+    """
+    media medio medias medios average mean moyenne moyen total totais overall
+    approximate approximative approximatif aproximada aproximado approx estimated estimada estimado
+    actually really currently recently already still just only ever realmente atualmente ainda
+    vraiment actuellement deja seulement
+    """.split()
+)
+# "how many of them", "quantos deles": the count is of a noun asked before, not of a new one
+_PARTITIVE = re.compile(
+    r"^\s*(?:of (?:them|these|those|which|whom)|among them|deles|delas|destes|destas|dentre eles|"
+    r"entre eles|d ?entre eux|parmi eux|d ?entre elles|de ellos|de ellas)\b"
+)
 
 
 def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
@@ -328,6 +345,8 @@ def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     # the last frame: "Which state had the largest outlay, and how much was it?" asks a number last
     m = next(reversed(list(_ASKING.finditer(folded))), None)
     if not m or not content:
+        return []
+    if _PARTITIVE.match(folded[m.end() :]):
         return []
     names = {w for term in skip for w in _WORD.findall(fold(term))}
     out: list[str] = []

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.asked import asked_value, asks_identifier
+from service.answer.conditions import count_condition
 from service.answer.content_words import asked_words, holds_any, translations
 from service.answer.gate import (
     Candidate,
@@ -47,7 +48,7 @@ from service.answer.gate import (
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
-from service.answer.tables import PageChunks, TableAnswer, TableAnswerer, evidence_tables
+from service.answer.tables import COUNT_ASKED, PageChunks, TableAnswer, TableAnswerer, evidence_tables
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import PageEvidence, SearchResult
 
@@ -106,6 +107,10 @@ class ExtractiveAnswerer:
         chosen = of_quantity
         described = document_described(question_key_terms(question), grade.candidates)
         status = answer_status(question, chosen, described)
+        if status == "answer" and counts_rows(question) and all(c.chunk.table is not None for c in chosen):
+            # "how many states have a total above 40,000,000": the table answerer counted none,
+            # and a row stating some value is no count of the rows meeting the condition
+            status = "passages"
         if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
             # the nearest rows of a table that has no row for the asked case ("12 g" of a
             # table stopping at 10 g): listing them would answer another question
@@ -270,6 +275,12 @@ def speaks_of(asked: list[str], cand: Candidate) -> bool:
     """Whether the candidate's passage (its chunk, with its table's title) holds one of the
     words naming what the question asks for (content_words.asked_words)."""
     return holds_any(asked, f"{table_title(cand.chunk)}\n{cand.chunk.text}")
+
+
+def counts_rows(question: str) -> bool:
+    """Whether the question counts the rows meeting a condition ("how many states ... above
+    40,000,000", "quantos estados ... diferente de zero")."""
+    return bool(COUNT_ASKED.search(fold(question))) and count_condition(question) is not None
 
 
 def names_held(test: AnswerTest, cand: Candidate, described: dict[tuple[str, int], set[str]]) -> bool:

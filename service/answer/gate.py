@@ -45,6 +45,7 @@ from ingest.values import (
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.asked import asked_value, asks_identifier, given_values, identifier_frames, states_value
+from service.answer.conditions import threshold_spans
 from service.answer.content_words import (
     absent_content_words,
     question_content_words,
@@ -139,6 +140,22 @@ def name_forms(name: str) -> set[str]:
     return forms
 
 
+NAME_SKELETON_MIN = 5  # shorter names are compared as written only
+# spellings that differ between the languages of one name: "Quioto" / "Kyoto", "Filadélfia" / "Philadelphia"
+_NAME_SPELLINGS = (("qu", "k"), ("c", "k"), ("ph", "f"), ("th", "t"), ("y", "i"), ("w", "v"))
+
+
+def name_skeleton(word: str) -> str:
+    """A name's spelling with what tells its languages apart removed: letters that sound
+    alike written one way, doubled letters single, a final vowel off ("Protocolo" and
+    "Protocol" both read "protokol"). Names are compared whole: "Manipur" is not "manipulation"."""
+    out = fold(word)
+    for a, b in _NAME_SPELLINGS:
+        out = out.replace(a, b)
+    out = re.sub(r"(.)\1", r"\1", out)
+    return out[:-1] if len(out) > 4 and out[-1] in "aeo" else out
+
+
 def _spaced(text: str) -> str:
     """Folded, hyphens as spaces, one space between words: "Nouvelle-Aquitaine" = "nouvelle aquitaine"."""
     return " ".join(_HYPHENS.sub(" ", fold(text)).split())
@@ -172,8 +189,9 @@ def question_key_terms(question: str) -> list[KeyTerm]:
         code = any(ch.isalpha() for ch in word) or (re.search(r"[/.-]", word) and parse_number(word) is None)
         if free(*m.span()) and digits and code:
             spans.append((*m.span(), KeyTerm(_spaced(word), frozenset(), False)))
+    bounds = threshold_spans(question)  # "above 40,000,000": compared with, not looked up
     for start, end, value in find_numbers(question):
-        if free(start, end):
+        if free(start, end) and not any(start < e and s < end for s, e in bounds):
             spans.append(
                 (
                     start,
@@ -271,12 +289,18 @@ class Haystack:
         self.text = text
         self.spaced = _spaced(text)
         self._values: set[str] | None = None
+        self._skeletons: set[str] | None = None
 
     def contains(self, term: KeyTerm) -> bool:
         if self._literal(term):
             return True
         if term.name and any(re.search(rf"\b{re.escape(a)}\b", self.spaced) for a in name_forms(term.text)):
             return True
+        if term.name and " " not in term.text and len(term.text) >= NAME_SKELETON_MIN:
+            if self._skeletons is None:
+                self._skeletons = {name_skeleton(w) for w in _WORD.findall(self.spaced)}
+            if name_skeleton(term.text) in self._skeletons:
+                return True  # "Quioto" = "Kyoto", "Protocolo" = "Protocol": one name in two languages
         if not term.values:
             return False
         if self._values is None:
@@ -458,7 +482,7 @@ def about_subject(question: str, candidates: list[Candidate]) -> list[Candidate]
     if not words:
         return candidates
     language = question_language(question)
-    translatable = [w for w in words if translations(w) != {w}]
+    translatable = [w for w in words if translations(w, dictionary=False) != {w}]
     languages: dict[int, str] = {}
     kept = []
     for cand in candidates:
@@ -681,7 +705,7 @@ def content_coverage(question: str, texts: list[str]) -> tuple[list[str], float]
     absent = absent_content_words(question, texts, skip)
     language = question_language(question)
     if any(question_language(t) != language for t in texts if len(t) > 200):
-        absent = [w for w in absent if translations(w) != {w}]
+        absent = [w for w in absent if translations(w, dictionary=False) != {w}]
     return absent, 1 - len(absent) / len(words)
 
 

@@ -189,7 +189,27 @@ CONDITION_WORDS: dict[str, dict[str, str]] = {
 MAX_NAMES_LISTED = 15  # a count lists the rows it counted up to this many
 
 # "how many autuações in Manacapuru": a count of the rows naming it, when no cell holds the number
-_COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
+COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
+_COUNTED_NOUN = re.compile(r"\b(?:how many|quant[oa]s|combien d[e']|cuant[oa]s)\s*(\w{3,})")
+
+
+def counts_the_rows(question: str, table: EvidenceTable) -> bool:
+    """Whether what a "how many" question counts may be the table's rows: its noun is in the
+    table's title or its row labels' header ("Quantas autuações em Manacapuru?" of the
+    "Relatório de Autuações" table), or at least not another thing the page's text speaks of
+    ("quantas cabeças de atenção" of the OTSL results table: 8 heads, stated in the text,
+    not 4 rows naming OTSL)."""
+    m = _COUNTED_NOUN.search(fold(question))
+    if m is None:
+        return True
+    header = table.columns[table.name_column] if table.columns else ""
+    if word_index(f"{table.title}\n{header}").contains(m[1]):
+        return True
+    # a noun the table does not name may still be its rows' in another language ("infractions"
+    # of "Autuações"); only one the page's prose speaks of apart is another thing ("heads=8")
+    return not word_index(table.page_text).contains(m[1])
+
+
 MIN_COUNTED = 2  # a single row named is more likely a lookup the labels did not meet
 _SPACED = re.compile(r"[-‐‑‒–—_]+")
 LEAD = {
@@ -778,7 +798,7 @@ class TableAnswerer:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
         else:
-            counting = bool(_COUNT_ASKED.search(fold(question)))
+            counting = bool(COUNT_ASKED.search(fold(question)))
             condition = count_condition(question) if counting else None
             # "how many states reported zero permit checks": the rows whose cell meets it
             found = self._count_where(question, labels, condition) if condition else None
@@ -801,6 +821,8 @@ class TableAnswerer:
     def _count(question: str, table: EvidenceTable) -> _Found | None:
         """ "How many X in Manacapuru?" where no cell holds the number: the rows that the
         question's names select (`rows_named`), at least MIN_COUNTED of them."""
+        if not counts_the_rows(question, table):
+            return None
         selected = rows_named(question, table)
         if selected is None or len(selected.rows) < MIN_COUNTED:
             return None

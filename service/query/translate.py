@@ -14,6 +14,7 @@ import re
 
 from geo.country_names import country_code, country_names
 from geo.folding import fold
+from service.query.dictionary import english_of, is_english
 
 # folded Portuguese word -> English words
 PT_EN: dict[str, str] = {
@@ -335,7 +336,9 @@ _FUNCTION = frozenset(
         "the an of in on at to for with and or what which how many much was were is are its their did "
         "does do by from that this these those who when where "
         "le la les un une des du d l au aux et ou qu quel quelle quels quelles combien est sont ont dans "
-        "sur pour avec sans ce cette ces il elle ils on t ete etait sera y ne pas selon en apres"
+        "sur pour avec sans ce cette ces il elle ils on t ete etait sera y ne pas selon en apres "
+        "pelo pela pelos pelas sobre alem entre segundo durante desde ate apos conforme cujo cuja "
+        "entre parmi depuis pendant vers chez lors"
     ).split()
 )
 MIN_TRANSLATED = 2  # fewer glossary words: the translation would only repeat the names
@@ -438,6 +441,13 @@ def translate(text: str, language: str) -> str | None:
         elif cognate:
             out.append(cognate)
             translated += 1
-        elif folded not in _FUNCTION:
-            out.append(word)  # names, codes, numbers and words the glossary lacks
+        elif folded in _FUNCTION:
+            continue
+        elif language != "en" and not word[:1].isupper() and (english := english_of(folded)):
+            # the FreeDict dictionary's first senses (a capitalised word may be a name); a word
+            # written alike in English ("área") stays beside them
+            out.extend(dict.fromkeys([folded, *english] if is_english(folded) else english))
+            translated += 1
+        else:
+            out.append(word)  # names, codes, numbers and words no dictionary has
     return " ".join(out) if translated >= MIN_TRANSLATED else None

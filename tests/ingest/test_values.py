@@ -91,6 +91,20 @@ def test_dates_found_in_text_with_spans() -> None:
     assert text[dates[0][0] : dates[0][1]] == "18-ago-17"
 
 
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("du 1er juin au 10 juillet 2016", "1er juin"),
+        ("from 1 June to 10 July 2016", "1 June"),
+        ("de 1º de junho a 10 de julho de 2016", "1º de junho"),
+    ],
+)
+def test_a_range_s_first_date_takes_the_year_of_its_second(text: str, start: str) -> None:
+    dates = find_dates(text)
+    assert [d for _, _, d in dates] == [DateValue(2016, 6, 1), DateValue(2016, 7, 10)]
+    assert text[dates[0][0] : dates[0][1]] == start
+
+
 def test_periods() -> None:
     assert [p for _, _, p in find_periods("growth 2001-11 and 1951–61, 2001 a 2011")] == [
         (2001, 2011),

@@ -50,6 +50,7 @@ def test_singular(word: str, stem: str) -> None:
         ("solar", "le parc solaire français"),
         ("metros", "41.200 m³ removidos"),  # a unit written as its symbol
         ("sedimentos", "o sedimento retirado"),
+        ("paises", "Some 210 people in 49 countries participated"),  # país + es, through the glossary
     ],
 )
 def test_a_word_is_found_in_its_forms_translations_and_cognates(word: str, text: str) -> None:
@@ -137,6 +138,10 @@ def test_a_comparison_frame_is_not_a_subject() -> None:
         ("Quelle était la puissance photovoltaïque de l'Allemagne ?", ["puissance", "photovoltaique"]),
         ("When was the bulletin published?", []),
         ("Quanto custou a obra?", []),
+        # a partitive counts the noun asked before; an adverb or "approximate" is no quantity
+        ("How many people responded, and how many of them had actually treated children?", []),
+        ("Quantos municípios foram autuados e quantos deles recorreram?", []),
+        ("Quelle part approximative du total occupe le secteur f ?", []),
     ],
 )
 def test_the_words_naming_what_is_asked_follow_its_frame(question: str, asked: list[str]) -> None:

@@ -12,12 +12,14 @@ from service.answer.gate import (
     Candidate,
     GateParams,
     Haystack,
+    KeyTerm,
     RelevanceGate,
     about_subject,
     decide,
     key_share,
     key_terms,
     missing_key_terms,
+    name_skeleton,
     question_key_terms,
     question_language,
     sentences,
@@ -465,3 +467,29 @@ def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
     assert Haystack("groups of (8)").contains(eight)
     (period,) = question_key_terms("Qual a taxa em 2001-2011?")
     assert Haystack("1991-2001 · 2001-2011").contains(period)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("Quioto", "The Kyoto Protocol, adopted in 1997"),  # qu = k, y = i
+        ("Protocolo", "The Kyoto Protocol, adopted in 1997"),  # a final vowel
+        ("Filadélfia", "the Philadelphia office"),
+    ],
+)
+def test_a_name_is_found_in_its_spelling_in_another_language(name: str, text: str) -> None:
+    assert Haystack(text).contains(KeyTerm(name.casefold(), frozenset(), True))
+
+
+def test_a_name_is_compared_whole_not_by_prefix() -> None:
+    assert not Haystack("manipulation of the results").contains(KeyTerm("manipur", frozenset(), True))
+    assert name_skeleton("Manipur") != name_skeleton("manipulation")
+
+
+def test_the_bound_of_a_comparison_is_no_key_term() -> None:
+    """ "above 40,000,000" compares the rows with a number no page need hold; a value asked
+    "exactly" is still looked up."""
+    terms = [t.text for t in question_key_terms("How many states have a total above 40,000,000 in 2012-13?")]
+    assert "40,000,000" not in terms and "2012 13" in terms
+    assert [t.text for t in question_key_terms("Quantos estados tiveram mais de 20.000 verificações?")] == []
+    assert "24,008" in [t.text for t in question_key_terms("Which state had exactly 24,008 checks?")]

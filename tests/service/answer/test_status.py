@@ -8,7 +8,7 @@ import pytest
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.asked import asks_identifier, states_value
-from service.answer.extractive import ExtractiveAnswerer, names_held
+from service.answer.extractive import ExtractiveAnswerer, counts_rows, names_held
 from service.answer.gate import Candidate, RelevanceGate
 from service.answer.status import AnswerTest, answer_status, asked_value
 from service.query.types import PageEvidence
@@ -176,3 +176,18 @@ def test_a_quantity_on_no_evidence_page_is_not_answered_with_another(answerer: E
     stated = study + " La puissance crête de la future centrale de Séranon sera de 9,5 MWc."
     answer = ask(answerer, question, stated)
     assert not answer.refused and "9,5 MWc" in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "counts"),
+    [
+        ("How many states have a grand total above 40,000,000?", True),
+        ("Quantos estados têm gasto diferente de zero?", True),
+        ("How many states are in the table?", False),  # no condition: a row may state the count
+        ("Which states have a total above 40,000,000?", False),  # lists, does not count
+    ],
+)
+def test_a_count_of_the_rows_meeting_a_condition(question: str, counts: bool) -> None:
+    """Such a question is answered by the table answerer's count; a row the gate passes on
+    states one value, not the count (the extractive answer is then "passages")."""
+    assert counts_rows(question) is counts

@@ -802,3 +802,21 @@ def test_a_french_question_gets_its_answer_in_french() -> None:
     assert "Permit égal à 0: Alaska, Guam et Vermont" in zero.text
     most = ask("Quel État a le plus de vérifications de permis ?", page)
     assert most is not None and "Ohio a la valeur la plus élevée de Permit : 24,008" in most.text
+
+
+def test_how_many_of_a_thing_the_prose_speaks_of_is_no_count_of_rows() -> None:
+    """ "Quantas cabeças de atenção ... OTSL?" over a results table with four OTSL rows: the
+    page's text states the heads ("heads=8"); the rows naming OTSL are no answer."""
+    grid = synthetic_grid(
+        ["Language", "enc", "dec", "TEDs"],
+        [["OTSL", "6", "6", "0.955"], ["HTML", "6", "6", "0.955"], ["OTSL", "4", "4", "0.938"]]
+        + [["OTSL", "2", "4", "0.934"], ["OTSL", "4", "2", "0.946"]],
+        title="Table 1. HPO results",
+    )
+    page = table_page("otsl", grid)
+    prose = "We picked the configuration (enc=6, dec=6, heads=8) that produced the best quality."
+    page.chunks.append(ChunkEvidence("otsl", 1, 9, prose, [50.0, 400.0, 500.0, 420.0], [595.0, 842.0], 2, 0.9))
+    answer = ask("No artigo sobre OTSL, quantas cabeças de atenção tinha a configuração escolhida?", page)
+    assert answer is None or answer.operation != "count"
+    rows = ask("How many rows of the HPO results table are OTSL?", table_page("otsl", grid))
+    assert rows is not None and rows.operation == "count" and "4" in rows.text

@@ -70,9 +70,10 @@ def test_single_shot_misses_the_second_document_the_plan_finds_it() -> None:
     assert _keys(planned) == [("recife_a", 1), ("nota", 1)]
     plan = planned.plan
     assert plan is not None and plan["multi_hop"] and plan["router"] == "rules"
-    steps = {s["kind"]: s for s in plan["steps"]}
-    assert [s["kind"] for s in plan["steps"]] == ["question", "sub-question", "sub-question", "translation"]
-    assert steps["translation"]["query"] == "points flooding Recife registrou 2024"  # glossary words
+    kinds = ["question", "sub-question", "sub-question", "translation", "translation"]
+    assert [s["kind"] for s in plan["steps"]] == kinds  # each sub-question translated
+    # glossary words, then the dictionary's ("registrou": record, register)
+    assert plan["steps"][3]["query"] == "points flooding Recife record register 2024"
     nota = plan["steps"][2]
     assert nota["query"].startswith("quantos metros cúbicos")
     assert nota["pages"][0] == {"doc_id": "nota", "page_no": 1}

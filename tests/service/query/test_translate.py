@@ -38,10 +38,11 @@ def test_a_french_question_is_translated_to_english() -> None:
 def test_a_word_outside_the_glossary_becomes_its_english_cognate_by_its_ending() -> None:
     """ "eliminação" -> "elimination", "detecção" -> "detection", "cirrose" -> "cirrosis"
     (BM25 stems meet), and OMS -> WHO; names (capitalised) and short stems stay as written."""
-    assert translate("Como a OMS define a eliminação da hepatite?", "pt") == "WHO define elimination hepatite"
-    assert translate("Qual a frequência de detecção em pessoas com cirrose?", "pt") == (
-        "frequência detection pessoas cirrosis"
-    )
+    # (the dictionary, when installed, adds its words: tests/service/query/test_dictionary.py)
+    words = str(translate("Como a OMS define a eliminação da hepatite?", "pt")).split()
+    assert words[:2] == ["WHO", "define"] and "elimination" in words
+    words = str(translate("Qual a frequência de detecção em pessoas com cirrose?", "pt")).split()
+    assert {"detection", "cirrosis"} <= set(words)
     assert translate("A Nação e a Vitória", "pt") is None  # names, and "nação" is too short a stem
 
 
