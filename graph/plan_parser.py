@@ -325,6 +325,25 @@ class PlanRuleParser:
         self.is_city = is_city or (lambda _: False)
 
     def parse(self, question: str, catalog: Catalog) -> GeoPlan | None:
+        plan = self._parse(question, catalog)
+        if plan is not None and self._counts_its_own_layer(plan, catalog):
+            return None
+        return plan
+
+    def _counts_its_own_layer(self, plan: GeoPlan, catalog: Catalog) -> bool:
+        """A plan that counts a polygon layer's features per polygon of that same layer
+        ("Qual bairro do Recife teve mais pontos de alagamento?" with only the bairros
+        loaded: 1 bairro in each bairro): the question asks about something the data does
+        not hold, and is the documents'."""
+        if plan.operation != "group_by" or not (plan.group_by or "").startswith("layer:") or plan.attribute:
+            return False
+        layer = (plan.group_by or "")[len("layer:") :]
+        target = plan.target
+        return target.dataset == layer or (
+            target.category is not None and target.category in self._categories_of(catalog, layer)
+        )
+
+    def _parse(self, question: str, catalog: Catalog) -> GeoPlan | None:
         folded = _norm(question)
         if _DOCUMENT_RE.search(folded):
             return None

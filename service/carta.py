@@ -791,11 +791,16 @@ def _data_lacks(evidence: GraphEvidence) -> bool:
 
 
 def _nothing_found(evidence: GraphEvidence) -> bool:
-    """A relational question over the loaded data that found no point and no pair."""
+    """A relational question over the loaded data that found no pair: no point and no pair,
+    or points but none of the pairs it asks for ("Qual bairro teve mais pontos de
+    alagamento?" read as bairro / flooding-point pairs, with no flooding point loaded)."""
     found = evidence.relational
     return (
         evidence.analytic is None
         and evidence.overview is None
         and found is not None
-        and not (found.pairs or found.pois or found.zones)
+        and (
+            not (found.pairs or found.pois or found.zones)
+            or (bool(found.constraints.pairs) and not found.pairs)
+        )
     )

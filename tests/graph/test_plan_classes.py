@@ -256,3 +256,10 @@ def test_a_compound_file_name_is_named_whole(tmp_path: Path) -> None:
         assert ask(ch, "Quantos pontos de interesse há no arquivo?").plan.operation == "count"
     finally:
         ch.close()
+
+
+def test_a_layer_counted_per_polygon_of_itself_is_no_plan(channel: GraphChannel) -> None:
+    """ "Which bairro had the most flooding points": the data has no flooding points, and
+    bairros counted per bairro (1 each) answer nothing; schools per bairro still do."""
+    assert channel.analyze("Qual bairro do Recife teve mais pontos de alagamento em 2024?", TENANT) is None
+    assert ask(channel, "Qual bairro tem mais escolas?").plan.operation == "group_by"

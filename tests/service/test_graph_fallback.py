@@ -36,3 +36,24 @@ def test_a_relational_question_the_data_finds_nothing_for_is_answered_by_the_doc
     # the documents hold nothing: the data's answer, naming what it searched, stands
     other = carta.ask(SearchQuery("Which landmarks are within 500 m of each other in Salvador?", tenant))
     assert other.graph is not None and "Salvador" in other.answer
+
+
+def test_a_question_about_what_the_data_lacks_per_polygon_is_the_documents(
+    make_carta: Callable[..., Carta],
+) -> None:
+    """With only Recife's bairros loaded, "which bairro had the most flooding points" is no
+    count of bairros per bairro (1 each) nor a bairro / flooding-point pair search: the
+    report that counts the flooding points answers it."""
+    carta = make_carta()
+    assert carta.graph is not None
+    bairros = corpus_path("poi", "recife_bairros.geojson").read_bytes()
+    carta.graph.add_dataset(bairros, "recife_bairros.geojson", "default", "bairro")
+    lines = [
+        "Relatório de drenagem do Recife, 2024.",
+        "O bairro de Afogados teve 45 pontos de alagamento em 2024, o maior número da cidade.",
+    ]
+    carta.ingest(IngestRequest(make_pdf([lines]), "drenagem.pdf", "default"))
+    tenant = carta.settings.default_tenant
+    answer = carta.ask(SearchQuery("Qual bairro do Recife teve mais pontos de alagamento em 2024?", tenant))
+    assert not answer.refused and "Afogados" in answer.answer, answer.answer
+    assert answer.graph is None and answer.citations
