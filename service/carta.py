@@ -318,7 +318,11 @@ class Carta:
             else None
         )
         self.gate = RelevanceGate(
-            self.text, self.sparse, settings.min_relevance, sentence_vectors=self.sentence_vectors
+            self.text,
+            self.sparse,
+            settings.min_relevance,
+            sentence_vectors=self.sentence_vectors,
+            text_language=text_language,
         )
         self.answerer = ExtractiveAnswerer(self.gate)
         self.graph: GraphChannel | None = open_graph(settings, self.gazetteer, self.text)

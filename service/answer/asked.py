@@ -17,8 +17,9 @@ AskedValue = Literal["number", "date"]
 # clause it is a conjunction ("what does a manager see when looking at the TAX_ID")
 _ASKS_DATE = re.compile(
     r"(?:^|[,;:]\s*)\W*(?:(?:and|e|et|y|since|desde|depuis)\s+)?(?:when|quando|cuando|quand)\b|"
-    r"\b(?:what date|which date|which year|what year|in what year|in which year|"
-    r"em que (?:data|ano|dia|mes)|qual (?:a data|o ano|o dia)|en que (?:fecha|ano)|en quelle annee)\b"
+    r"\b(?:what dates?|which dates?|which years?|what years?|in what years?|in which years?|"
+    r"em que (?:datas?|anos?|dias?|mes|meses)|(?:qual|quais) (?:a data|o ano|o dia|as datas|os anos)|"
+    r"en que (?:fechas?|anos?)|en quelles? annees?|(?:quelle|quelles) (?:annees?|dates?))\b"
 )
 _QUANTITY_EN = (
     "number|total|amount|value|rate|area|percentage|share|capacity|population|revenue|count|cost|price|"

@@ -55,6 +55,7 @@ from service.answer.content_words import (
 from service.answer.sentences import EMBED_CHARS, sentences
 from service.answer.types import Answer
 from service.query.decompose import decompose
+from service.query.translate import translate
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
 if TYPE_CHECKING:
@@ -582,8 +583,12 @@ class RelevanceGate:
         max_embedded: int = 32,
         params: GateParams | None = None,
         sentence_vectors: SentenceVectors | None = None,
+        text_language: str | None = None,
     ) -> None:
         self.text = text
+        # the one language the text encoder reads (None: any): a question in another is also
+        # compared with the sentences in its word-for-word translation (translate.py)
+        self.text_language = text_language
         # vectors stored at ingestion (service/answer/sentence_vectors.py); None embeds every sentence here
         self.sentence_vectors = sentence_vectors
         self.sparse = sparse
@@ -678,9 +683,21 @@ class RelevanceGate:
         texts = [c.sentence[:EMBED_CHARS] for c in kept]
         embed = self.text.embed if self.sentence_vectors is None else self.sentence_vectors.embed
         vectors = embed(texts)
-        for cand, cos in zip(kept, vectors @ np.asarray(result.query_vector, dtype=np.float32), strict=True):
+        cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
+        if translated := self._translated(question):
+            # "combien coûte au Pakistan ..." embeds far from "a lower cost of US$ 48 in Egypt"
+            # with an English-only encoder; its translation much less so
+            cosines = np.maximum(cosines, vectors @ self.text.embed([translated])[0])
+        for cand, cos in zip(kept, cosines, strict=True):
             cand.cosine = float(cos)
         return kept
+
+    def _translated(self, question: str) -> str | None:
+        """The question in the text encoder's language, when it is written in another."""
+        language = question_language(question)
+        if self.text_language is None or language == self.text_language:
+            return None
+        return translate(question, language)
 
     @staticmethod
     def _candidates(pages: list[PageEvidence]) -> list[Candidate]:

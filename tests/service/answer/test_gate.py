@@ -493,3 +493,23 @@ def test_the_bound_of_a_comparison_is_no_key_term() -> None:
     assert "40,000,000" not in terms and "2012 13" in terms
     assert [t.text for t in question_key_terms("Quantos estados tiveram mais de 20.000 verificações?")] == []
     assert "24,008" in [t.text for t in question_key_terms("Which state had exactly 24,008 checks?")]
+
+
+def test_a_question_in_another_language_is_also_compared_in_its_translation(
+    text_encoder: TextEncoder,
+) -> None:
+    """With an English-only encoder a French question embeds far from the English sentence
+    that answers it; its word-for-word translation (translate.py) much less so."""
+    question = "Selon l'OMS, combien coûte un traitement de 12 semaines en Égypte ?"
+    page = "The benchmark price is an even lower cost of US$ 48 in Egypt for a 12-week treatment course."
+    plain = RelevanceGate(text_encoder, SparseEncoder())
+    bilingual = RelevanceGate(text_encoder, SparseEncoder(), text_language="en")
+
+    def cosine(gate: RelevanceGate, question: str) -> float:
+        result = evidence(text_encoder.embed([question])[0], page)
+        (cand,) = gate._score(question, RelevanceGate._candidates(result.pages), result)
+        return cand.cosine
+
+    assert cosine(bilingual, question) > cosine(plain, question) + 0.05
+    english = "How much does a 12-week treatment cost in Egypt?"  # compared as it is
+    assert cosine(bilingual, english) == cosine(plain, english)

@@ -35,6 +35,9 @@ def cands(*sentences: str) -> list[Candidate]:
         ("Quelle sera la puissance crête de la future centrale ?", "number"),
         ("Segundo a OMS, quando o guia foi publicado?", "date"),
         ("What does a manager see when looking at the TAX_ID of another employee?", None),
+        ("Em que anos o daclatasvir foi aprovado pela EMA e pela FDA?", "date"),  # plurals too
+        ("In which years was daclatasvir approved?", "date"),
+        ("Quelle année a-t-elle été retenue ?", "date"),
     ],
 )
 def test_the_kind_of_value_a_question_asks_for(question: str, asked: str | None) -> None:
