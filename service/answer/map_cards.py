@@ -37,6 +37,10 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
             "src",
             "datum",
             "utm zone",
+            "taille du pixel",
+            "taille des pixels",
+            "systeme de reference",
+            "systeme de coordonnees",
         ),
         {"en": ("coordinate reference system",), "pt": ("sistema de referencia de coordenadas",)},
     ),
@@ -57,12 +61,33 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
             "latitude and longitude",
             "longitude e latitude",
             "latitude e longitude",
+            "etendue",
+            "emprise",
         ),
         {"en": ("extent in degrees",), "pt": ("extensao em graus",)},
     ),
     (
         "values",
-        ("minimum", "maximum", "mean value", "value range", "minimo", "maximo", "valores", "nodata"),
+        (
+            "minimum",
+            "maximum",
+            "mean value",
+            "mean elevation",
+            "average elevation",
+            "value range",
+            "minimo",
+            "maximo",
+            "valores",
+            "nodata",
+            "no data",
+            "media",
+            "elevacao media",
+            "altitude media",
+            "moyenne",
+            "altitude moyenne",
+            "minimale",
+            "maximale",
+        ),
         {"en": ("values:",), "pt": ("valores:",)},
     ),
     (
@@ -84,12 +109,30 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
             "height",
             "largura",
             "altura",
+            "combien de pixels",
+            "taille",
+            "largeur",
+            "hauteur",
+            "bandes",
         ),
         {"en": ("format:",), "pt": ("formato:",)},
     ),
     (
         "places",
-        ("cover", "covers", "covering", "cobre", "cobrem", "cobrindo", "maps of", "mapas de", "mapas do"),
+        (
+            "cover",
+            "covers",
+            "covering",
+            "cobre",
+            "cobrem",
+            "cobrindo",
+            "maps of",
+            "mapas de",
+            "mapas do",
+            "couvre",
+            "couvrent",
+            "cartes de",
+        ),
         {"en": ("places covered:",), "pt": ("lugares cobertos:",)},
     ),
 )
@@ -102,7 +145,9 @@ _FRAME_WORDS = frozenset(
     "geographic geografica geografico degrees graus minimum maximum mean value values range minimo "
     "maximo valores nodata dimensions bands data type format dimensoes bandas tipo dado formato width "
     "height largura altura raster rasters map maps mapa mapas image images imagem imagens file arquivo "
-    "use uses usa tem has have area cover covers cobre cobrem longitude latitude mundi".split()
+    "use uses usa tem has have area cover covers cobre cobrem longitude latitude mundi "
+    "media medio mean average moyenne moyen taille largeur hauteur bandes etendue emprise carte cartes "
+    "systeme couvre couvrent minimale maximale quel quelle".split()
 )
 
 
@@ -112,13 +157,23 @@ class MapCardAnswer:
     citations: list[Citation]
 
 
-def asked_field(question: str) -> str | None:
-    """Which card fact the question asks for, or None."""
+def asked_fields(question: str) -> list[str]:
+    """The card facts the question asks for, in the card's order of checking ("how many
+    pixels wide and high, and what NoData value": the size and the values). Words a fact
+    took are not read again: the "size" of "pixel size" asks for no image size."""
     folded = f" {fold(question)} "
+    fields = []
     for name, cues, _ in _FIELDS:
-        if any(re.search(rf"\b{re.escape(cue)}\b", folded) for cue in cues):
-            return name
-    return None
+        pattern = "|".join(rf"\b{re.escape(cue)}\b" for cue in cues)
+        if re.search(pattern, folded):
+            fields.append(name)
+            folded = re.sub(pattern, " ", folded)
+    return fields
+
+
+def asked_field(question: str) -> str | None:
+    """The first card fact the question asks for, or None."""
+    return next(iter(asked_fields(question)), None)
 
 
 def _card(page: PageEvidence, language: str) -> ChunkEvidence | None:
@@ -179,9 +234,10 @@ class MapCardAnswerer:
     ) -> MapCardAnswer | None:
         """`place`: the place the search resolved from the question (its geo filter or prior,
         with lat/lon), which a map covers when its extent holds it."""
-        field = asked_field(question)
-        if field is None:
+        fields = asked_fields(question)
+        if not fields:
             return None
+        field = fields[0]
         subject = [w for w in question_content_words(question) if w not in _FRAME_WORDS]
         parts: list[str] = []
         citations: list[Citation] = []
@@ -197,6 +253,9 @@ class MapCardAnswerer:
             line = _line(card, field if named else "extent")
             if line is None:
                 return None
+            if named and field != "places":  # every fact asked, each on its line, once
+                lines = [_line(card, f) for f in fields if f != "places"]
+                line = " ".join(dict.fromkeys(x for x in lines if x))
             if field == "places":  # which maps: each with what it covers
                 line = f"{page.filename}: {line}"
             parts.append(f"{line} {cite_label(page.doc_id, page.page_no)}")

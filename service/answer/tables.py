@@ -1200,6 +1200,8 @@ class TableAnswerer:
             key_tokens = {t for t in key_tokens if ":" in t} or key_tokens
             if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
                 return False  # "safra 17/18" asked of the "SAFRA 16/17" table: another season
+            if not key_tokens and _compound_of_small_numbers(key) and _labels_another_line(key, table, found):
+                return False  # "safra 15/16": only the "∆ Safra 15/16 para 16/17" row names it
             # or in another language: "Produto C" of the "Product C Monthly Revenue" chart
             forms = name_forms(key)
             if not key_tokens or key_tokens <= addressed or any(tokens(f) <= addressed for f in forms):
@@ -1212,6 +1214,19 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+def _labels_another_line(key: str, table: EvidenceTable, found: _Found) -> bool:
+    """Whether a season or period written as small numbers ("15/16") is in the label of a
+    row or column the answer does not read, and neither in the title nor in a line it reads:
+    the question asks about that other line's season, not the cell read."""
+    rows_read, columns_read = {r for r, _ in found.cells}, {c for _, c in found.cells}
+    key = fold(key)
+    columns = [(j in columns_read, label) for j, label in enumerate(table.columns)]
+    rows = [(i in rows_read, row_label(table, i)) for i in range(len(table.rows))]
+    if key in fold(table.title) or any(read and key in fold(label) for read, label in columns + rows):
+        return False
+    return any(not read and key in fold(label) for read, label in columns + rows)
 
 
 # "categories A to I", "das barras de A a I", "categories A, B and C": the extent of what

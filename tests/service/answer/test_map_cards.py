@@ -4,7 +4,7 @@ named is not the one in the evidence."""
 
 from __future__ import annotations
 
-from service.answer.map_cards import MapCardAnswerer, asked_field
+from service.answer.map_cards import MapCardAnswerer, asked_field, asked_fields
 from service.query.types import ChunkEvidence, PageEvidence
 
 LUX_EN = "\n".join(
@@ -92,3 +92,21 @@ def test_a_map_covers_the_resolved_place_its_extent_holds_though_its_card_does_n
     assert answerer.answer("Which maps cover Trier?", "en", [page], trier) is None
     assert answerer.answer("Which maps cover Dudelange?", "en", [page], {"place": "Dudelange"}) is None
     assert answerer.answer("Which roman ruins maps cover Dudelange?", "en", [page], dudelange) is None
+
+
+def test_every_fact_asked_is_read() -> None:
+    """A question asking for two facts gets both card lines; a cue one fact takes ("pixel
+    size") asks for no other ("size")."""
+    question = "Quantos pixels de largura e de altura tem o raster, e que valor ele usa como NoData?"
+    assert asked_fields(question) == ["values", "format"]
+    assert asked_fields("What is the pixel size of the Porto Alegre raster?") == ["crs"]
+    assert asked_fields("Quelle est la taille des pixels et l'étendue de la carte ?") == ["crs", "extent"]
+
+
+def test_a_question_for_two_facts_gets_both_lines() -> None:
+    both = MapCardAnswerer().answer(
+        "What is the EPSG code and the bounding box of the Luxembourg elevation raster?",
+        "en",
+        [_page(LUX_EN)],
+    )
+    assert both is not None and "EPSG:4326" in both.text and "west 5.7417" in both.text

@@ -14,7 +14,7 @@ from service.answer.extractive import ExtractiveAnswerer
 from service.answer.gate import RelevanceGate, question_language
 from service.answer.markers import parse
 from service.answer.prompting import Budget, build_prompt
-from service.answer.tables import TableAnswer, TableAnswerer
+from service.answer.tables import TableAnswer, TableAnswerer, _Found, _labels_another_line, evidence_tables
 from service.answer.types import Answer
 from service.query.types import ChunkEvidence, PageEvidence
 from tests.conftest import corpus_path
@@ -815,8 +815,29 @@ def test_how_many_of_a_thing_the_prose_speaks_of_is_no_count_of_rows() -> None:
     )
     page = table_page("otsl", grid)
     prose = "We picked the configuration (enc=6, dec=6, heads=8) that produced the best quality."
-    page.chunks.append(ChunkEvidence("otsl", 1, 9, prose, [50.0, 400.0, 500.0, 420.0], [595.0, 842.0], 2, 0.9))
+    page.chunks.append(
+        ChunkEvidence("otsl", 1, 9, prose, [50.0, 400.0, 500.0, 420.0], [595.0, 842.0], 2, 0.9)
+    )
     answer = ask("No artigo sobre OTSL, quantas cabeças de atenção tinha a configuração escolhida?", page)
     assert answer is None or answer.operation != "count"
     rows = ask("How many rows of the HPO results table are OTSL?", table_page("otsl", grid))
     assert rows is not None and rows.operation == "count" and "4" in rows.text
+
+
+def test_a_season_only_another_line_names_is_not_the_cell_read() -> None:
+    """ "Área ... na safra 15/16" of the IMEA 16/17 table, whose "∆ Safra 15/16 para 16/17"
+    row is the only line naming 15/16: the area cell read (row 0) is another season's; a
+    season in the title, or in a line read, is the cell's own."""
+    grid = synthetic_grid(
+        ["Regiões do IMEA", "Norte", "Sudeste"],
+        [
+            ["Área 16/17 (ha)", "165.776", "512.300"],
+            ["∆ Safra 15/16 para Safra 16/17*", "1,21 p.p.", "2,20 p.p."],
+        ],
+        title="MILHO SAFRA 16/17: ACOMPANHAMENTO DE COLHEITA POR REGIÃO",
+    )
+    (table,) = evidence_tables([table_page("imea", grid)])
+    area = _Found("lookup", [(0, 1)], 1.0)
+    assert _labels_another_line("15/16", table, area)
+    assert not _labels_another_line("16/17", table, area)  # the title's season
+    assert not _labels_another_line("15/16", table, _Found("lookup", [(1, 1)], 1.0))  # the delta read
