@@ -9,6 +9,7 @@ module turns their records into POIs and roads.
 
 from __future__ import annotations
 
+import csv
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -125,7 +126,13 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
     elif kind == "geojson":
         parsed = read_geojson(load_json(data), dataset, default_category)
     else:
-        parsed = read_csv(data.decode("utf-8-sig"), dataset, default_category)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PoiFormatError(
+                f"the CSV is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8"
+            ) from exc
+        parsed = read_csv(text, dataset, default_category)
     parsed.kind = kind
     return parsed
 
@@ -133,7 +140,7 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
 # --------------------------------------------------------------------------- OSM
 
 
-def _osm_poi(prefix: str, ident: int, tags: Mapping[str, str], lat: float, lon: float) -> Poi | None:
+def _osm_poi(prefix: str, ident: int | str, tags: Mapping[str, str], lat: float, lon: float) -> Poi | None:
     category = normalise_tags(tags)
     if category is None or not _valid(lat, lon):
         return None
@@ -171,35 +178,71 @@ def read_osm(data: bytes, kind: str = "pbf") -> Parsed:
 
 
 def read_overpass(doc: dict[str, Any]) -> Parsed:
-    """Overpass API JSON: nodes (lat/lon), ways/relations with `center` or `geometry`."""
+    """Overpass API JSON: nodes (lat/lon), ways/relations with `center` or `geometry`. The
+    JSON is the uploader's: an element that is not an object with an id and its tags, or
+    whose position is not numbers in range, is skipped (counted) like a GeoJSON feature
+    without a location; an Overpass element whose "lat" was "x" or whose tag value was a
+    list once answered 500."""
+    elements = doc.get("elements")
+    if not isinstance(elements, list):
+        raise PoiFormatError('Overpass JSON needs "elements" to be a list of objects')
     pois: list[Poi | None] = []
     roads: list[Road] = []
     prefixes = {"node": "n", "way": "w", "relation": "r"}
-    for el in doc.get("elements", ()):
-        tags = el.get("tags") or {}
-        prefix = prefixes.get(el.get("type"))
+    for el in elements:
+        if not isinstance(el, dict) or not isinstance(el.get("type"), str):
+            pois.append(None)
+            continue
+        tags = _overpass_tags(el.get("tags"))
+        prefix = prefixes.get(el["type"])
         if prefix is None or not tags:
             continue
-        geometry = [(g["lat"], g["lon"]) for g in el.get("geometry") or () if g]
+        ident = el.get("id")
+        if not isinstance(ident, (int, str)) or isinstance(ident, bool):
+            pois.append(None)
+            continue
+        raw_geometry = el.get("geometry")
+        points = [_overpass_point(g) for g in raw_geometry] if isinstance(raw_geometry, list) else []
+        geometry = [g for g in points if g is not None]
         if prefix == "w" and tags.get("highway") in ROAD_KINDS and geometry:
-            roads.append(Road(f"osm:w{el['id']}", tags.get("name", ""), tags["highway"], tuple(geometry)))
+            roads.append(Road(f"osm:w{ident}", tags.get("name", ""), tags["highway"], tuple(geometry)))
             continue
         if normalise_tags(tags) is None:
             continue
         if "lat" in el and "lon" in el:
-            lat, lon = el["lat"], el["lon"]
+            point = _overpass_point(el)
         elif el.get("center"):
-            lat, lon = el["center"]["lat"], el["center"]["lon"]
+            point = _overpass_point(el["center"])
         elif geometry:
-            lat, lon = (
-                sum(g[0] for g in geometry) / len(geometry),
-                sum(g[1] for g in geometry) / len(geometry),
-            )
+            point = (sum(g[0] for g in geometry) / len(geometry), sum(g[1] for g in geometry) / len(geometry))
         else:
-            pois.append(None)
-            continue
-        pois.append(_osm_poi(prefix, el["id"], tags, float(lat), float(lon)))
+            point = None
+        pois.append(_osm_poi(prefix, ident, tags, *point) if point else None)
     return _collect(pois, roads)
+
+
+def _overpass_tags(tags: Any) -> dict[str, str]:
+    """An element's tags as OSM has them, strings to strings (numbers written out); tags
+    of any other shape are dropped."""
+    if not isinstance(tags, dict):
+        return {}
+    return {
+        str(k): str(v)
+        for k, v in tags.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    }
+
+
+def _overpass_point(value: Any) -> tuple[float, float] | None:
+    """(lat, lon) of an Overpass {"lat": ..., "lon": ...} object, or None unless both are
+    numbers in range."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        lat, lon = float(value["lat"]), float(value["lon"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (lat, lon) if _valid(lat, lon) else None
 
 
 # --------------------------------------------------------------------------- GeoJSON / CSV
@@ -380,7 +423,11 @@ def read_csv(text: str, dataset: str, default_category: str | None = None) -> Pa
     pois: list[Poi | None] = []
     fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
     lat_keys, lon_keys = {k.lower() for k in _LAT_KEYS}, {k.lower() for k in _LON_KEYS}
-    for i, row in enumerate(read_rows(text), start=1):
+    try:
+        rows = list(read_rows(text))
+    except csv.Error as exc:  # a field over the csv module's limit, an unclosed quote at the end
+        raise PoiFormatError(f"the CSV cannot be read ({exc})") from exc
+    for i, row in enumerate(rows, start=1):
         lat_raw, lon_raw = _pick(row, _LAT_KEYS), _pick(row, _LON_KEYS)
         category = (
             _category({k: v for k, v in row.items() if k and k.lower() in _CATEGORY_KEYS}, None) or fallback

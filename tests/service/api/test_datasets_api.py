@@ -109,6 +109,49 @@ def test_awkward_geojson_answers_2xx_or_a_clear_4xx(client: httpx.Client) -> Non
     assert len(client.get("/v1/datasets").json()) == 1
 
 
+def test_awkward_overpass_and_csv_answer_2xx_or_a_clear_4xx(client: httpx.Client) -> None:
+    """Each of these answered 500: an Overpass element whose lat is "x" or whose tag value
+    is a list, a CSV whose separator the sniffer cannot tell (a long quoted field), a CSV
+    field over the csv module's limit and a CSV whose bytes after the first 4 KiB are not
+    UTF-8. Malformed elements are skipped and counted; unreadable files are a 415."""
+    elements = [
+        {"type": "node", "id": 1, "lat": "x", "lon": None, "tags": {"amenity": "cafe"}},
+        {"type": "node", "id": 2, "lat": -8.05, "lon": -34.9, "tags": {"amenity": ["cafe"], "name": "A"}},
+        {"type": "node", "id": 3, "lat": -8.05, "lon": -34.9, "tags": {"amenity": "cafe", "name": "Café"}},
+        {"type": ["node"], "id": 4},
+        "not an element",
+        {
+            "type": "way",
+            "id": 5,
+            "tags": {"highway": "primary"},
+            "geometry": [{"lat": "a"}, 7, {"lat": 1, "lon": 2}, {"lat": 1.001, "lon": 2}],
+        },
+        {"type": "node", "lat": 1, "lon": 1, "tags": {"amenity": "cafe"}},
+    ]
+    up = upload(client, "odd.json", json.dumps({"elements": elements}).encode())
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 1 and up.json()["dataset"]["skipped"] == 4
+    roads = client.get(f"/v1/datasets/{up.json()['dataset']['id']}/roads").json()
+    assert roads["total"] == 1 and roads["features"][0]["geometry"]["coordinates"] == [
+        [2.0, 1.0],
+        [2.0, 1.001],
+    ]
+    not_a_list = upload(client, "odd2.json", b'{"elements": {"type": "node"}}')
+    assert not_a_list.status_code == 415 and "elements" in not_a_list.json()["error"]["message"]
+
+    long_quoted = b'name;lat;lon\n"' + b"a" * 5000 + b'";-8,05;-34,9\nB;-8,06;-34,91\n'
+    up = upload(client, "longo.csv", long_quoted, category="school")
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 2
+    too_long = b'name,lat,lon\n"' + b"a" * 200_000 + b'",-8.05,-34.9\n'
+    refused = upload(client, "campo.csv", too_long, category="school")
+    assert refused.status_code == 415 and "field limit" in refused.json()["error"]["message"]
+    latin1 = b"name,lat,lon\n" + b"Escola A,-8.05,-34.9\n" * 300 + "Escola Ñ,-8.05,-34.9\n".encode("latin-1")
+    refused = upload(client, "latin1.csv", latin1, category="school")
+    assert refused.status_code == 415 and "not UTF-8" in refused.json()["error"]["message"]
+    assert len(client.get("/v1/datasets").json()) == 2  # nothing stored by a refused upload
+
+
 def test_roads_of_a_dataset_as_geojson_lines(client: httpx.Client) -> None:
     """An OSM extract's highways come back as LineStrings in [lon, lat] inside its bbox, for
     the map's roads layer; an unknown dataset is a 404."""
