@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,6 +26,11 @@ PriorModeIn = PriorMode  # one definition, in service.query.types
 # validation errors (each a dict of its own: gigabytes for a few MB of body).
 MAX_DOC_IDS = 1000
 MAX_KINDS = 10
+# Their items: pydantic checks that a constrained str is text, so a JSON "\ud800" (a lone
+# surrogate, which json.loads decodes) is a 422; unconstrained, it reached the store's
+# filter, which cannot encode it (500).
+DocIdIn = Annotated[str, Field(max_length=200)]
+KindIn = Annotated[str, Field(max_length=64)]
 PRIOR_MODE_HELP = (
     "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
     "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."
@@ -82,10 +87,10 @@ class SearchRequest(BaseModel):
     )
     query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
-    doc_ids: list[str] | None = Field(
+    doc_ids: list[DocIdIn] | None = Field(
         None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."
     )
-    kinds: list[str] | None = Field(
+    kinds: list[KindIn] | None = Field(
         None, max_length=MAX_KINDS, description="Only these page kinds: pdf_page, image."
     )
     channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities", "global"]] | None = Field(
@@ -107,10 +112,10 @@ class AskRequest(BaseModel):
     )
     question: str = Field(..., min_length=1, max_length=2000, description="The question, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many evidence pages to answer from.")
-    doc_ids: list[str] | None = Field(
+    doc_ids: list[DocIdIn] | None = Field(
         None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."
     )
-    kinds: list[str] | None = Field(
+    kinds: list[KindIn] | None = Field(
         None, max_length=MAX_KINDS, description="Only these page kinds: pdf_page, image."
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")

@@ -186,3 +186,23 @@ def test_json_bodies_and_their_lists_are_bounded(client: httpx.Client) -> None:
     assert message.count("Extra inputs") == MAX_PROBLEMS and "(and 990 more)" in message
     ok = client.post("/v1/search", json={"query": "x", "doc_ids": [f"d{i}" for i in range(MAX_DOC_IDS)]})
     assert ok.status_code == 200, ok.text
+
+
+def test_lone_surrogates_are_refused_not_a_500(client: httpx.Client) -> None:
+    """JSON's "\\ud800" decodes to a lone surrogate: as a doc_ids or kinds item it reached
+    the store's filter (500, an SSE error event when streamed); in upload metadata it
+    reached the job table (500)."""
+    headers = {"content-type": "application/json"}
+    for route, key in (("/v1/search", "query"), ("/v1/ask", "question")):
+        for field in ("doc_ids", "kinds"):
+            body = json.dumps({key: "x", field: ["\ud800"]})  # ensure_ascii: sent as "\\ud800"
+            message = error(client.post(route, content=body, headers=headers), 422, "invalid_request")
+            assert f"body.{field}.0" in message and "unicode" in message
+    streamed = '{"question": "x", "doc_ids": ["\\udfff"], "stream": true}'
+    assert client.post("/v1/ask", content=streamed, headers=headers).status_code == 422
+    pdf = b"%PDF-1.4 not read: the metadata is refused first"
+    response = client.post(
+        "/v1/documents", files={"file": ("a.pdf", pdf)}, data={"metadata": '{"note": "\\ud800"}'}
+    )
+    assert "lone UTF-16 surrogate" in error(response, 400, "invalid_metadata")
+    assert client.get("/v1/documents").json() == []
