@@ -89,9 +89,19 @@ def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_
     res = area_resolution(ring_lonlat, max_cells)
     cells: set[str] = set()
     for part in _strips(ring_lonlat):
-        cells.update(h3.polygon_to_cells(geojson_ring_to_latlng_poly(part), res))
+        if _has_extent(part):  # h3 raises H3FailedError on a ring of no width or no height
+            cells.update(h3.polygon_to_cells(geojson_ring_to_latlng_poly(part), res))
     cells.update(h3.latlng_to_cell(lat, lon, res) for lon, lat in ring_lonlat)
     return sorted(cells)
+
+
+def _has_extent(ring_lonlat: Sequence[tuple[float, float]]) -> bool:
+    """Whether the ring spans some longitude and some latitude. A degenerate ring (one
+    point repeated, a segment along a parallel or meridian) encloses no cell centre, and
+    h3 refuses it: such a filter polygon answered 500 and such a GeoJSON feature failed
+    its ingestion job. Its vertices' cells still cover it."""
+    lons, lats = [lon for lon, _ in ring_lonlat], [lat for _, lat in ring_lonlat]
+    return max(lons) > min(lons) and max(lats) > min(lats)
 
 
 MAX_STRIP_DEGREES = 90.0  # h3 takes each edge the short way round: narrower than half the globe

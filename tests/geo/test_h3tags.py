@@ -145,3 +145,15 @@ def test_a_self_intersecting_ring_is_covered_at_a_bounded_resolution() -> None:
     # an ordinary shape keeps its resolution: the 10 x 10 km scene is still at resolution 8
     scene = [(-34.92, -8.04), (-34.83, -8.04), (-34.83, -7.95), (-34.92, -7.95), (-34.92, -8.04)]
     assert area_resolution(scene) == 8
+
+
+def test_a_ring_without_width_or_height_is_covered_by_its_vertices() -> None:
+    """h3 raises H3FailedError on a ring whose box has no width or no height."""
+    for ring in (
+        [(0.0, 0.0)] * 4,
+        [(10.0, 5.0), (11.0, 5.0), (12.0, 5.0), (10.0, 5.0)],
+        [(5.0, 0.0), (5.0, 1.0), (5.0, 2.0), (5.0, 0.0)],
+    ):
+        cells = area_cells(ring)
+        res = h3.get_resolution(cells[0])
+        assert {h3.latlng_to_cell(lat, lon, res) for lon, lat in ring} == set(cells)

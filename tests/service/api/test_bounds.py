@@ -23,6 +23,7 @@ from service.api.schemas import MAX_DOC_IDS, MAX_KINDS
 from service.carta import Carta
 from service.query.geo_filter import MAX_POLYGON_VERTICES
 from tests.conftest import settings_for
+from tests.utils.api import ingest_via_api
 from tests.utils.servers import LiveServer
 
 PROBE_CELLS = (
@@ -206,3 +207,34 @@ def test_lone_surrogates_are_refused_not_a_500(client: httpx.Client) -> None:
     )
     assert "lone UTF-16 surrogate" in error(response, 400, "invalid_metadata")
     assert client.get("/v1/documents").json() == []
+
+
+DEGENERATE_RINGS = [
+    [[0.0, 0.0]] * 4,  # one point
+    [[10.0, 5.0], [11.0, 5.0], [12.0, 5.0], [10.0, 5.0]],  # along a parallel
+    [[5.0, 0.0], [5.0, 1.0], [5.0, 2.0], [5.0, 0.0]],  # along a meridian
+    [[0.0, 89.0], [90.0, 89.0], [180.0, 89.0], [-90.0, 89.0], [0.0, 89.0]],  # round the pole, no height
+]
+
+
+def test_degenerate_polygons_are_served_and_indexed(client: httpx.Client) -> None:
+    """h3 refuses a ring of no width or no height (H3FailedError): as a filter it answered
+    500, as a GeoJSON document's feature it failed the ingestion job with an internal
+    error. A self-intersecting feature (a bowtie) once took the job minutes and gigabytes."""
+    for ring in DEGENERATE_RINGS:
+        response = client.post("/v1/search", json=polygon_body("/v1/search", ring))
+        assert response.status_code == 200, response.text
+    half = 20.0
+    bowtie = [[-half, -half], [half, half], [half, -half], [-half, half], [-half, -half]]
+    features = [
+        {
+            "type": "Feature",
+            "properties": {"name": f"shape {i}"},
+            "geometry": {"type": "Polygon", "coordinates": [r]},
+        }
+        for i, r in enumerate([*DEGENERATE_RINGS, bowtie])
+    ]
+    geojson = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    started = time.monotonic()
+    document = ingest_via_api(client, "shapes.geojson", geojson)
+    assert document["status"] == "ready" and time.monotonic() - started < 60
