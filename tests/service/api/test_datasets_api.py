@@ -206,3 +206,22 @@ def test_a_question_the_data_cannot_answer_is_answered_by_the_documents(client: 
     # neither the data nor the documents hold it: the data's refusal names the categories
     other = client.post("/v1/ask", json={"question": "Quantos hospitais veterinários há no Recife?"}).json()
     assert other["refused"] and "school" in other["answer"], other["answer"]
+
+
+def test_malformed_osm_xml_is_a_clear_4xx_as_a_document_and_as_a_dataset(client: httpx.Client) -> None:
+    """libosmium raises ValueError for an id like "x" and InvalidLocationError for a lat
+    like "nan" (neither a RuntimeError), and a tagged <changeset> has no is_node: each
+    answered 500 at upload, as a document and as a dataset."""
+    head = b'<?xml version="1.0"?><osm version="0.6">'
+    files = {
+        "bad-id.osm": head + b'<node id="x" lat="1" lon="1"><tag k="amenity" v="cafe"/></node></osm>',
+        "bad-lat.osm": head + b'<node id="1" lat="nan" lon="1"><tag k="amenity" v="cafe"/></node></osm>',
+        "changeset.osm": head + b'<changeset id="1"><tag k="amenity" v="cafe"/></changeset></osm>',
+    }
+    for name, data in files.items():
+        as_document = client.post("/v1/documents", files={"file": (name, data)})
+        assert as_document.status_code == 422, (name, as_document.text)
+        assert as_document.json()["error"]["code"] == "corrupt_document"
+        as_dataset = upload(client, name, data)
+        assert as_dataset.status_code in (415, 422), (name, as_dataset.text)
+    assert client.get("/v1/documents").json() == [] and client.get("/v1/datasets").json() == []
