@@ -319,7 +319,7 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
     """One GeoJSON feature as a POI (None when it has no usable location). Points sit at
     their position, polygons at a point inside them (their centroid when it is inside) and
     keep their repaired geometry, other geometries at their centroid."""
-    from shapely.errors import GEOSException
+    from shapely.errors import ShapelyError
     from shapely.geometry import mapping, shape
 
     if not isinstance(feature, Mapping):
@@ -348,7 +348,8 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
         else:
             point = shaped.centroid
         lon, lat = float(point.x), float(point.y)
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError, GEOSException):
+    # ShapelyError: GEOS errors, and an unknown geometry type or an empty part (both were 500s)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, ShapelyError):
         return None
     return _poi_at(i, feature, attrs, dataset, category_default, lat, lon, geometry)
 

@@ -225,3 +225,30 @@ def test_malformed_osm_xml_is_a_clear_4xx_as_a_document_and_as_a_dataset(client:
         as_dataset = upload(client, name, data)
         assert as_dataset.status_code in (415, 422), (name, as_dataset.text)
     assert client.get("/v1/documents").json() == [] and client.get("/v1/datasets").json() == []
+
+
+def test_geojson_features_shapely_refuses_are_skipped(client: httpx.Client) -> None:
+    """shapely raises GeometryTypeError for an unknown geometry type and EmptyPartError for
+    a MultiPoint with an empty part; neither is a GEOSException, so each answered 500."""
+    features = [
+        {
+            "type": "Feature",
+            "properties": {"name": "bogus"},
+            "geometry": {"type": "Bogus", "coordinates": [1, 2]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "empty part"},
+            "geometry": {"type": "MultiPoint", "coordinates": [[]]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "ok"},
+            "geometry": {"type": "Point", "coordinates": [-34.9, -8.05]},
+        },
+    ]
+    up = upload(
+        client, "shapes.geojson", json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    )
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 1 and up.json()["dataset"]["skipped"] == 2
