@@ -56,6 +56,19 @@ SCHOOLS = [  # five schools within ~120 m of each other in Boa Vista, Recife (la
     ("Escola Estadual Sondagem Epsilon", -8.06330, -34.88840),
 ]
 GRAPH_QUESTION = "Which schools are within 300 m of each other in Recife?"
+BOGUS_GEOJSON = json.dumps(
+    {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "properties": {}, "geometry": {"type": "Bogus", "coordinates": [1, 2]}},
+            {
+                "type": "Feature",
+                "properties": {"name": "ok"},
+                "geometry": {"type": "Point", "coordinates": [-34.9, -8.05]},
+            },
+        ],
+    }
+).encode()
 FORGED_QUESTION = "Where is the Zorblax turbine warranty documented?"
 
 
@@ -597,6 +610,27 @@ def probes(args: argparse.Namespace) -> list[tuple[str, str, ProbeFn]]:
         ("csv_one_point_3k", "201 (or 413/422), no NxN", csv_probe(3000)),
         ("overpass_bad_elements", "201, bad ones skipped", probe_odd_overpass),
         ("csv_long_quoted_field", "201", probe_csv_long_field),
+        (
+            "osm_xml_illegal_id",
+            "422",
+            status_probe(
+                "POST",
+                "/v1/documents",
+                {422},
+                files={"file": ("bad-id.osm", b'<osm version="0.6"><node id="x" lat="1" lon="1"/></osm>')},
+            ),
+        ),
+        (
+            "geojson_bogus_geometry",
+            "201, feature skipped",
+            status_probe(
+                "POST",
+                "/v1/datasets",
+                {201},
+                who="admin",
+                files={"file": ("bogus.geojson", BOGUS_GEOJSON)},
+            ),
+        ),
         ("planar_tiff_bomb", "413 before decoding", probe_planar_tiff),
         ("geotiff_inf_tiepoint", "400, no hang", probe_gcp_inf_geotiff),
     ]
