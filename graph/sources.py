@@ -11,19 +11,26 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from graph.attributes import flatten
 from graph.categories import normalise_name, normalise_tags
-from graph.errors import PoiFormatError
+from graph.errors import PoiFormatError, TooManyPois
 from ingest.errors import CorruptDocument, JsonTooDeep
-from ingest.readers.delimited import read_rows
+from ingest.readers.delimited import DELIMITERS, read_rows
 from ingest.readers.geojson import load_json, raw_features
 from ingest.readers.osm import read_osm_elements
 
+# Property values of one dataset (features x properties) and columns of one CSV: each
+# value becomes a Python object, a typed attribute and stored JSON (about 9 us each), so an
+# 8 MB CSV of 200 rows x 20,000 columns took 36 s and 420 MB of one request; the upload
+# limit allows twelve times that. 200,000 POIs with 15 properties each fit.
+MAX_DATASET_VALUES = 3_000_000
+MAX_CSV_COLUMNS = 5_000
+MAX_CSV_LINE_CHARS = 1_000_000  # the csv module builds a row's every field at once
 ROAD_KINDS = frozenset(
     "motorway trunk primary secondary tertiary unclassified residential service living_street pedestrian "
     "footway cycleway path track steps motorway_link trunk_link primary_link secondary_link "
@@ -411,7 +418,7 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
     except CorruptDocument as exc:
         raise PoiFormatError(str(exc)) from exc
     fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
-    pois = [_feature_poi(i, f, dataset, fallback) for i, f in enumerate(features)]
+    pois = _within_values(_feature_poi(i, f, dataset, fallback) for i, f in enumerate(features))
     crs = _crs_name(doc)
     if crs and not any(pois):
         raise PoiFormatError(f"the GeoJSON declares the CRS {crs!r}: reproject it to WGS 84 (EPSG:4326)")
@@ -420,15 +427,38 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
 
 def read_csv(text: str, dataset: str, default_category: str | None = None) -> Parsed:
     """Rows with lat/lon columns (comma or semicolon separated, decimal point or comma);
-    every other column is kept as a typed attribute."""
-    pois: list[Poi | None] = []
-    fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
-    lat_keys, lon_keys = {k.lower() for k in _LAT_KEYS}, {k.lower() for k in _LON_KEYS}
+    every other column is kept as a typed attribute. TooManyPois for more than
+    MAX_CSV_COLUMNS columns (counted on the header line, before the csv module reads it) or
+    MAX_DATASET_VALUES property values."""
+    end = text.find("\n")
+    columns = 1 + max(text.count(d, 0, end if end >= 0 else len(text)) for d in DELIMITERS)
+    if columns > MAX_CSV_COLUMNS:
+        raise TooManyPois(
+            f"the CSV has {columns:,} columns; a dataset may have at most {MAX_CSV_COLUMNS:,}: "
+            "keep the columns questions need"
+        )
+    if (longest := _longest_line(text)) > MAX_CSV_LINE_CHARS:  # a row with millions of extra fields
+        raise TooManyPois(
+            f"a line of the CSV has {longest:,} characters; the limit is {MAX_CSV_LINE_CHARS:,}"
+        )
     try:
-        rows = list(read_rows(text))
+        return _collect(_within_values(_csv_pois(text, dataset, default_category)))
     except csv.Error as exc:  # a field over the csv module's limit, an unclosed quote at the end
         raise PoiFormatError(f"the CSV cannot be read ({exc})") from exc
-    for i, row in enumerate(rows, start=1):
+
+
+def _longest_line(text: str) -> int:
+    """The length of the longest line, found without copying any."""
+    longest = start = 0
+    while (end := text.find("\n", start)) >= 0:
+        longest, start = max(longest, end - start), end + 1
+    return max(longest, len(text) - start)
+
+
+def _csv_pois(text: str, dataset: str, default_category: str | None) -> Iterator[Poi | None]:
+    fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
+    lat_keys, lon_keys = {k.lower() for k in _LAT_KEYS}, {k.lower() for k in _LON_KEYS}
+    for i, row in enumerate(read_rows(text), start=1):
         lat_raw, lon_raw = _pick(row, _LAT_KEYS), _pick(row, _LON_KEYS)
         category = (
             _category({k: v for k, v in row.items() if k and k.lower() in _CATEGORY_KEYS}, None) or fallback
@@ -436,10 +466,10 @@ def read_csv(text: str, dataset: str, default_category: str | None = None) -> Pa
         try:
             lat, lon = float(str(lat_raw).replace(",", ".")), float(str(lon_raw).replace(",", "."))
         except ValueError:
-            pois.append(None)
+            yield None
             continue
         if not _valid(lat, lon):
-            pois.append(None)
+            yield None
             continue
         attrs = flatten(
             {
@@ -450,8 +480,22 @@ def read_csv(text: str, dataset: str, default_category: str | None = None) -> Pa
         )
         ident = _pick(row, _ID_KEYS)
         name = _pick(row, _NAME_KEYS) or (ident if ident and not str(ident).isdigit() else "")
-        pois.append(Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon, attrs))
-    return _collect(pois)
+        yield Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon, attrs)
+
+
+def _within_values(pois: Iterable[Poi | None]) -> list[Poi | None]:
+    """The POIs, or TooManyPois as soon as their property values pass MAX_DATASET_VALUES."""
+    out: list[Poi | None] = []
+    values = 0
+    for poi in pois:
+        values += len(poi.attrs) if poi is not None else 0
+        if values > MAX_DATASET_VALUES:
+            raise TooManyPois(
+                f"the file holds more than {MAX_DATASET_VALUES:,} property values (features x "
+                "properties): split it, or keep the properties questions need"
+            )
+        out.append(poi)
+    return out
 
 
 def read_path(path: Path, default_category: str | None = None) -> Parsed:
