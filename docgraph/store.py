@@ -610,13 +610,16 @@ class DocGraphStore:
     ) -> list[EntityRow]:
         """Entities whose name, key or alias contains the folded query (all when empty),
         most mentioned first, counted over the documents `visible` accepts (all when None)."""
-        needle = f"%{fold_words(query)}%"
+        folded = fold_words(query)
+        # the query's own % and _ are text, not LIKE wildcards ('%' listed every entity)
+        needle = "%" + folded.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = self._conn.execute(
             "SELECT e.id, e.kind, e.name, m.doc_id, COUNT(*) FROM entities e "
             "JOIN mentions m ON m.entity_id = e.id AND m.tenant = e.tenant WHERE e.tenant = ? AND "
-            "(? = '%%' OR lower(e.name) LIKE ? OR e.key LIKE ? OR e.id IN "
-            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ?)) GROUP BY e.id, m.doc_id",
-            (tenant, needle, needle, needle, tenant, needle),
+            "(? = '' OR lower(e.name) LIKE ? ESCAPE '\\' OR e.key LIKE ? ESCAPE '\\' OR e.id IN "
+            "(SELECT entity_id FROM aliases WHERE tenant = ? AND alias LIKE ? ESCAPE '\\')) "
+            "GROUP BY e.id, m.doc_id",
+            (tenant, folded, needle, needle, tenant, needle),
         ).fetchall()
         found: dict[int, EntityRow] = {}
         for entity_id, kind, name, doc_id, count in rows:

@@ -256,7 +256,10 @@ def _geotiff_georef(
         return size, None
     if keys.get(_KEY_RASTER_TYPE) == _PIXEL_IS_POINT:  # tiepoints address pixel centres
         affine = affine.shifted(-0.5, -0.5)
-    crs = _crs_from_geokeys(keys) or _sidecar_crs(side) or fallback_crs
+    try:
+        crs = _crs_from_geokeys(keys) or _sidecar_crs(side) or fallback_crs
+    except CRSError as exc:  # GeoKeys naming a datum or ellipsoid code PROJ lacks (EPSG:9999): was a 500
+        raise ValueError(f"GeoTIFF GeoKeys describe a CRS PROJ cannot build ({exc})") from exc
     if crs is None:
         raise ValueError("GeoTIFF has a transform but no usable CRS (GeoKeys, .aux.xml, .prj or epsg)")
     return size, _Georef(affine.validate("GeoTIFF"), crs, "geotiff")
@@ -289,9 +292,13 @@ def _affine_from_tags(tags: dict[int, object]) -> _Affine | None:
 
 
 def _affine_from_gcps(gcps: np.ndarray) -> _Affine:
-    """Least-squares affine through tiepoints, for GCP-only GeoTIFFs."""
+    """Least-squares affine through tiepoints, for GCP-only GeoTIFFs. Non-finite tiepoints
+    are refused first: LAPACK's least squares never returns on an inf in the design matrix
+    (a GeoTIFF whose third tiepoint sat at pixel column inf hung its upload request)."""
     if len(gcps) < 3:
         raise ValueError(f"GeoTIFF has {len(gcps)} tiepoint(s) and no ModelPixelScale: cannot place it")
+    if not np.all(np.isfinite(gcps)):
+        raise ValueError("GeoTIFF ModelTiepoint holds non-finite values (inf or NaN)")
     design = np.column_stack([gcps[:, 0], gcps[:, 1], np.ones(len(gcps))])
     (a, b, c), *_ = np.linalg.lstsq(design, gcps[:, 3], rcond=None)
     (d, e, f), *_ = np.linalg.lstsq(design, gcps[:, 4], rcond=None)

@@ -53,13 +53,34 @@ def merge_tokens(parts: Iterable[dict[str, list[str]]], limit: int = 200) -> dic
     return merged
 
 
+# The ring's bounding box may hold this many times `max_cells` cells at the chosen
+# resolution: a square tilted 45 degrees fills half its box, a thin diagonal strip less.
+BOX_CELLS_FACTOR = 25
+EARTH_RADIUS_KM = 6371.0088
+
+
 def area_resolution(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_AREA_CELLS) -> int:
-    """The finest resolution at which the polygon needs at most `max_cells` cells."""
+    """The finest resolution at which the polygon needs at most `max_cells` cells and its
+    bounding box at most BOX_CELLS_FACTOR times that. The box is the bound h3 works within:
+    the shoelace area reads a self-intersecting ring's lobes as cancelling (a bowtie is
+    0 km2), so a 2-degree bowtie alone was covered at resolution 11, 15 million cells."""
     area_km2 = polygon_area_km2(ring_lonlat)
+    box_km2 = bbox_area_km2(ring_lonlat)
     for res in range(11, -1, -1):
-        if area_km2 / h3.average_hexagon_area(res, unit="km^2") <= max_cells:
+        cell_km2 = h3.average_hexagon_area(res, unit="km^2")
+        if area_km2 / cell_km2 <= max_cells and box_km2 / cell_km2 <= BOX_CELLS_FACTOR * max_cells:
             return res
     return 0
+
+
+def bbox_area_km2(ring_lonlat: Sequence[tuple[float, float]]) -> float:
+    """The area on the sphere of the ring's lon/lat bounding box (exact for a lon/lat box)."""
+    if not ring_lonlat:
+        return 0.0
+    lons, lats = [lon for lon, _ in ring_lonlat], [lat for _, lat in ring_lonlat]
+    width = math.radians(min(max(lons) - min(lons), 360.0))
+    height = math.sin(math.radians(max(lats))) - math.sin(math.radians(min(lats)))
+    return EARTH_RADIUS_KM**2 * width * abs(height)
 
 
 def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_AREA_CELLS) -> list[str]:
@@ -68,9 +89,19 @@ def area_cells(ring_lonlat: Sequence[tuple[float, float]], max_cells: int = MAX_
     res = area_resolution(ring_lonlat, max_cells)
     cells: set[str] = set()
     for part in _strips(ring_lonlat):
-        cells.update(h3.polygon_to_cells(geojson_ring_to_latlng_poly(part), res))
+        if _has_extent(part):  # h3 raises H3FailedError on a ring of no width or no height
+            cells.update(h3.polygon_to_cells(geojson_ring_to_latlng_poly(part), res))
     cells.update(h3.latlng_to_cell(lat, lon, res) for lon, lat in ring_lonlat)
     return sorted(cells)
+
+
+def _has_extent(ring_lonlat: Sequence[tuple[float, float]]) -> bool:
+    """Whether the ring spans some longitude and some latitude. A degenerate ring (one
+    point repeated, a segment along a parallel or meridian) encloses no cell centre, and
+    h3 refuses it: such a filter polygon answered 500 and such a GeoJSON feature failed
+    its ingestion job. Its vertices' cells still cover it."""
+    lons, lats = [lon for lon, _ in ring_lonlat], [lat for _, lat in ring_lonlat]
+    return max(lons) > min(lons) and max(lats) > min(lats)
 
 
 MAX_STRIP_DEGREES = 90.0  # h3 takes each edge the short way round: narrower than half the globe

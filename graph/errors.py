@@ -33,7 +33,8 @@ class EmptyDataset(GraphError, ValueError):
 
 
 class TooManyPois(GraphError, ValueError):
-    """The dataset holds more points of interest than the per-dataset cap (message names it)."""
+    """The dataset holds more points of interest, property values or CSV columns than its
+    cap (the message names which)."""
 
 
 class OverpassError(GraphError, RuntimeError):

@@ -9,20 +9,28 @@ module turns their records into POIs and roads.
 
 from __future__ import annotations
 
+import csv
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from graph.attributes import flatten
 from graph.categories import normalise_name, normalise_tags
-from graph.errors import PoiFormatError
+from graph.errors import PoiFormatError, TooManyPois
 from ingest.errors import CorruptDocument, JsonTooDeep
-from ingest.readers.delimited import read_rows
+from ingest.readers.delimited import DELIMITERS, read_rows
 from ingest.readers.geojson import load_json, raw_features
 from ingest.readers.osm import read_osm_elements
 
+# Property values of one dataset (features x properties) and columns of one CSV: each
+# value becomes a Python object, a typed attribute and stored JSON (about 9 us each), so an
+# 8 MB CSV of 200 rows x 20,000 columns took 36 s and 420 MB of one request; the upload
+# limit allows twelve times that. 200,000 POIs with 15 properties each fit.
+MAX_DATASET_VALUES = 3_000_000
+MAX_CSV_COLUMNS = 5_000
+MAX_CSV_LINE_CHARS = 1_000_000  # the csv module builds a row's every field at once
 ROAD_KINDS = frozenset(
     "motorway trunk primary secondary tertiary unclassified residential service living_street pedestrian "
     "footway cycleway path track steps motorway_link trunk_link primary_link secondary_link "
@@ -125,7 +133,13 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
     elif kind == "geojson":
         parsed = read_geojson(load_json(data), dataset, default_category)
     else:
-        parsed = read_csv(data.decode("utf-8-sig"), dataset, default_category)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PoiFormatError(
+                f"the CSV is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8"
+            ) from exc
+        parsed = read_csv(text, dataset, default_category)
     parsed.kind = kind
     return parsed
 
@@ -133,7 +147,7 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
 # --------------------------------------------------------------------------- OSM
 
 
-def _osm_poi(prefix: str, ident: int, tags: Mapping[str, str], lat: float, lon: float) -> Poi | None:
+def _osm_poi(prefix: str, ident: int | str, tags: Mapping[str, str], lat: float, lon: float) -> Poi | None:
     category = normalise_tags(tags)
     if category is None or not _valid(lat, lon):
         return None
@@ -171,35 +185,71 @@ def read_osm(data: bytes, kind: str = "pbf") -> Parsed:
 
 
 def read_overpass(doc: dict[str, Any]) -> Parsed:
-    """Overpass API JSON: nodes (lat/lon), ways/relations with `center` or `geometry`."""
+    """Overpass API JSON: nodes (lat/lon), ways/relations with `center` or `geometry`. The
+    JSON is the uploader's: an element that is not an object with an id and its tags, or
+    whose position is not numbers in range, is skipped (counted) like a GeoJSON feature
+    without a location; an Overpass element whose "lat" was "x" or whose tag value was a
+    list once answered 500."""
+    elements = doc.get("elements")
+    if not isinstance(elements, list):
+        raise PoiFormatError('Overpass JSON needs "elements" to be a list of objects')
     pois: list[Poi | None] = []
     roads: list[Road] = []
     prefixes = {"node": "n", "way": "w", "relation": "r"}
-    for el in doc.get("elements", ()):
-        tags = el.get("tags") or {}
-        prefix = prefixes.get(el.get("type"))
+    for el in elements:
+        if not isinstance(el, dict) or not isinstance(el.get("type"), str):
+            pois.append(None)
+            continue
+        tags = _overpass_tags(el.get("tags"))
+        prefix = prefixes.get(el["type"])
         if prefix is None or not tags:
             continue
-        geometry = [(g["lat"], g["lon"]) for g in el.get("geometry") or () if g]
+        ident = el.get("id")
+        if not isinstance(ident, (int, str)) or isinstance(ident, bool):
+            pois.append(None)
+            continue
+        raw_geometry = el.get("geometry")
+        points = [_overpass_point(g) for g in raw_geometry] if isinstance(raw_geometry, list) else []
+        geometry = [g for g in points if g is not None]
         if prefix == "w" and tags.get("highway") in ROAD_KINDS and geometry:
-            roads.append(Road(f"osm:w{el['id']}", tags.get("name", ""), tags["highway"], tuple(geometry)))
+            roads.append(Road(f"osm:w{ident}", tags.get("name", ""), tags["highway"], tuple(geometry)))
             continue
         if normalise_tags(tags) is None:
             continue
         if "lat" in el and "lon" in el:
-            lat, lon = el["lat"], el["lon"]
+            point = _overpass_point(el)
         elif el.get("center"):
-            lat, lon = el["center"]["lat"], el["center"]["lon"]
+            point = _overpass_point(el["center"])
         elif geometry:
-            lat, lon = (
-                sum(g[0] for g in geometry) / len(geometry),
-                sum(g[1] for g in geometry) / len(geometry),
-            )
+            point = (sum(g[0] for g in geometry) / len(geometry), sum(g[1] for g in geometry) / len(geometry))
         else:
-            pois.append(None)
-            continue
-        pois.append(_osm_poi(prefix, el["id"], tags, float(lat), float(lon)))
+            point = None
+        pois.append(_osm_poi(prefix, ident, tags, *point) if point else None)
     return _collect(pois, roads)
+
+
+def _overpass_tags(tags: Any) -> dict[str, str]:
+    """An element's tags as OSM has them, strings to strings (numbers written out); tags
+    of any other shape are dropped."""
+    if not isinstance(tags, dict):
+        return {}
+    return {
+        str(k): str(v)
+        for k, v in tags.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    }
+
+
+def _overpass_point(value: Any) -> tuple[float, float] | None:
+    """(lat, lon) of an Overpass {"lat": ..., "lon": ...} object, or None unless both are
+    numbers in range."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        lat, lon = float(value["lat"]), float(value["lon"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (lat, lon) if _valid(lat, lon) else None
 
 
 # --------------------------------------------------------------------------- GeoJSON / CSV
@@ -276,7 +326,7 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
     """One GeoJSON feature as a POI (None when it has no usable location). Points sit at
     their position, polygons at a point inside them (their centroid when it is inside) and
     keep their repaired geometry, other geometries at their centroid."""
-    from shapely.errors import GEOSException
+    from shapely.errors import ShapelyError
     from shapely.geometry import mapping, shape
 
     if not isinstance(feature, Mapping):
@@ -305,7 +355,8 @@ def _feature_poi(i: int, feature: Any, dataset: str, category_default: str) -> P
         else:
             point = shaped.centroid
         lon, lat = float(point.x), float(point.y)
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError, GEOSException):
+    # ShapelyError: GEOS errors, and an unknown geometry type or an empty part (both were 500s)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, ShapelyError):
         return None
     return _poi_at(i, feature, attrs, dataset, category_default, lat, lon, geometry)
 
@@ -367,7 +418,7 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
     except CorruptDocument as exc:
         raise PoiFormatError(str(exc)) from exc
     fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
-    pois = [_feature_poi(i, f, dataset, fallback) for i, f in enumerate(features)]
+    pois = _within_values(_feature_poi(i, f, dataset, fallback) for i, f in enumerate(features))
     crs = _crs_name(doc)
     if crs and not any(pois):
         raise PoiFormatError(f"the GeoJSON declares the CRS {crs!r}: reproject it to WGS 84 (EPSG:4326)")
@@ -376,8 +427,35 @@ def read_geojson(doc: dict[str, Any], dataset: str, default_category: str | None
 
 def read_csv(text: str, dataset: str, default_category: str | None = None) -> Parsed:
     """Rows with lat/lon columns (comma or semicolon separated, decimal point or comma);
-    every other column is kept as a typed attribute."""
-    pois: list[Poi | None] = []
+    every other column is kept as a typed attribute. TooManyPois for more than
+    MAX_CSV_COLUMNS columns (counted on the header line, before the csv module reads it) or
+    MAX_DATASET_VALUES property values."""
+    end = text.find("\n")
+    columns = 1 + max(text.count(d, 0, end if end >= 0 else len(text)) for d in DELIMITERS)
+    if columns > MAX_CSV_COLUMNS:
+        raise TooManyPois(
+            f"the CSV has {columns:,} columns; a dataset may have at most {MAX_CSV_COLUMNS:,}: "
+            "keep the columns questions need"
+        )
+    if (longest := _longest_line(text)) > MAX_CSV_LINE_CHARS:  # a row with millions of extra fields
+        raise TooManyPois(
+            f"a line of the CSV has {longest:,} characters; the limit is {MAX_CSV_LINE_CHARS:,}"
+        )
+    try:
+        return _collect(_within_values(_csv_pois(text, dataset, default_category)))
+    except csv.Error as exc:  # a field over the csv module's limit, an unclosed quote at the end
+        raise PoiFormatError(f"the CSV cannot be read ({exc})") from exc
+
+
+def _longest_line(text: str) -> int:
+    """The length of the longest line, found without copying any."""
+    longest = start = 0
+    while (end := text.find("\n", start)) >= 0:
+        longest, start = max(longest, end - start), end + 1
+    return max(longest, len(text) - start)
+
+
+def _csv_pois(text: str, dataset: str, default_category: str | None) -> Iterator[Poi | None]:
     fallback = normalise_name(default_category) if default_category else category_of_file(dataset)
     lat_keys, lon_keys = {k.lower() for k in _LAT_KEYS}, {k.lower() for k in _LON_KEYS}
     for i, row in enumerate(read_rows(text), start=1):
@@ -388,10 +466,10 @@ def read_csv(text: str, dataset: str, default_category: str | None = None) -> Pa
         try:
             lat, lon = float(str(lat_raw).replace(",", ".")), float(str(lon_raw).replace(",", "."))
         except ValueError:
-            pois.append(None)
+            yield None
             continue
         if not _valid(lat, lon):
-            pois.append(None)
+            yield None
             continue
         attrs = flatten(
             {
@@ -402,8 +480,22 @@ def read_csv(text: str, dataset: str, default_category: str | None = None) -> Pa
         )
         ident = _pick(row, _ID_KEYS)
         name = _pick(row, _NAME_KEYS) or (ident if ident and not str(ident).isdigit() else "")
-        pois.append(Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon, attrs))
-    return _collect(pois)
+        yield Poi(f"{dataset}:{ident or i}", str(name), category, lat, lon, attrs)
+
+
+def _within_values(pois: Iterable[Poi | None]) -> list[Poi | None]:
+    """The POIs, or TooManyPois as soon as their property values pass MAX_DATASET_VALUES."""
+    out: list[Poi | None] = []
+    values = 0
+    for poi in pois:
+        values += len(poi.attrs) if poi is not None else 0
+        if values > MAX_DATASET_VALUES:
+            raise TooManyPois(
+                f"the file holds more than {MAX_DATASET_VALUES:,} property values (features x "
+                "properties): split it, or keep the properties questions need"
+            )
+        out.append(poi)
+    return out
 
 
 def read_path(path: Path, default_category: str | None = None) -> Parsed:

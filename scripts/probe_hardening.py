@@ -56,6 +56,19 @@ SCHOOLS = [  # five schools within ~120 m of each other in Boa Vista, Recife (la
     ("Escola Estadual Sondagem Epsilon", -8.06330, -34.88840),
 ]
 GRAPH_QUESTION = "Which schools are within 300 m of each other in Recife?"
+BOGUS_GEOJSON = json.dumps(
+    {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "properties": {}, "geometry": {"type": "Bogus", "coordinates": [1, 2]}},
+            {
+                "type": "Feature",
+                "properties": {"name": "ok"},
+                "geometry": {"type": "Point", "coordinates": [-34.9, -8.05]},
+            },
+        ],
+    }
+).encode()
 FORGED_QUESTION = "Where is the Zorblax turbine warranty documented?"
 
 
@@ -474,6 +487,93 @@ def probe_forged_citation(p: Probe) -> tuple[str, bool]:
     return got, not body["refused"] and bool(marks) and marks <= cited and not forged_marker
 
 
+def polygon_search(ring: list[list[float]]) -> dict[str, Any]:
+    return {"query": "chuva em Recife", "geo": {"polygon": {"type": "Polygon", "coordinates": [ring]}}}
+
+
+def probe_bowtie_polygon(p: Probe) -> tuple[str, bool]:
+    """A self-intersecting filter polygon: its shoelace area is 0, which once chose H3
+    resolution 11 and 15 million cells (a minute and gigabytes per request)."""
+    started = time.perf_counter()
+    r = p.call(
+        "plain", "POST", "/v1/search", json=polygon_search([[-1, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]])
+    )
+    seconds = time.perf_counter() - started
+    return f"{r.status_code} in {seconds:.1f} s", r.status_code == 200 and seconds < 10
+
+
+def probe_huge_json_list(p: Probe) -> tuple[str, bool]:
+    """6 MB of doc_ids [1, 1, ...]: three million validation errors took 4 GB."""
+    body = '{"query": "x", "doc_ids": [' + ",".join(["1"] * 3_000_000) + "]}"
+    r = p.call("plain", "POST", "/v1/search", content=body, headers={"content-type": "application/json"})
+    return f"{r.status_code} {r.text[:80]}", r.status_code in {413, 422}
+
+
+def float_tiff(shape: tuple[int, ...], **kwargs: Any) -> bytes:
+    """A zlib float32 TIFF of zeros written tile by tile: a few kB for millions of pixels."""
+    import io
+
+    import numpy as np
+    import tifffile
+
+    tile = np.zeros((512, 512), np.float32)
+    planes = shape[0] if kwargs.get("planarconfig") == "separate" else 1
+    tiles = planes * (shape[-2] // 512) * (shape[-1] // 512)
+    buf = io.BytesIO()
+    tifffile.imwrite(
+        buf,
+        (tile for _ in range(tiles)),
+        shape=shape,
+        dtype="float32",
+        tile=(512, 512),
+        compression="zlib",
+        **kwargs,
+    )
+    return buf.getvalue()
+
+
+def probe_planar_tiff(p: Probe) -> tuple[str, bool]:
+    """3 x 512 x 204,800 float32 (1.3 MB of zlib): the size check read bands x rows."""
+    data = float_tiff((3, 512, 204_800), planarconfig="separate", photometric="minisblack")
+    r = p.upload("plain", data, "planar.tif")
+    return f"{r.status_code} {r.text[:80]}", r.status_code == 413
+
+
+def probe_gcp_inf_geotiff(p: Probe) -> tuple[str, bool]:
+    """Three tiepoints, one at pixel column inf: least squares never returned."""
+    import io
+
+    import numpy as np
+    import tifffile
+
+    ties = [0, 0, 0, -34.9, -8.0, 0, 4, 0, 0, -34.8, -8.0, 0, float("inf"), 2, 0, -34.8, -8.1, 0]
+    keys = [1, 1, 0, 2, 1024, 0, 1, 2, 2048, 0, 1, 4326]
+    buf = io.BytesIO()
+    tags = [(33922, "d", len(ties), ties, False), (34735, "H", len(keys), keys, False)]
+    tifffile.imwrite(buf, np.zeros((2, 4, 3), np.uint8), extratags=tags, photometric="rgb")
+    r = p.call("plain", "POST", "/v1/documents", files={"file": ("gcp.tif", buf.getvalue())}, timeout=30)
+    return f"{r.status_code} {r.text[:80]}", r.status_code == 400
+
+
+def probe_odd_overpass(p: Probe) -> tuple[str, bool]:
+    elements = [
+        {"type": "node", "id": 1, "lat": "x", "lon": None, "tags": {"amenity": "cafe"}},
+        {"type": "node", "id": 2, "lat": -8.05, "lon": -34.9, "tags": {"amenity": ["cafe"]}},
+        {"type": "node", "id": 3, "lat": -8.05, "lon": -34.9, "tags": {"amenity": "cafe", "name": "Café"}},
+    ]
+    data = json.dumps({"elements": elements}).encode()
+    r = p.call("admin", "POST", "/v1/datasets", files={"file": ("odd-overpass.json", data)})
+    return f"{r.status_code} {r.text[:80]}", r.status_code == 201
+
+
+def probe_csv_long_field(p: Probe) -> tuple[str, bool]:
+    data = b'name;lat;lon\n"' + b"a" * 5000 + b'";-8,05;-34,9\n'
+    r = p.call(
+        "admin", "POST", "/v1/datasets", files={"file": ("long-field.csv", data)}, data={"category": "school"}
+    )
+    return f"{r.status_code} {r.text[:80]}", r.status_code == 201
+
+
 def probes(args: argparse.Namespace) -> list[tuple[str, str, ProbeFn]]:
     """(name, expected, function) in the order they run."""
     search = {"query": "annual report", "geo": {"h3": INVALID_H3}}
@@ -487,9 +587,52 @@ def probes(args: argparse.Namespace) -> list[tuple[str, str, ProbeFn]]:
             "400 (no key)",
             status_probe("GET", "/ui/h3?cells=8928308280fffffff", {400}, who=None),
         ),
+        ("bowtie_polygon_filter", "200 within 10 s", probe_bowtie_polygon),
+        (
+            "degenerate_polygon_filter",
+            "200",
+            status_probe("POST", "/v1/search", {200}, json=polygon_search([[0, 0], [0, 0], [0, 0], [0, 0]])),
+        ),
+        ("json_doc_ids_3m", "413/422, no GBs", probe_huge_json_list),
+        (
+            "lone_surrogate_doc_ids",
+            "422",
+            status_probe(
+                "POST",
+                "/v1/search",
+                {422},
+                content='{"query": "x", "doc_ids": ["\\ud800"]}',
+                headers={"content-type": "application/json"},
+            ),
+        ),
         ("nested_metadata_100k", "400/413/415/422", probe_nested_metadata),
         ("nested_geojson_200k", "400/413/415/422", probe_nested_geojson),
         ("csv_one_point_3k", "201 (or 413/422), no NxN", csv_probe(3000)),
+        ("overpass_bad_elements", "201, bad ones skipped", probe_odd_overpass),
+        ("csv_long_quoted_field", "201", probe_csv_long_field),
+        (
+            "osm_xml_illegal_id",
+            "422",
+            status_probe(
+                "POST",
+                "/v1/documents",
+                {422},
+                files={"file": ("bad-id.osm", b'<osm version="0.6"><node id="x" lat="1" lon="1"/></osm>')},
+            ),
+        ),
+        (
+            "geojson_bogus_geometry",
+            "201, feature skipped",
+            status_probe(
+                "POST",
+                "/v1/datasets",
+                {201},
+                who="admin",
+                files={"file": ("bogus.geojson", BOGUS_GEOJSON)},
+            ),
+        ),
+        ("planar_tiff_bomb", "413 before decoding", probe_planar_tiff),
+        ("geotiff_inf_tiepoint", "400, no hang", probe_gcp_inf_geotiff),
     ]
     if args.big:
         rows.append(("csv_one_point_200k", "201 or 413/422, no NxN", csv_probe(200_000)))

@@ -17,6 +17,10 @@ from ingest.formats.image import PicturePages, image_document, picture_kind, pic
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadOptions, PointKind, SourceFile
 
+# Decoded bytes a raster may take per allowed pixel: 16 bands of uint8, four of float32
+# (the preview reads three of them as float64 on top).
+BYTES_PER_PIXEL = 16
+
 
 class RasterLoader:
     """TIFFs that are not plain 8-bit grey/RGB/RGBA images."""
@@ -32,13 +36,10 @@ class RasterLoader:
     def open(self, data: bytes, ftype: FileType, options: LoadOptions) -> PicturePages:
         try:
             image = raster_preview(data, options.max_image_pixels)
+        except TooLarge:
+            raise
         except Exception as exc:
             raise CorruptDocument(f"the raster cannot be decoded ({exc})") from exc
-        if image.width * image.height > options.max_image_pixels:
-            raise TooLarge(
-                f"the raster is {image.width}x{image.height} pixels; the limit is "
-                f"{options.max_image_pixels:,} pixels (CARTA_MAX_IMAGE_PIXELS)"
-            )
         return image_document(image, options)
 
     def geo_tags(self, source: SourceFile, ftype: FileType) -> list[GeoTag]:
@@ -65,13 +66,33 @@ def needs_raster_preview(data: bytes) -> bool:
         return False
 
 
+def check_raster_size(page: tifffile.TiffPage, max_pixels: int) -> None:
+    """TooLarge before decoding when the raster has more than `max_pixels` pixels, or its
+    bands decode to more than BYTES_PER_PIXEL * `max_pixels` bytes. The sizes are the tags'
+    (rows x columns, and every sample of every band): a 1 MB zlib TIFF of 3 x 512 x 204,800
+    float32, whose shape (bands, rows, cols) passed as 1,536 "pixels", decoded to over 5 GB
+    inside the upload request."""
+    width, height = page.imagewidth, page.imagelength * max(page.imagedepth, 1)
+    if width * height > max_pixels:
+        raise TooLarge(
+            f"the raster is {width}x{height} pixels; the limit is {max_pixels:,} pixels "
+            "(CARTA_MAX_IMAGE_PIXELS)"
+        )
+    decoded = page.size * page.dtype.itemsize
+    if decoded > BYTES_PER_PIXEL * max_pixels:
+        raise TooLarge(
+            f"the raster's {page.samplesperpixel} bands of {page.dtype} decode to {decoded:,} bytes; "
+            f"the limit is {BYTES_PER_PIXEL * max_pixels:,} (CARTA_MAX_IMAGE_PIXELS x {BYTES_PER_PIXEL})"
+        )
+
+
 def raster_preview(data: bytes, max_pixels: int) -> Image.Image:
     """Bands 3-2-1 (true colour for Landsat-like stacks) or the single band, each stretched
-    between its 2nd and 98th percentile, nodata and NaN shown black."""
+    between its 2nd and 98th percentile, nodata and NaN shown black. TooLarge, before any
+    pixel is decoded, past the limits of check_raster_size."""
     with tifffile.TiffFile(io.BytesIO(data)) as tif:
         page = tif.pages[0]
-        if page.shape[0] * page.shape[1] > max_pixels * 4:
-            raise ValueError(f"raster of {page.shape} is too large to preview")
+        check_raster_size(page, max_pixels)
         array = page.asarray()
         nodata = page.tags.get("GDAL_NODATA")
     if array.ndim == 3 and page.planarconfig == 2:  # (bands, rows, cols)

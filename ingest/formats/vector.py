@@ -555,10 +555,13 @@ def render_map(layer: VectorLayer, width_px: int = MAP_WIDTH_PX) -> tuple[Image.
             if kind == "Point":
                 points.append(coords[:2])
             elif kind == "LineString":
-                lines.append([p[:2] for p in coords])
-            else:
-                polygons.append([p[:2] for p in coords[0]])
-                holes.extend([p[:2] for p in ring] for ring in coords[1:])
+                if coords:
+                    lines.append([p[:2] for p in coords])
+            else:  # an empty ring is valid GeoJSON but nothing to draw (matplotlib raised: the job failed)
+                outer, *inner = [[p[:2] for p in ring] for ring in coords] or [[]]
+                if outer:
+                    polygons.append(outer)
+                holes.extend(ring for ring in inner if ring)
     if polygons:
         ax.add_collection(
             PolyCollection(polygons, facecolor="#9ecae1", edgecolor="#2c6e9b", lw=0.8, alpha=0.6)

@@ -10,6 +10,7 @@ instead of a RecursionError somewhere inside.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -63,10 +64,59 @@ def load_json(data: bytes | str, limit: int = MAX_JSON_DEPTH, *, what: str = "th
 
     Raises:
         JsonTooDeep: nested deeper than `limit` (checked before decoding).
-        ValueError: not JSON."""
+        json.JSONDecodeError (a ValueError): not JSON, or a string holding a lone surrogate."""
     check_json_depth(data, limit, what=what)
     try:
-        return json.loads(data)  # bytes: the encoding (and a UTF-8 BOM) is detected
+        value = json.loads(data)  # bytes: the encoding (and a UTF-8 BOM) is detected
     except UnicodeDecodeError:
         assert isinstance(data, bytes)  # only bytes are decoded
-        return json.loads(data.decode("latin-1"))
+        data = data.decode("latin-1")
+        value = json.loads(data)
+    check_text(value, data)
+    return value
+
+
+# a \u escape of a UTF-16 surrogate (D800-DFFF): the only way JSON text holds a lone one
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_PAIR_OR_ESCAPE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|" + _SURROGATE_ESCAPE.pattern
+)
+
+
+def check_text(value: Any, raw: bytes | str) -> None:
+    """json.JSONDecodeError when a string of the decoded `value` holds a lone surrogate.
+    json.loads reads "\\ud800" as one, but it is no text: SQLite, the store and the
+    response encoder cannot encode it, so metadata {"note": "\\ud800"} answered 500 at
+    upload. Only text that has such an escape is walked (at most MAX_JSON_DEPTH deep)."""
+    if isinstance(raw, bytes) and json.detect_encoding(raw) not in ("utf-8", "utf-8-sig"):
+        raw = raw.decode(json.detect_encoding(raw), "replace")  # UTF-16/32: search the characters
+    text = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if _SURROGATE_ESCAPE.search(text) is None or _is_text(value):
+        return
+    escape, at = _lone_escape(text)
+    raise json.JSONDecodeError(
+        f"a string holds a lone UTF-16 surrogate ({escape} without its pair), which is not text",
+        text.decode("utf-8", "replace"),
+        at,
+    )
+
+
+def _lone_escape(text: bytes) -> tuple[str, int]:
+    """The first surrogate escape that is not half of a high-low pair, and its offset."""
+    lone = next((m for m in _PAIR_OR_ESCAPE.finditer(text) if len(m.group()) == 6), None)
+    return (lone.group().decode(), lone.start()) if lone else ("\\uD800-\\uDFFF", 0)
+
+
+def _is_text(value: Any) -> bool:
+    """Whether every string (and key) of `value` encodes as UTF-8."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_is_text(k) and _is_text(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_is_text(v) for v in value)
+    return True

@@ -32,10 +32,13 @@ class OsmElement:
 
 
 def read_osm_elements(data: bytes, *, pbf: bool) -> Iterator[OsmElement]:
-    """The tagged nodes and ways of an OSM file, in file order."""
+    """The tagged nodes and ways of an OSM file, in file order (relations and changesets
+    are not read: a tagged <changeset> had no is_node and answered 500). Every parse error
+    is a CorruptDocument: libosmium raises RuntimeError, ValueError for an id like "x" and
+    InvalidLocationError (no RuntimeError) for a lat like "" or "nan"; the last two were 500s."""
     source = osmium.io.FileBuffer(data, "pbf" if pbf else "osm")
     try:
-        for obj in osmium.FileProcessor(source).with_locations():
+        for obj in osmium.FileProcessor(source, osmium.osm.NODE | osmium.osm.WAY).with_locations():
             if not len(obj.tags):
                 continue
             if obj.is_node():
@@ -45,5 +48,5 @@ def read_osm_elements(data: bytes, *, pbf: bool) -> Iterator[OsmElement]:
             elif obj.is_way():
                 positions = tuple((n.location.lon, n.location.lat) for n in obj.nodes if n.location.valid())
                 yield OsmElement("way", obj.id, dict(obj.tags), positions)
-    except RuntimeError as exc:  # libosmium's parse errors (and invalid locations)
+    except (RuntimeError, ValueError, osmium.InvalidLocationError) as exc:
         raise CorruptDocument(f"the OpenStreetMap file cannot be read ({exc})") from exc

@@ -206,10 +206,17 @@ async def http_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, code, str(exc.detail))
 
 
+MAX_PROBLEMS = 10  # a body with thousands of bad items gets a message, not a copy of itself
+
+
 async def validation_error(_: Request, exc: Exception) -> JSONResponse:
-    """A request that does not match its schema: 422 with every problem in one line."""
+    """A request that does not match its schema: 422 with its first MAX_PROBLEMS problems
+    in one line, and how many more there are."""
     assert isinstance(exc, RequestValidationError)
-    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    errors = exc.errors()
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[:MAX_PROBLEMS])
+    if len(errors) > MAX_PROBLEMS:
+        problems += f" (and {len(errors) - MAX_PROBLEMS:,} more)"
     return error_response(422, "invalid_request", problems)
 
 

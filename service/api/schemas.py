@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -22,6 +22,15 @@ log = logging.getLogger(__name__)
 WireT = TypeVar("WireT", bound=Wire)
 
 PriorModeIn = PriorMode  # one definition, in service.query.types
+# Bounds on a query's lists, so a body of a million items is one 422, not a million
+# validation errors (each a dict of its own: gigabytes for a few MB of body).
+MAX_DOC_IDS = 1000
+MAX_KINDS = 10
+# Their items: pydantic checks that a constrained str is text, so a JSON "\ud800" (a lone
+# surrogate, which json.loads decodes) is a 422; unconstrained, it reached the store's
+# filter, which cannot encode it (500).
+DocIdIn = Annotated[str, Field(max_length=200)]
+KindIn = Annotated[str, Field(max_length=64)]
 PRIOR_MODE_HELP = (
     "How the geo prior ranks (default: CARTA_GEO_PRIOR_MODE): chunks within the place (filter), "
     "a distance-decay boost (decay), or the hashed H3 vector (h3vector)."
@@ -78,10 +87,16 @@ class SearchRequest(BaseModel):
     )
     query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
-    doc_ids: list[str] | None = Field(None, description="Only these documents.")
-    kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+    doc_ids: list[DocIdIn] | None = Field(
+        None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."
+    )
+    kinds: list[KindIn] | None = Field(
+        None, max_length=MAX_KINDS, description="Only these page kinds: pdf_page, image."
+    )
     channels: list[Literal["dense", "bm25", "pages", "visual", "clip", "entities", "global"]] | None = Field(
-        None, description="Retrieval channels to run (default all); one channel alone is a baseline."
+        None,
+        max_length=MAX_KINDS,
+        description="Retrieval channels to run (default all); one channel alone is a baseline.",
     )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
     geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
@@ -97,8 +112,12 @@ class AskRequest(BaseModel):
     )
     question: str = Field(..., min_length=1, max_length=2000, description="The question, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many evidence pages to answer from.")
-    doc_ids: list[str] | None = Field(None, description="Only these documents.")
-    kinds: list[str] | None = Field(None, description="Only these page kinds: pdf_page, image.")
+    doc_ids: list[DocIdIn] | None = Field(
+        None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."
+    )
+    kinds: list[KindIn] | None = Field(
+        None, max_length=MAX_KINDS, description="Only these page kinds: pdf_page, image."
+    )
     geo: GeoFilterIn | None = Field(None, description="Only pages/chunks located there (before top-k).")
     geo_prior: bool = Field(True, description="Boost pages near a place the question names.")
     geo_prior_mode: PriorModeIn | None = Field(None, description=PRIOR_MODE_HELP)

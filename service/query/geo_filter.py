@@ -35,6 +35,9 @@ from service.errors import GeoFilterError
 
 DEFAULT_PLACE_RADIUS_M = 10_000.0
 STATE_RADIUS_M = 300_000.0  # states have no outline in the gazetteer: a wide circle around the centre
+# A filter polygon's vertices: a drawn area or a neighbourhood outline has hundreds; each
+# vertex is tested against every covering cell and the store's points.
+MAX_POLYGON_VERTICES = 10_000
 
 
 @dataclass
@@ -213,6 +216,11 @@ def _polygon_ring(geometry: dict[str, Any] | None) -> list[tuple[float, float]]:
     ring = outer_ring(geometry)
     if not ring or len(ring) < 4 or ring[0] != ring[-1]:
         raise GeoFilterError("polygon must be a GeoJSON Polygon with a closed ring of [lon, lat] pairs")
+    if len(ring) > MAX_POLYGON_VERTICES:
+        raise GeoFilterError(
+            f"the polygon has {len(ring):,} vertices; the limit is {MAX_POLYGON_VERTICES:,}: "
+            "simplify it, or use a bbox filter"
+        )
     if not all(valid_latlon(lat, lon) for lon, lat in ring):
         raise GeoFilterError("polygon coordinates must be [lon, lat] in degrees")
     return ring

@@ -269,6 +269,54 @@ def test_geotiff_unknown_epsg_raises(tmp_path: Path) -> None:
         georeference_raster(path)
 
 
+@pytest.mark.timeout(30)
+def test_geotiff_non_finite_tiepoints_raise_instead_of_hanging(tmp_path: Path) -> None:
+    """Three tiepoints and no pixel scale are fitted by least squares, and LAPACK never
+    returned on an inf pixel column: the upload request hung at full CPU."""
+    path = tmp_path / "gcp.tif"
+    ties = (
+        0.0,
+        0.0,
+        0.0,
+        -34.9,
+        -8.0,
+        0.0,
+        4.0,
+        0.0,
+        0.0,
+        -34.8,
+        -8.0,
+        0.0,
+        math.inf,
+        2.0,
+        0.0,
+        -34.8,
+        -8.1,
+        0.0,
+    )
+    write_geotiff(path, geokeys((1024, 2), (2048, 4326)), tiepoint=ties)
+    with pytest.raises(ValueError, match="non-finite"):
+        georeference_raster(path)
+    fine = (*ties[:12], 0.0, 2.0, 0.0, -34.9, -8.1, 0.0)  # the same three GCPs, finite: placed
+    write_geotiff(path, geokeys((1024, 2), (2048, 4326)), tiepoint=fine)
+    fp = georeference_raster(path)
+    assert fp is not None and fp.bounds == pytest.approx((-34.9, -8.1, -34.8, -8.0), abs=1e-9)
+
+
+@pytest.mark.parametrize("key", [2050, 2056])  # GeogGeodeticDatum, GeogEllipsoid
+def test_geotiff_unknown_datum_or_ellipsoid_raises_value_error(tmp_path: Path, key: int) -> None:
+    """pyproj's CRSError (not a ValueError) escaped the callers' handling: a 500."""
+    path = tmp_path / "d.tif"
+    write_geotiff(
+        path,
+        geokeys((1024, 2), (2048, 32767), (key, 9999)),
+        scale=(0.5, 0.5, 0.0),
+        tiepoint=(0.0,) * 3 + (10.0, 51.0, 0.0),
+    )
+    with pytest.raises(ValueError, match="PROJ cannot build"):
+        georeference_raster(path)
+
+
 def test_plain_tiff_is_none(tmp_path: Path) -> None:
     path = tmp_path / "plain.tif"
     tifffile.imwrite(path, np.zeros((2, 4), dtype=np.uint8))

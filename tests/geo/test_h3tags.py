@@ -126,3 +126,34 @@ def test_a_footprint_wider_than_half_the_globe_is_covered_as_drawn() -> None:
     res = h3.get_resolution(area_cells(half)[0])
     assert h3.latlng_to_cell(0.0, 0.0, res) in area_cells(half)
     assert h3.latlng_to_cell(0.0, 180.0, res) not in area_cells(half)
+
+
+def test_a_self_intersecting_ring_is_covered_at_a_bounded_resolution() -> None:
+    """A bowtie's lobes cancel in the shoelace area (0 km2), which once chose resolution 11:
+    the 2-degree bowtie became 15 million cells (a minute, gigabytes) and a 20-degree one a
+    MemoryError. The ring's bounding box now bounds the resolution; both lobes stay covered."""
+    from geo.h3tags import BOX_CELLS_FACTOR, MAX_AREA_CELLS
+
+    for half in (1.0, 10.0, 180.0):
+        lat = min(half, 80.0)
+        bowtie = [(-half, -lat), (half, lat), (half, -lat), (-half, lat), (-half, -lat)]
+        assert polygon_area_km2(bowtie) == pytest.approx(0.0, abs=1e-6)
+        cells = area_cells(bowtie)
+        assert 0 < len(cells) <= BOX_CELLS_FACTOR * MAX_AREA_CELLS
+        res = h3.get_resolution(cells[0])
+        assert h3.latlng_to_cell(0.0, 0.9 * half, res) in cells  # inside the east lobe
+    # an ordinary shape keeps its resolution: the 10 x 10 km scene is still at resolution 8
+    scene = [(-34.92, -8.04), (-34.83, -8.04), (-34.83, -7.95), (-34.92, -7.95), (-34.92, -8.04)]
+    assert area_resolution(scene) == 8
+
+
+def test_a_ring_without_width_or_height_is_covered_by_its_vertices() -> None:
+    """h3 raises H3FailedError on a ring whose box has no width or no height."""
+    for ring in (
+        [(0.0, 0.0)] * 4,
+        [(10.0, 5.0), (11.0, 5.0), (12.0, 5.0), (10.0, 5.0)],
+        [(5.0, 0.0), (5.0, 1.0), (5.0, 2.0), (5.0, 0.0)],
+    ):
+        cells = area_cells(ring)
+        res = h3.get_resolution(cells[0])
+        assert {h3.latlng_to_cell(lat, lon, res) for lon, lat in ring} == set(cells)

@@ -56,3 +56,17 @@ def test_deep_text_is_refused_with_the_limit_named() -> None:
         load_json(deep.encode())
     at_limit = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
     assert true_depth(load_json(at_limit)) == MAX_JSON_DEPTH
+
+
+def test_a_lone_surrogate_is_not_text() -> None:
+    """json.loads reads "\\ud800" as a lone surrogate, which SQLite, the store and the
+    response encoder cannot encode: metadata holding one answered 500 at upload."""
+    for text in ('{"note": "\\ud800"}', '{"\\udfff": 1}', '["\\ud83d\\ude00", "x\\uDBFFy"]'):
+        for data in (text, text.encode(), text.encode("utf-16")):
+            with pytest.raises(json.JSONDecodeError, match="lone UTF-16 surrogate"):
+                load_json(data)
+    assert "\\ude00" in str(
+        pytest.raises(json.JSONDecodeError, load_json, '["\\ud83d\\ude00", "\\ude00"]').value
+    )
+    assert load_json('{"a": "\\ud83d\\ude00"}') == {"a": "\U0001f600"}  # a pair is one character
+    assert load_json('{"a": "\\\\ud800"}') == {"a": "\\ud800"}  # an escaped backslash, then text

@@ -373,3 +373,21 @@ def test_osm_pbf_end_to_end(make_carta: Callable[..., Carta]) -> None:
     assert [(p.doc_id, p.page_no) for p in hits] == [(doc.id, 1)]
     far = GeoSpec(lat=SALVADOR[0], lon=SALVADOR[1], radius_m=5000)
     assert carta.search(carta.query("fuel", "default", geo=far)).pages == []
+
+
+def test_empty_rings_and_lines_are_read_and_drawn() -> None:
+    """An empty hole, an empty outer ring or an empty LineString is valid GeoJSON; drawn,
+    matplotlib raised on it ('vertices' must be 2D), so the ingestion job failed with an
+    internal error."""
+    square = [[-34.9, -8.1], [-34.8, -8.1], [-34.8, -8.0], [-34.9, -8.0], [-34.9, -8.1]]
+    geometries = [
+        {"type": "Polygon", "coordinates": [square, []]},
+        {"type": "MultiPolygon", "coordinates": [[[]], [square]]},
+        {"type": "LineString", "coordinates": []},
+    ]
+    features = [
+        {"type": "Feature", "properties": {"name": f"f{i}"}, "geometry": g} for i, g in enumerate(geometries)
+    ]
+    data = json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    (page,) = list(open_document(data, sniff(data), LoadOptions()).pages())
+    assert [b.text for b in page.blocks] == ["f0", "f1", "f2"]

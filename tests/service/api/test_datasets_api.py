@@ -109,6 +109,49 @@ def test_awkward_geojson_answers_2xx_or_a_clear_4xx(client: httpx.Client) -> Non
     assert len(client.get("/v1/datasets").json()) == 1
 
 
+def test_awkward_overpass_and_csv_answer_2xx_or_a_clear_4xx(client: httpx.Client) -> None:
+    """Each of these answered 500: an Overpass element whose lat is "x" or whose tag value
+    is a list, a CSV whose separator the sniffer cannot tell (a long quoted field), a CSV
+    field over the csv module's limit and a CSV whose bytes after the first 4 KiB are not
+    UTF-8. Malformed elements are skipped and counted; unreadable files are a 415."""
+    elements = [
+        {"type": "node", "id": 1, "lat": "x", "lon": None, "tags": {"amenity": "cafe"}},
+        {"type": "node", "id": 2, "lat": -8.05, "lon": -34.9, "tags": {"amenity": ["cafe"], "name": "A"}},
+        {"type": "node", "id": 3, "lat": -8.05, "lon": -34.9, "tags": {"amenity": "cafe", "name": "Café"}},
+        {"type": ["node"], "id": 4},
+        "not an element",
+        {
+            "type": "way",
+            "id": 5,
+            "tags": {"highway": "primary"},
+            "geometry": [{"lat": "a"}, 7, {"lat": 1, "lon": 2}, {"lat": 1.001, "lon": 2}],
+        },
+        {"type": "node", "lat": 1, "lon": 1, "tags": {"amenity": "cafe"}},
+    ]
+    up = upload(client, "odd.json", json.dumps({"elements": elements}).encode())
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 1 and up.json()["dataset"]["skipped"] == 4
+    roads = client.get(f"/v1/datasets/{up.json()['dataset']['id']}/roads").json()
+    assert roads["total"] == 1 and roads["features"][0]["geometry"]["coordinates"] == [
+        [2.0, 1.0],
+        [2.0, 1.001],
+    ]
+    not_a_list = upload(client, "odd2.json", b'{"elements": {"type": "node"}}')
+    assert not_a_list.status_code == 415 and "elements" in not_a_list.json()["error"]["message"]
+
+    long_quoted = b'name;lat;lon\n"' + b"a" * 5000 + b'";-8,05;-34,9\nB;-8,06;-34,91\n'
+    up = upload(client, "longo.csv", long_quoted, category="school")
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 2
+    too_long = b'name,lat,lon\n"' + b"a" * 200_000 + b'",-8.05,-34.9\n'
+    refused = upload(client, "campo.csv", too_long, category="school")
+    assert refused.status_code == 415 and "field limit" in refused.json()["error"]["message"]
+    latin1 = b"name,lat,lon\n" + b"Escola A,-8.05,-34.9\n" * 300 + "Escola Ñ,-8.05,-34.9\n".encode("latin-1")
+    refused = upload(client, "latin1.csv", latin1, category="school")
+    assert refused.status_code == 415 and "not UTF-8" in refused.json()["error"]["message"]
+    assert len(client.get("/v1/datasets").json()) == 2  # nothing stored by a refused upload
+
+
 def test_roads_of_a_dataset_as_geojson_lines(client: httpx.Client) -> None:
     """An OSM extract's highways come back as LineStrings in [lon, lat] inside its bbox, for
     the map's roads layer; an unknown dataset is a 404."""
@@ -163,3 +206,63 @@ def test_a_question_the_data_cannot_answer_is_answered_by_the_documents(client: 
     # neither the data nor the documents hold it: the data's refusal names the categories
     other = client.post("/v1/ask", json={"question": "Quantos hospitais veterinários há no Recife?"}).json()
     assert other["refused"] and "school" in other["answer"], other["answer"]
+
+
+def test_malformed_osm_xml_is_a_clear_4xx_as_a_document_and_as_a_dataset(client: httpx.Client) -> None:
+    """libosmium raises ValueError for an id like "x" and InvalidLocationError for a lat
+    like "nan" (neither a RuntimeError), and a tagged <changeset> has no is_node: each
+    answered 500 at upload, as a document and as a dataset."""
+    head = b'<?xml version="1.0"?><osm version="0.6">'
+    files = {
+        "bad-id.osm": head + b'<node id="x" lat="1" lon="1"><tag k="amenity" v="cafe"/></node></osm>',
+        "bad-lat.osm": head + b'<node id="1" lat="nan" lon="1"><tag k="amenity" v="cafe"/></node></osm>',
+        "changeset.osm": head + b'<changeset id="1"><tag k="amenity" v="cafe"/></changeset></osm>',
+    }
+    for name, data in files.items():
+        as_document = client.post("/v1/documents", files={"file": (name, data)})
+        assert as_document.status_code == 422, (name, as_document.text)
+        assert as_document.json()["error"]["code"] == "corrupt_document"
+        as_dataset = upload(client, name, data)
+        assert as_dataset.status_code in (415, 422), (name, as_dataset.text)
+    assert client.get("/v1/documents").json() == [] and client.get("/v1/datasets").json() == []
+
+
+def test_geojson_features_shapely_refuses_are_skipped(client: httpx.Client) -> None:
+    """shapely raises GeometryTypeError for an unknown geometry type and EmptyPartError for
+    a MultiPoint with an empty part; neither is a GEOSException, so each answered 500."""
+    features = [
+        {
+            "type": "Feature",
+            "properties": {"name": "bogus"},
+            "geometry": {"type": "Bogus", "coordinates": [1, 2]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "empty part"},
+            "geometry": {"type": "MultiPoint", "coordinates": [[]]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "ok"},
+            "geometry": {"type": "Point", "coordinates": [-34.9, -8.05]},
+        },
+    ]
+    up = upload(
+        client, "shapes.geojson", json.dumps({"type": "FeatureCollection", "features": features}).encode()
+    )
+    assert up.status_code == 201, up.text
+    assert up.json()["dataset"]["pois"] == 1 and up.json()["dataset"]["skipped"] == 2
+
+
+def test_a_csv_too_wide_is_refused_with_413(client: httpx.Client) -> None:
+    """200 rows x 20,000 columns (8 MB) took 36 s and 420 MB of the upload request."""
+    from graph.sources import MAX_CSV_COLUMNS
+
+    header = "name,lat,lon," + ",".join(f"c{i}" for i in range(MAX_CSV_COLUMNS))
+    row = "A,-8.05,-34.9," + ",".join("1" for _ in range(MAX_CSV_COLUMNS))
+    refused = upload(client, "wide.csv", f"{header}\n{row}\n".encode(), category="school")
+    assert refused.status_code == 413, refused.text
+    assert (
+        refused.json()["error"]["code"] == "too_many_pois" and "columns" in refused.json()["error"]["message"]
+    )
+    assert client.get("/v1/datasets").json() == []

@@ -28,6 +28,9 @@ def test_entities_list_detail_errors_and_deletion(serve: Callable[..., LiveServe
         # the expansion finds the same entity (folded: accents and case do not matter)
         by_name = client.get("/v1/entities", params={"q": "RENOVÁVEIS"}).json()
         assert [e["id"] for e in by_name] == [ibama["id"]]
+        # % and _ are text, not SQL LIKE wildcards: "%" once listed every entity
+        for pattern in ("%", "ib%ma", "ib_ma"):
+            assert client.get("/v1/entities", params={"q": pattern}).json() == [], pattern
 
         detail = client.get(f"/v1/entities/{ibama['id']}")
         assert detail.status_code == 200, detail.text
