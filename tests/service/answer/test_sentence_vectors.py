@@ -88,7 +88,10 @@ def test_stored_and_computed_vectors_grade_the_same(make_carta: Callable[..., Ca
     carta.settle()  # the background pass, when CARTA_SENTENCE_VECTORS_BACKGROUND is on
     store = carta.sentence_vectors
     assert store is not None and store.count() > 0
-    computing = RelevanceGate(carta.text, carta.sparse, carta.gate.min_relevance)
+    # the same gate but for the stored vectors (a question in French is compared in translation too)
+    computing = RelevanceGate(
+        carta.text, carta.sparse, carta.gate.min_relevance, text_language=carta.gate.text_language
+    )
     for question in QUESTIONS:
         result = carta.search(carta.query(question, "default"))
         misses = store.misses
