@@ -7,7 +7,7 @@ import logging
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from geo.h3tags import MAX_QUERY_CELLS, MAX_QUERY_TOKENS
 from index.registry import Document, PageRecord
@@ -80,12 +80,23 @@ class GeoFilterIn(BaseModel):
         return GeoSpec(**self.model_dump())
 
 
+def has_words(text: str) -> str:
+    """A question or query must hold a letter or a digit: blanks or control characters alone
+    were answered from whatever the search ranked first."""
+    if not any(ch.isalnum() for ch in text):
+        raise ValueError("it holds no letter or digit; write the question in words")
+    return text
+
+
+Words = Annotated[str, AfterValidator(has_words)]
+
+
 class SearchRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"example": {"query": "enchentes em Recife", "top_k": 5, "kinds": ["pdf_page"]}},
     )
-    query: str = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
+    query: Words = Field(..., min_length=1, max_length=2000, description="Question or keywords, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many pages to return.")
     doc_ids: list[DocIdIn] | None = Field(
         None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."
@@ -110,7 +121,7 @@ class AskRequest(BaseModel):
             "example": {"question": "Quais são as coordenadas do Parque da Jaqueira?", "top_k": 5}
         },
     )
-    question: str = Field(..., min_length=1, max_length=2000, description="The question, pt or en.")
+    question: Words = Field(..., min_length=1, max_length=2000, description="The question, pt or en.")
     top_k: int = Field(5, ge=1, le=50, description="How many evidence pages to answer from.")
     doc_ids: list[DocIdIn] | None = Field(
         None, max_length=MAX_DOC_IDS, description=f"Only these documents (at most {MAX_DOC_IDS})."

@@ -94,8 +94,15 @@ def print_citations(body: Json) -> None:
         )
 
 
+def _words(text: str) -> str:
+    """A question or query of blanks or marks alone is a usage error (the API's 422)."""
+    if not any(ch.isalnum() for ch in text):
+        raise typer.BadParameter("it holds no letter or digit; write the question in words")
+    return text
+
+
 def search(
-    query: Annotated[str, typer.Argument(help="Question or keywords (pt or en).")],
+    query: Annotated[str, typer.Argument(help="Question or keywords (pt or en).", callback=_words)],
     top_k: TopKOpt = 5,
     near: NearOpt = None,
     radius: RadiusOpt = None,
@@ -128,7 +135,7 @@ def search(
 
 
 def ask(
-    question: Annotated[str, typer.Argument(help="A question (pt or en).")],
+    question: Annotated[str, typer.Argument(help="A question (pt or en).", callback=_words)],
     top_k: TopKOpt = 5,
     near: NearOpt = None,
     radius: RadiusOpt = None,

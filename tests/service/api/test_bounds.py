@@ -238,3 +238,12 @@ def test_degenerate_polygons_are_served_and_indexed(client: httpx.Client) -> Non
     started = time.monotonic()
     document = ingest_via_api(client, "shapes.geojson", geojson)
     assert document["status"] == "ready" and time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize(("route", "key"), [("/v1/search", "query"), ("/v1/ask", "question")])
+def test_a_question_without_words_is_refused(client: httpx.Client, route: str, key: str) -> None:
+    """Blanks or control characters alone were answered from chart OCR noise."""
+    for blank in (" ", "\u0000", "?!", "\t\n"):
+        message = error(client.post(route, json={key: blank}), 422, "invalid_request")
+        assert "no letter or digit" in message
+    assert client.post(route, json={key: "chuva?"}).status_code == 200
