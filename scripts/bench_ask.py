@@ -95,13 +95,13 @@ def ingestion_cost(carta: Carta, tmp: Path) -> dict[str, float]:
     """What storing the sentence vectors adds to ingestion: the indexed chunks' sentences
     embedded into a fresh store, beside the chunks' own encoding (as the ingestor does it)."""
     hits = carta.store.scroll(carta.collections.chunks.name, Filter({"tenant": TENANT}))
-    chunks = [h.payload.get("text", "") for h in hits]
+    chunks = [(h.payload.get("text", ""), h.payload.get("table") is not None) for h in hits]
     t0 = time.perf_counter()
-    carta.text.embed_with_tokens(chunks)
+    carta.text.embed_with_tokens([text for text, _ in chunks])
     chunk_s = time.perf_counter() - t0
     fresh = SentenceVectors(tmp / "cost" / "sentence_vectors.sqlite3", carta.text)
     t0 = time.perf_counter()
-    embedded = fresh.add_document(TENANT, "all", chunks)
+    embedded = fresh.add_document(TENANT, "all", chunks)  # (text, is a table) each, as the ingestor
     sentence_s = time.perf_counter() - t0
     fresh.close()
     return {
