@@ -686,8 +686,11 @@ class RelevanceGate:
         cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
         if translated := self._translated(question):
             # "combien coûte au Pakistan ..." embeds far from "a lower cost of US$ 48 in Egypt"
-            # with an English-only encoder; its translation much less so
-            cosines = np.maximum(cosines, vectors @ self.text.embed([translated])[0])
+            # with an English-only encoder; its translation much less so (the planner's vector
+            # of it when it searched the same translation)
+            given = result.translation_vector
+            vector = given if given is not None and given.size else self.text.embed([translated])[0]
+            cosines = np.maximum(cosines, vectors @ np.asarray(vector, dtype=np.float32))
         for cand, cos in zip(kept, cosines, strict=True):
             cand.cosine = float(cos)
         return kept

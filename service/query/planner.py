@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from geo.folding import fold
 from models.llm_client import LLMClient
 from service.answer.gate import absent_key_terms, question_language
@@ -195,6 +197,7 @@ class QueryPlanner:
             return result
 
         first = run(q.text, "question")
+        translation_vector: np.ndarray | None = None
         stopped = "single question"
         missing: list[str] = []
         if route.multi_hop:
@@ -230,7 +233,7 @@ class QueryPlanner:
         elif (translated := self._translated(q.text, route)) is not None:
             # one question in another language than the text encoder's ("Quem financiou as
             # diretrizes da OMS?" over an English report): its translation is searched too
-            run(translated, "translation")
+            translation_vector = run(translated, "translation").query_vector
             stopped = "translated"
         if not self.route_questions and len(steps) == 1:
             return first  # nothing translated: the single-shot search, as CARTA_PLANNER=off gives it
@@ -252,7 +255,14 @@ class QueryPlanner:
             "tokens": tokens,
             "limits": {"max_steps": self.limits.max_steps, "max_tokens": self.limits.max_tokens},
         }
-        return dataclasses.replace(first, query=q.text, pages=pages, timings_ms=timings, plan=plan)
+        return dataclasses.replace(
+            first,
+            query=q.text,
+            pages=pages,
+            timings_ms=timings,
+            plan=plan,
+            translation_vector=translation_vector,
+        )
 
     @staticmethod
     def _refine(route: Route, missing: list[str]) -> str:

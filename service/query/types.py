@@ -94,3 +94,6 @@ class SearchResult:
     geo_filter: dict | None = None
     geo_prior: dict | None = None
     plan: dict | None = None  # the query planner's trace (service/query/planner.py), when it ran
+    # the dense vector of the question's word-for-word translation, when the planner searched it
+    # (the relevance gate compares a foreign question in it too, without encoding it again)
+    translation_vector: np.ndarray | None = None

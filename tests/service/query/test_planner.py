@@ -3,6 +3,7 @@ the query words they contain, so each sub-question really retrieves its own page
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -208,3 +209,30 @@ def test_wordings_are_fused_by_reciprocal_rank() -> None:
     fused = fuse_wordings([pages("q1", "q2", "both"), pages("both", "t1")], 4)
     assert [p.doc_id for p in fused] == ["both", "q1", "q2", "t1"]
     assert [p.doc_id for p in fuse_wordings([pages("q1", "q2"), pages("t1", "t2")], 3)] == ["q1", "t1", "q2"]
+
+
+def test_a_translated_question_carries_its_translation_s_vector() -> None:
+    """The relevance gate compares a foreign question in its translation too; the planner
+    hands it the vector the translation step searched with, so it is not encoded twice."""
+    index = WordIndex()
+
+    def search(q: SearchQuery) -> SearchResult:
+        found = index.search(q)
+        return dataclasses.replace(found, query_vector=np.full(4, float(len(q.text))))
+
+    question = "Quantos pontos de alagamento o Recife registrou em 2024?"
+    planned = QueryPlanner(search, ALL_CHANNELS, text_language="en", route_questions=False).search(
+        SearchQuery(question, "t", top_k=2)
+    )
+    assert planned.plan is not None and [s["kind"] for s in planned.plan["steps"]] == [
+        "question",
+        "translation",
+    ]
+    translated = planned.plan["steps"][1]["query"]
+    assert planned.translation_vector is not None
+    assert planned.translation_vector.tolist() == [float(len(translated))] * 4
+    assert planned.query_vector.tolist() == [float(len(question))] * 4
+    english = QueryPlanner(search, ALL_CHANNELS, text_language="en", route_questions=False).search(
+        SearchQuery("How many flooding points did Recife record?", "t", top_k=2)
+    )
+    assert english.translation_vector is None
