@@ -25,7 +25,7 @@ import qdrant_edge as E
 from geo.folding import fold
 from ingest.values import MONTHS
 from service.answer.asked import identifier_frames
-from service.query.dictionary import translations_of
+from service.query.dictionary import dictionaries_read, translations_of
 from service.query.translate import EN_PT, FR_EN, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -268,9 +268,15 @@ _EN_PT_ALL = _reverse(PT_EN)  # every pt word per en word ("rainfall": chuva, pr
 _MORE_PT = _reverse(_MORE_EN)
 
 
-def translations(word: str, dictionary: bool = True) -> set[str]:
+def translations(word: str, dictionary: bool = True) -> frozenset[str]:
     """The word and its glossary translations, pt -> en and en -> pt, singular or plural, and
     with `dictionary` the FreeDict dictionaries' (service/query/dictionary.py)."""
+    return _translations(word, dictionary, dictionaries_read())
+
+
+@lru_cache(maxsize=65536)  # asked for every question word against every evidence text
+def _translations(word: str, dictionary: bool, _read: int) -> frozenset[str]:
+    """translations(), cached while the same dictionaries are in use (`_read` counts them)."""
     out = {word} | (set(translations_of(word)) if dictionary else set())
     # "paises" -> "pais": the Portuguese plural of a word ending in s, z or r (looked up only)
     plural_es = [word[:-2]] if word.endswith(("ses", "zes", "res")) and len(word) > 5 else []
@@ -285,7 +291,7 @@ def translations(word: str, dictionary: bool = True) -> set[str]:
     # through English to the other languages of the report words: "estudo" = "study" = "etude"
     for english in list(out):
         out.update(_MORE_EN.get(english, "").split())
-    return out
+    return frozenset(out)
 
 
 _COGNATE_SPELLINGS = (

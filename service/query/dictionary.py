@@ -34,15 +34,22 @@ _SENSE = re.compile(r"^\s*(\d+)\.\s*(.*)$")
 _PLAIN_WORD = re.compile(rf"^[a-z]{{{MIN_LETTERS},}}$")
 
 _folder = DEFAULT_DIR
+_uses = 0  # how many times the folder changed: callers key their caches on it
 
 
 def use(folder: Path) -> None:
     """Read the dictionaries from `folder` (the settings' dictionary_dir) from now on."""
-    global _folder
+    global _folder, _uses
     if folder != _folder:
         _folder = folder
+        _uses += 1
         translations_of.cache_clear()
         _table.cache_clear()
+
+
+def dictionaries_read() -> int:
+    """A number that changes whenever another dictionary folder is used (for callers' caches)."""
+    return _uses
 
 
 def _b64(text: str) -> int:

@@ -104,3 +104,13 @@ def test_debian_s_dictionaries_translate_everyday_words() -> None:
     assert {"frequency", "detection", "person", "cirrosis"} <= set(words)
     assert "guide" in translations_of("guia")
     assert "rain" in translations_of("pluie")
+
+
+def test_the_answer_step_s_translations_follow_the_dictionaries_in_use(small: Path) -> None:
+    from service.answer.content_words import translations
+
+    assert "movement" in translations("movimento")
+    dictionary.use(small / "empty")
+    assert "movement" not in translations("movimento")  # the cache does not outlive the folder
+    dictionary.use(small)
+    assert "movement" in translations("movimento")
