@@ -390,3 +390,16 @@ def _common_prefix(a: str, b: str) -> str:
             break
         n += 1
     return a[:n]
+
+
+_COUNTED = re.compile(r"\b(?:how many|quant[oa]s|combien d[e']|cuant[oa]s)\s*(\w{3,})")
+
+
+def counted_noun(question: str) -> str:
+    """The head of what a "how many" question counts, folded, its plural cut ("dragas" ->
+    "draga"); "" when it counts nothing."""
+    m = _COUNTED.search(fold(question))
+    if not m:
+        return ""
+    word = m[1]
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word

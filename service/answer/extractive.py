@@ -30,7 +30,7 @@ from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.asked import asked_value, asks_identifier
 from service.answer.conditions import count_condition
-from service.answer.content_words import asked_words, holds_any, translations
+from service.answer.content_words import asked_words, counted_noun, holds_any, translations
 from service.answer.gate import (
     Candidate,
     Grade,
@@ -304,17 +304,6 @@ QUOTE_REACH = 0.85  # passages: the sentences scoring this share of the best one
 ANSWER_REACH = 0.7  # a sentence that states the asked thing is quoted down to this share
 VALUE_REACH = 0.5  # passages for a value question: those stating one, down to this share of the best
 VALUED_WORDS = 0.5  # ...holding this share of its content words, or the noun it counts
-_COUNTED = re.compile(r"\b(?:how many|quant[oa]s|combien d[e']|cuant[oa]s)\s*(\w{3,})")
-
-
-def counted_noun(question: str) -> str:
-    """The head of what a "how many" question counts, folded, its plural cut ("dragas" ->
-    "draga"); "" when it counts nothing."""
-    m = _COUNTED.search(fold(question))
-    if not m:
-        return ""
-    word = m[1]
-    return word[:-1] if len(word) > 4 and word.endswith("s") else word
 
 
 # the weight of the share of the question's content words in a sentence, when quotes are ranked

@@ -38,7 +38,13 @@ from ingest.values import (
     split_tokens,
 )
 from service.answer.conditions import Condition, count_condition, without_condition
-from service.answer.content_words import question_content_words, singular, translations, word_index
+from service.answer.content_words import (
+    counted_noun,
+    question_content_words,
+    singular,
+    translations,
+    word_index,
+)
 from service.answer.gate import axis_months, key_terms, name_forms, question_key_terms, question_language
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
@@ -190,7 +196,6 @@ MAX_NAMES_LISTED = 15  # a count lists the rows it counted up to this many
 
 # "how many autuações in Manacapuru": a count of the rows naming it, when no cell holds the number
 COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
-_COUNTED_NOUN = re.compile(r"\b(?:how many|quant[oa]s|combien d[e']|cuant[oa]s)\s*(\w{3,})")
 
 
 def counts_the_rows(question: str, table: EvidenceTable) -> bool:
@@ -199,15 +204,15 @@ def counts_the_rows(question: str, table: EvidenceTable) -> bool:
     "Relatório de Autuações" table), or at least not another thing the page's text speaks of
     ("quantas cabeças de atenção" of the OTSL results table: 8 heads, stated in the text,
     not 4 rows naming OTSL)."""
-    m = _COUNTED_NOUN.search(fold(question))
-    if m is None:
+    noun = counted_noun(question)
+    if not noun:
         return True
     header = table.columns[table.name_column] if table.columns else ""
-    if word_index(f"{table.title}\n{header}").contains(m[1]):
+    if word_index(f"{table.title}\n{header}").contains(noun):
         return True
     # a noun the table does not name may still be its rows' in another language ("infractions"
     # of "Autuações"); only one the page's prose speaks of apart is another thing ("heads=8")
-    return not word_index(table.page_text).contains(m[1])
+    return not word_index(table.page_text).contains(noun)
 
 
 MIN_COUNTED = 2  # a single row named is more likely a lookup the labels did not meet
