@@ -755,6 +755,9 @@ class _Found:
     name_column: int | None = None  # the label column the question asks rows by ("qual autuado")
     condition: Condition | None = None  # what a count_where counted ("zero", "above 50%")
     counted_over: int = 0  # ...among this many rows (or columns) with a value
+    # the other cells an extreme over rows the question names was chosen among ("Entre
+    # Tripura e Manipur, qual ...": Manipur's), given beside the extreme
+    compared: list[tuple[int, int]] = field(default_factory=list)
 
 
 class TableAnswerer:
@@ -1125,6 +1128,8 @@ class TableAnswerer:
         chosen = [rc for rc, v in zip(cells, values, strict=True) if v == target][:5]
         label = table.columns[match.index] if is_column else row_label(table, match.index)
         found = _Found(operation, chosen, match.score, label, is_column)
+        if among:
+            found.compared = [rc for rc in cells if rc not in chosen][:MAX_NAMES_LISTED]
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
         # the total the extreme left out names the whole its parts make up ("região de Mato Grosso")
         total_labels = (
@@ -1617,13 +1622,18 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
         ]
         time = time_text(found.line, language)
         of, in_ = TIME_PREPOSITION[language]
-        return TEMPLATES[found.operation][language].format(
+        sentence = TEMPLATES[found.operation][language].format(
             **fill,
             entities=_safe(_join(names, language)),
             verb="tiveram" if len(names) > 1 else "teve",
             verb_fr="ont" if len(names) > 1 else "a",
             of_line=f"{in_} {_safe(time)}" if time else f"{of} {line}",
         )
+        others = [
+            f"{display(row_name(table, i, found.name_column))}: {with_unit(table.rows[i][j].text, unit)}"
+            for i, j in found.compared
+        ]
+        return f"{sentence} ({_safe('; '.join(others))})" if others else sentence
     if found.operation == "total":
         return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
     if found.operation == "count":
@@ -1671,7 +1681,7 @@ def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:
         quote = f"{display(found.line)}: " + ", ".join(cell.text for cell in cells)
         return [Citation(page.doc_id, page.page_no, page.title, box, _safe(quote[:400]))]
     citations = []
-    for r, c in found.cells[:MAX_NAMES_LISTED]:
+    for r, c in [*found.cells[:MAX_NAMES_LISTED], *found.compared]:
         cell = table.rows[r][c]
         quote = _safe(f"{display(row_name(table, r))} · {display(table.columns[c])}: {cell.text}")
         citations.append(

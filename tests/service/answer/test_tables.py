@@ -121,6 +121,19 @@ def test_census_argmax_of_a_period_skips_the_all_india_row(census: Grid) -> None
     assert lowest is not None and "Nagaland had the lowest value" in lowest.text
 
 
+def test_an_extreme_among_named_rows_gives_each_named_rows_value(census: Grid) -> None:
+    page = table_page("census", census)
+    answer = ask(
+        "Entre Tripura e Manipur, qual teve o maior crescimento em 1951-1961, e quais as taxas?", page
+    )
+    assert answer is not None and answer.operation == "argmax"
+    assert "Tripura teve o maior valor em 1951-1961: 78.71%" in answer.text
+    assert "(Manipur: 35.04%)" in answer.text
+    # both cells are cited, the extreme's first
+    assert len(answer.citations) == 2
+    assert "Tripura" in answer.citations[0].quote and "Manipur" in answer.citations[1].quote
+
+
 def test_nics_state_permit_and_the_totals_row(nics: Grid) -> None:
     page = table_page("nics", nics)
     kentucky = ask("How many permit checks did Kentucky have in November 2015?", page)
