@@ -47,6 +47,13 @@ _ASKS_NUMBER = re.compile(
 )
 
 
+def number_asked_at(question: str) -> int | None:
+    """Where (in the folded question) the last frame asking a number starts: "How long ago
+    did Jim begin his career, and in which lab?" asks its number first; None if none does."""
+    found = list(_ASKS_NUMBER.finditer(fold(question)))
+    return found[-1].start() if found else None
+
+
 def asked_value(question: str) -> AskedValue | None:
     """The kind of value the question asks for, if it asks for one."""
     folded = fold(question)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from geo.folding import fold
 from ingest.values import find_numbers
-from service.answer.asked import asked_value, asks_identifier
+from service.answer.asked import asked_value, asks_identifier, number_asked_at
 from service.answer.conditions import count_condition
 from service.answer.content_words import asked_words, counted_noun, holds_any, translations
 from service.answer.gate import (
@@ -268,7 +268,8 @@ def asked_quantity(question: str) -> list[str]:
     recommendation") is answered by an instance of it, which need not repeat the kind."""
     if asked_value(question) != "number" or asks_identifier(question):
         return []
-    return asked_words(question, key_terms(question))
+    # the frame that asks the number, not a later "which" asking a name ("and in which lab?")
+    return asked_words(question, key_terms(question), at=number_asked_at(question))
 
 
 def speaks_of(asked: list[str], cand: Candidate) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
-from service.answer.extractive import choose, quote_rank, title_like
+from service.answer.extractive import asked_quantity, choose, quote_rank, title_like
 from service.answer.gate import (
     Candidate,
     key_share,
@@ -249,3 +249,21 @@ def test_a_line_repeating_the_documents_names_is_not_the_answer() -> None:
     ranked[0].score, ranked[0].words = 1.2, 1.0
     ranked[1].score, ranked[1].words = 1.1, 0.2
     assert choose(question, ranked) == [ranked[0]]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # the number is asked first, with no noun; the later "which lab" asks a name
+        ("How long ago did Jim Bainbridge begin his career with IBM, and in which IBM lab?", []),
+        ("Which state had the largest health outlay, and how much was it?", []),
+        ("Quantas amostras tem o conjunto de dados FinTabNet?", ["amostras"]),
+        (
+            "What was Nagaland's decadal population growth rate in 2001-2011?",
+            ["decadal", "population", "growth", "rate"],
+        ),
+        ("Which lab did Jim work in?", []),  # no number asked
+    ],
+)
+def test_the_asked_quantity_is_named_by_the_frame_asking_the_number(question: str, asked: list[str]) -> None:
+    assert asked_quantity(question) == asked
