@@ -309,7 +309,9 @@ class Carta:
         self.entity_llm = docgraph_llm(settings, self.docgraph)
         self.community_llm = docgraph_summariser(settings, self.docgraph)
         self.sentence_vectors: SentenceVectors | None = (
-            SentenceVectors(settings.sentence_vectors_path, self.text) if settings.sentence_vectors else None
+            SentenceVectors(settings.sentence_vectors_path, self.text, text_language)
+            if settings.sentence_vectors
+            else None
         )
         # CARTA_SENTENCE_VECTORS_BACKGROUND: stored by a low-priority thread once a document is ready
         self.sentence_filler: BackgroundSentences | None = (

@@ -88,6 +88,9 @@ _QUESTION_FRAMES = frozenset(
     ones biggest greatest fewest maximum minimum forte fortes faible faibles grande grandes petite petites
     column columns coluna colunas colonne colonnes row rows linha linhas ligne lignes date dates
     report reports relatorio relatorios rapport rapports
+    guide guides guia guias study studies estudo estudos etude etudes article articles artigo artigos
+    paper papers cite cites cited cita citam citado citada mention mentions mentioned menciona
+    mencionam mencionado mencionada mentionne mentionnes besides alem apart autres autre
     relacao comparado comparada comparados comparadas comparacao compared comparison rapport versus
     """.split()
 )
@@ -244,6 +247,10 @@ class WordIndex:
                 return True
         return False
 
+    def holds_form(self, word: str) -> bool:
+        """Whether the text holds `word` (folded) itself or a form of it, not a translation."""
+        return self._has(word)
+
     def contains(self, word: str) -> bool:
         """Whether the text holds `word` (folded), a form of it, a cognate or its translation."""
         return any(self._has(w) or self._has(cognate(w)) for w in translations(word))
@@ -340,7 +347,7 @@ _PARTITIVE = re.compile(
 )
 
 
-def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
+def asked_words(question: str, skip: Iterable[str] = (), at: int | None = None) -> list[str]:
     """The content words naming what the question asks for, folded: the run of them right
     after its frame, less modifiers ("temperature" of "At what temperature were ...",
     "produtividade" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é
@@ -348,8 +355,11 @@ def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     passage holding none of them speaks of another attribute of the same subject."""
     content = set(question_content_words(question, skip))
     folded = fold(question)
-    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number last
-    m = next(reversed(list(_ASKING.finditer(folded))), None)
+    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number
+    # last; `at` (a position in the folded question) names the frame to read instead ("How long
+    # ago ..., and in which lab?" asks its number with a frame naming no noun)
+    frames = list(_ASKING.finditer(folded))
+    m = next((f for f in frames if f.start() == at), None) if at is not None else next(reversed(frames), None)
     if not m or not content:
         return []
     if _PARTITIVE.match(folded[m.end() :]):

@@ -47,12 +47,13 @@ from models.text_encoder import TextEncoder
 from service.answer.asked import asked_value, asks_identifier, given_values, identifier_frames, states_value
 from service.answer.conditions import threshold_spans
 from service.answer.content_words import (
+    WordIndex,
     absent_content_words,
     question_content_words,
     translations,
     word_index,
 )
-from service.answer.sentences import EMBED_CHARS, sentences
+from service.answer.sentences import EMBED_CHARS, in_encoder_language, sentences
 from service.answer.types import Answer
 from service.query.decompose import decompose
 from service.query.translate import translate
@@ -683,24 +684,41 @@ class RelevanceGate:
         texts = [c.sentence[:EMBED_CHARS] for c in kept]
         embed = self.text.embed if self.sentence_vectors is None else self.sentence_vectors.embed
         vectors = embed(texts)
-        cosines = vectors @ np.asarray(result.query_vector, dtype=np.float32)
-        if translated := self._translated(question):
+        wordings = [np.asarray(result.query_vector, dtype=np.float32)]
+        cosines = vectors @ wordings[0]
+        if translated := self._translated(question, word_index("\n".join(texts))):
             # "combien coûte au Pakistan ..." embeds far from "a lower cost of US$ 48 in Egypt"
-            # with an English-only encoder; its translation much less so (the planner's vector
-            # of it when it searched the same translation)
+            # with an English-only encoder; its translation much less so. The translation picks
+            # the senses the sentences hold; the planner's vector serves when it searched the
+            # same words
             given = result.translation_vector
-            vector = given if given is not None and given.size else self.text.embed([translated])[0]
-            cosines = np.maximum(cosines, vectors @ np.asarray(vector, dtype=np.float32))
+            same = given is not None and given.size and translated == self._translated(question)
+            wordings.append(np.asarray(given if same else self.text.embed([translated])[0], dtype=np.float32))
+            cosines = np.maximum(cosines, vectors @ wordings[-1])
+        if self.text_language is not None:
+            # a sentence in another language than the encoder's ("Le parc métropolitain progresse
+            # de 8,6 % avec 820 MW raccordés en 2020") is compared in its word-for-word translation too
+            foreign = [
+                (i, t)
+                for i, c in enumerate(kept)
+                if (t := in_encoder_language(texts[i], c.chunk.text, self.text_language))
+            ]
+            if foreign:
+                translations = embed([t for _, t in foreign])
+                rows = [i for i, _ in foreign]
+                for wording in wordings:
+                    cosines[rows] = np.maximum(cosines[rows], translations @ wording)
         for cand, cos in zip(kept, cosines, strict=True):
             cand.cosine = float(cos)
         return kept
 
-    def _translated(self, question: str) -> str | None:
-        """The question in the text encoder's language, when it is written in another."""
+    def _translated(self, question: str, evidence: WordIndex | None = None) -> str | None:
+        """The question in the text encoder's language, when it is written in another (with
+        `evidence`, each word's senses those sentences hold)."""
         language = question_language(question)
         if self.text_language is None or language == self.text_language:
             return None
-        return translate(question, language)
+        return translate(question, language, prefer=evidence.holds_form if evidence else None)
 
     @staticmethod
     def _candidates(pages: list[PageEvidence]) -> list[Candidate]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from index.sqlite import connect, migrate, transaction
 from models.text_encoder import TextEncoder
-from service.answer.sentences import EMBED_CHARS, sentences
+from service.answer.sentences import EMBED_CHARS, in_encoder_language, sentences
 
 MIN_SENTENCE_CHARS = 12  # the gate's candidates: shorter pieces are not scored
 MAX_SENTENCE_CHARS = 600  # ...and longer ones are cut here before the gate cuts them to EMBED_CHARS
@@ -45,22 +45,28 @@ _MIGRATIONS = [
 _LOOKUP_BATCH = 500  # keys per SELECT (SQLite's bound-parameter limit is 999 on old builds)
 
 
-def embedded_texts(chunk_text: str, table: bool = False) -> list[str]:
+def embedded_texts(chunk_text: str, table: bool = False, encoder_language: str | None = None) -> list[str]:
     """The texts the gate embeds for one chunk's sentences (RelevanceGate._candidates, then
-    its EMBED_CHARS cut), in order, duplicates kept; a table chunk's lines stay lines."""
+    its EMBED_CHARS cut), in order, duplicates kept; a table chunk's lines stay lines. With
+    the encoder's language, each one's translation into it follows, when the chunk is
+    written in another (sentences.in_encoder_language)."""
     out = []
     for sentence in sentences(chunk_text, table=table):
         if len(sentence) >= MIN_SENTENCE_CHARS:
-            out.append(sentence[:MAX_SENTENCE_CHARS][:EMBED_CHARS])
+            text = sentence[:MAX_SENTENCE_CHARS][:EMBED_CHARS]
+            out.append(text)
+            if translated := in_encoder_language(text, chunk_text, encoder_language):
+                out.append(translated)
     return out
 
 
 class SentenceVectors:
     """Stored sentence vectors, with the text encoder for the ones not stored."""
 
-    def __init__(self, path: Path, text: TextEncoder) -> None:
+    def __init__(self, path: Path, text: TextEncoder, text_language: str | None = None) -> None:
         self.path = path
         self.text = text
+        self.text_language = text_language  # the gate's: sentences in another are stored translated too
         self._conn = connect(path, synchronous="NORMAL", named_rows=False)  # rebuildable from chunks
         self._lock = threading.Lock()
         migrate(self._conn, _MIGRATIONS)
@@ -102,7 +108,11 @@ class SentenceVectors:
         document was erased meanwhile, nothing is stored); `slice_size`: embed that many
         texts per call on the small-call runtime (service/answer/sentence_filler.py), else
         all in one bulk call."""
-        texts = list(dict.fromkeys(t for text, table in chunks for t in embedded_texts(text, table)))
+        texts = list(
+            dict.fromkeys(
+                t for text, table in chunks for t in embedded_texts(text, table, self.text_language)
+            )
+        )
         keys = [self.key(t) for t in texts]
         known = self._lookup(keys)
         todo = [i for i, k in enumerate(keys) if k not in known]

@@ -164,7 +164,7 @@ _LEMMA_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("em", ("er", "ir")),
     ("ed", ("", "e")),
     ("ing", ("", "e")),
-    ("es", ("", "e")),
+    ("es", ("", "e", "er")),  # "raccordés" (folded) -> "raccorder"
     ("s", ("",)),
     ("a", ("ar",)),
     ("e", ("er", "ir", "re")),

@@ -11,10 +11,11 @@ be in any wording; this is the offline fallback, not a translator.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from geo.country_names import country_code, country_names
 from geo.folding import fold
-from service.query.dictionary import english_of, is_english
+from service.query.dictionary import MAX_WORDS, english_of, is_english
 
 # folded Portuguese word -> English words
 PT_EN: dict[str, str] = {
@@ -272,6 +273,15 @@ FR_EN: dict[str, str] = {
     "installee": "installed",
     "installees": "installed",
     "raccordee": "connected",
+    "raccordees": "connected",
+    "raccorde": "connected",
+    "raccordes": "connected",
+    "raccordement": "connection grid",
+    "metropolitain": "mainland metropolitan",
+    "metropolitaine": "mainland metropolitan",
+    "progresse": "grows increases",
+    "hausse": "increase rise",
+    "baisse": "decrease fall",
     "solaire": "solar",
     "photovoltaique": "photovoltaic solar",
     "eau": "water",
@@ -406,10 +416,12 @@ def _country_at(words: list[str], i: int, source: str, target: str) -> tuple[str
     return None
 
 
-def translate(text: str, language: str) -> str | None:
+def translate(text: str, language: str, prefer: Callable[[str], bool] | None = None) -> str | None:
     """`text` (Portuguese or English; French to English) in the other language, word for
     word; None when fewer than MIN_TRANSLATED words are in the glossary or the language is
-    none of these."""
+    none of these. `prefer` picks among a dictionary word's senses: those it holds (the
+    words of the evidence the translation is compared with: "amostras" is "samples" beside
+    "FinTabNet (113k samples)", not the dictionary's first senses "test, trial")."""
     if language == "pt":
         text = _ORDINAL_QUARTER.sub(lambda m: f"Q{m[1]}", text)
         glossary = PT_EN
@@ -422,7 +434,8 @@ def translate(text: str, language: str) -> str | None:
         return None
     out: list[str] = []
     translated = 0
-    words = re.findall(r"[\w][\w./-]*", text)
+    # a sentence's last word loses its full stop ("région." is "région"); "8.6", "A.I." keep theirs
+    words = [w.rstrip(".") if w.count(".") == 1 else w for w in re.findall(r"[\w][\w./-]*", text)]
     i = 0
     while i < len(words):
         if country := _country_at(words, i, language, "pt" if language == "en" else "en"):
@@ -444,8 +457,12 @@ def translate(text: str, language: str) -> str | None:
         elif folded in _FUNCTION:
             continue
         elif language != "en" and not word[:1].isupper() and (english := english_of(folded)):
-            # the FreeDict dictionary's first senses (a capitalised word may be a name); a word
-            # written alike in English ("área") stays beside them
+            # the FreeDict dictionary's first senses (a capitalised word may be a name), or
+            # the senses the evidence holds; a word written alike in English ("área") stays
+            # beside them
+            if prefer is not None:
+                held = [w for w in english_of(folded, most=MAX_WORDS) if prefer(w)]
+                english = held[: len(english)] or english
             out.extend(dict.fromkeys([folded, *english] if is_english(folded) else english))
             translated += 1
         else:

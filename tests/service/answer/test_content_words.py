@@ -29,6 +29,11 @@ def test_content_words_leave_out_function_words_frames_verbs_months_and_key_term
         "income",
     ]
     assert question_content_words("How many employees did Acme have?", ["acme"]) == ["employees"]
+    # the document's genre and its citing ("o guia ... cita") are how the question points at
+    # the source, not what it asks about
+    assert question_content_words(
+        "Além do Fridays for Future, que outros movimentos o guia cita?", ["fridays", "future"]
+    ) == ["movimentos"]
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,19 @@ def test_embedded_texts_are_the_gates_candidates() -> None:
     assert all(len(t) <= EMBED_CHARS for t in gate_texts)
 
 
+def test_a_passage_in_another_language_than_the_encoders_is_also_embedded_translated() -> None:
+    french = (
+        "Le parc métropolitain progresse de 8,6 % avec 820 MW raccordés en 2020 dans la région, "
+        "selon les données du réseau qui sont publiées par le gestionnaire."
+    )
+    english = "The mainland fleet grew by 8.6% with 820 MW connected in 2020 in the region."
+    texts = embedded_texts(french, encoder_language="en")
+    assert texts[0] == french and len(texts) == 2
+    assert "connected" in texts[1].split() or "region" in texts[1].split()  # read into English
+    assert embedded_texts(english, encoder_language="en") == [english]
+    assert embedded_texts(french) == [french]  # a multilingual encoder: no translation
+
+
 def test_stored_vectors_are_the_computed_ones(tmp_path: Path, text_encoder: TextEncoder) -> None:
     store = SentenceVectors(tmp_path / "sv.sqlite3", text_encoder)
     chunks = ["The river rose two metres in Recife. Schools closed for a week.", "Choveu 300 mm em abril."]

@@ -114,3 +114,15 @@ def test_the_answer_step_s_translations_follow_the_dictionaries_in_use(small: Pa
     assert "movement" not in translations("movimento")  # the cache does not outlive the folder
     dictionary.use(small)
     assert "movement" in translations("movimento")
+
+
+def test_a_translation_takes_the_senses_its_evidence_holds(small: Path) -> None:
+    from service.query.translate import translate
+
+    question = "Quantos bancos tem o bairro com mais chuva?"
+    first = str(translate(question, "pt")).split()
+    assert "bank" in first and "bench" in first  # the dictionary's first senses
+    held = str(translate(question, "pt", prefer=lambda word: word == "bench")).split()
+    assert "bench" in held and "bank" not in held
+    # evidence holding no sense: the first senses stay
+    assert translate(question, "pt", prefer=lambda word: False) == translate(question, "pt")
