@@ -20,7 +20,7 @@ from ingest.formats.pdf import capped_dpi
 from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument
 from ingest.ocr import tesseract_available
 from ingest.sniff import sniff
-from tests.utils.documents import image_bytes, make_pdf, scanned_pdf, text_image
+from tests.utils.documents import float_tiff, image_bytes, make_pdf, scanned_pdf, text_image
 
 LINE_1 = "Relatório de enchentes 2024 no Recife, com muitos bairros afetados."
 LINE_2 = "Segunda linha isolada, bem abaixo, no meio da página."
@@ -462,39 +462,17 @@ def test_owner_password_pdf_that_allows_everything_has_no_warning() -> None:
     opened.close()
 
 
-def _float_tiff(shape: tuple[int, ...], **kwargs: object) -> bytes:
-    """A zlib float32 TIFF of zeros, written tile by tile (a few kB for millions of pixels)."""
-    import numpy as np
-    import tifffile
-
-    tile = np.zeros((16, 16), np.float32)
-    tiles = (
-        (shape[0] if kwargs.get("planarconfig") == "separate" else 1) * (shape[-2] // 16) * (shape[-1] // 16)
-    )
-    buf = io.BytesIO()
-    tifffile.imwrite(
-        buf,
-        (tile for _ in range(tiles)),
-        shape=shape,
-        dtype="float32",
-        tile=(16, 16),
-        compression="zlib",
-        **kwargs,
-    )
-    return buf.getvalue()
-
-
 def test_raster_size_is_checked_on_its_tags_before_decoding() -> None:
     """A planar raster's shape is (bands, rows, cols): the check multiplied bands by rows,
     so 3 x 512 x 204,800 float32 (1 MB of zlib) passed as 1,536 pixels and decoded to
     over 5 GB inside the upload request. Rows x columns now, and every band's bytes."""
     from ingest.formats.raster import BYTES_PER_PIXEL
 
-    planar = _float_tiff((3, 32, 4096), planarconfig="separate", photometric="minisblack")
+    planar = float_tiff((3, 32, 4096), planarconfig="separate", photometric="minisblack")
     with pytest.raises(TooLarge, match="4096x32 pixels"):
         _open(planar, max_image_pixels=32 * 4096 - 1)
     assert _open(planar, max_image_pixels=32 * 4096).page_count == 1
     # few pixels, many bands: 64 x 64 pixels of 80 float32 samples each
-    bands = _float_tiff((64, 64, 80), planarconfig="contig", photometric="minisblack")
+    bands = float_tiff((64, 64, 80), planarconfig="contig", photometric="minisblack")
     with pytest.raises(TooLarge, match="80 bands of float32"):
         _open(bands, max_image_pixels=64 * 64 * 80 * 4 // BYTES_PER_PIXEL - 1)

@@ -119,3 +119,27 @@ def write_world_filed_raster(path: Path, image: bytes, world: bytes, prj: bytes 
     path.with_suffix(f".{suffix[1]}{suffix[-1]}w").write_bytes(world)
     path.with_suffix(".prj").write_bytes(prj.encode() if isinstance(prj, str) else prj)
     return path
+
+
+def float_tiff(shape: tuple[int, ...], *, tile: int = 16, **kwargs: object) -> bytes:
+    """A zlib float32 TIFF of zeros written tile by tile: a few kB for millions of pixels
+    (a "TIFF bomb"). `shape` is (rows, cols), (bands, rows, cols) with
+    planarconfig="separate" or (rows, cols, bands); the other kwargs go to tifffile."""
+    import numpy as np
+    import tifffile
+
+    zeros = np.zeros((tile, tile), np.float32)
+    planes = shape[0] if kwargs.get("planarconfig") == "separate" else 1
+    rows, cols = shape[-2:] if kwargs.get("planarconfig") == "separate" else shape[:2]
+    tiles = planes * -(-rows // tile) * -(-cols // tile)
+    buf = io.BytesIO()
+    tifffile.imwrite(
+        buf,
+        (zeros for _ in range(tiles)),
+        shape=shape,
+        dtype="float32",
+        tile=(tile, tile),
+        compression="zlib",
+        **kwargs,
+    )
+    return buf.getvalue()
