@@ -402,6 +402,8 @@ class Carta:
                 ocr_min_chars=settings.ocr_min_chars,
                 max_pages=settings.max_pages,
                 max_image_pixels=settings.max_image_pixels,
+                max_page_content_bytes=settings.max_page_content_bytes,
+                max_content_bytes=settings.max_content_bytes,
                 layout=settings.layout,
                 table_timeout_s=settings.table_timeout_s,
                 chart_tables=settings.chart_tables,
