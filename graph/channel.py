@@ -110,7 +110,12 @@ class GraphChannel:
                     f"its properties: {', '.join(sorted(known)[:40]) or 'none'}"
                 )
         salt = (category or "") + (json.dumps(aliases, sort_keys=True) if aliases else "")
-        return self.store.add_dataset(tenant, parsed, filename, kind, data + salt.encode(), aliases)
+        # a CSV's or GeoJSON's ids are the file's own (row numbers, its id column): another
+        # file under the same name keeps its rows under ids of its own (GraphStore.add_dataset)
+        own_ids = dataset_name(filename) if kind in ("csv", "geojson") else None
+        return self.store.add_dataset(
+            tenant, parsed, filename, kind, data + salt.encode(), aliases, file_prefix=own_ids
+        )
 
     def datasets(self, tenant: str) -> list[DatasetInfo]:
         return self.store.datasets(tenant)
