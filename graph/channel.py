@@ -4,15 +4,17 @@ that ask for pairs of places. Built once by `service.carta.Carta` from Settings.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from geo.distance import haversine_m
 from geo.gazetteer import Gazetteer
 from graph.analytics import AnalyticResult, PlanExecutor
+from graph.area_view import AreaView, Within
 from graph.communities import GlobalResult, GlobalSearch, global_query
 from graph.coverage import Coverage, Extent
 from graph.errors import BadAliases, DatasetNotFound, EmptyDataset, PoiFormatError, TooManyPois
@@ -25,6 +27,8 @@ from graph.sources import Parsed, dataset_name, parse
 from graph.store import DatasetInfo, DocFilter, GraphStore, poi_node, zone_node
 from graph.zone_names import ZoneNamer
 from models.llm_client import LLMClient
+
+_T = TypeVar("_T")
 
 MAX_CITED_PAGES = 5
 FAR_PLACE_M = 300_000.0  # a named place this far from every row of a whole-dataset answer is not its
@@ -110,7 +114,12 @@ class GraphChannel:
                     f"its properties: {', '.join(sorted(known)[:40]) or 'none'}"
                 )
         salt = (category or "") + (json.dumps(aliases, sort_keys=True) if aliases else "")
-        return self.store.add_dataset(tenant, parsed, filename, kind, data + salt.encode(), aliases)
+        # a CSV's or GeoJSON's ids are the file's own (row numbers, its id column): another
+        # file under the same name keeps its rows under ids of its own (GraphStore.add_dataset)
+        own_ids = dataset_name(filename) if kind in ("csv", "geojson") else None
+        return self.store.add_dataset(
+            tenant, parsed, filename, kind, data + salt.encode(), aliases, file_prefix=own_ids
+        )
 
     def datasets(self, tenant: str) -> list[DatasetInfo]:
         return self.store.datasets(tenant)
@@ -139,10 +148,13 @@ class GraphChannel:
         known = self.store.categories(tenant) if tenant else {}
         return self.parser.parse(question, known)
 
-    def answer(self, question: str, tenant: str, visible: DocFilter | None = None) -> RelationalResult | None:
+    def answer(
+        self, question: str, tenant: str, visible: DocFilter | None = None, within: Within | None = None
+    ) -> RelationalResult | None:
         """Relational evidence when the question asks for pairs of categories the tenant
         has POIs of; None otherwise (the question is not relational here). `visible`: the
-        documents the caller may see (None: all), the only ones the evidence names."""
+        documents the caller may see (None: all), the only ones the evidence names;
+        `within`: the request's geo filter, the only POIs paired (graph/area_view.py)."""
         held = self.store.categories(tenant)
         if not held:
             return None  # no POI dataset: nothing to relate (and no LLM call to parse)
@@ -155,7 +167,7 @@ class GraphChannel:
         if constraints.place:  # resolved in the question; else the parser's (an LLM's) place name alone
             match = self.rule_parser.place_hint(question) or self.rule_parser.place_hint(constraints.place)
         place = match.place if match and match.place.kind not in ("country", "continent", "state") else None
-        return self.retriever.retrieve(tenant, constraints, place, question, visible)
+        return self._scoped(self.retriever, within).retrieve(tenant, constraints, place, question, visible)
 
     def catalog(self, tenant: str) -> Catalog:
         """What the tenant's datasets hold, for the plan parser."""
@@ -184,10 +196,11 @@ class GraphChannel:
             return None
         return self.plan_parser.parse(question, catalog or self.catalog(tenant))
 
-    def analyze(self, question: str, tenant: str) -> AnalyticResult | None:
+    def analyze(self, question: str, tenant: str, within: Within | None = None) -> AnalyticResult | None:
         """The executed plan of an analytical question; None when the question is not one
         here, asks for pairs (`answer` answers those), or asks about a place the loaded
-        data does not cover (graph/coverage.py: the documents may answer it)."""
+        data does not cover (graph/coverage.py: the documents may answer it). `within`:
+        the request's geo filter; only the features inside it are counted, ranked, measured."""
         if not may_be_analytical(question) or not self.store.categories(tenant):
             return None
         catalog = self.catalog(tenant)
@@ -196,7 +209,8 @@ class GraphChannel:
             return None
         if self.coverage(tenant, catalog).uncovered(question, plan) is not None:
             return None
-        result = PlanExecutor(self.store, self._zone_namer(tenant), self._locate).run(tenant, plan)
+        store = AreaView(self.store, within) if within is not None else self.store
+        result = PlanExecutor(store, self._zone_namer(tenant), self._locate).run(tenant, plan)
         if plan.area.kind == "all" and not plan.area.name and self._far_from_place(question, result):
             return None  # "Nagaland's population in the 2011 census": not the Olinda tracts' question
         return result
@@ -237,22 +251,35 @@ class GraphChannel:
         best = self.gazetteer.lookup(name)
         return (best[0].place.lat, best[0].place.lon) if best else None
 
+    def _scoped(self, reader: _T, within: Within | None) -> _T:
+        """`reader` (the retriever, the global search) reading the store through `within`."""
+        if within is None:
+            return reader
+        scoped = copy.copy(reader)
+        scoped.store = AreaView(self.store, within)  # type: ignore[attr-defined]
+        return scoped
+
     def _zone_namer(self, tenant: str) -> ZoneNamer:
         return ZoneNamer(self.store, self.gazetteer, tenant)
 
     def answer_global(
-        self, question: str, tenant: str, language: str = "en", visible: DocFilter | None = None
+        self,
+        question: str,
+        tenant: str,
+        language: str = "en",
+        visible: DocFilter | None = None,
+        within: Within | None = None,
     ) -> GlobalResult | None:
         """Zones ranked for a corpus-wide question ("which areas have the most schools?");
         None when the question is not one (or names a relation: that is `answer`'s).
-        `visible`: as for `answer`."""
+        `visible`, `within`: as for `answer`."""
         held = self.store.categories(tenant)
         query = global_query(question, held)
         if query is None or names_relation(question):
             return None
         if not any(c in held for c in query.categories):
             return None
-        return self.global_search.answer(tenant, question, query, language, visible)
+        return self._scoped(self.global_search, within).answer(tenant, question, query, language, visible)
 
     def pages_mentioning_zones(
         self, tenant: str, cells: Sequence[str], visible: DocFilter | None = None

@@ -21,6 +21,7 @@ from graph.categories import normalise_name, normalise_tags
 from graph.errors import PoiFormatError, TooManyPois
 from ingest.errors import CorruptDocument, JsonTooDeep
 from ingest.readers.delimited import DELIMITERS, read_rows
+from ingest.readers.encoding import NotText, decode_text
 from ingest.readers.geojson import load_json, raw_features
 from ingest.readers.osm import read_osm_elements
 
@@ -113,9 +114,11 @@ def sniff(data: bytes) -> str:
         if isinstance(doc, dict) and doc.get("type") in ("FeatureCollection", "Feature"):
             return "geojson"
         raise PoiFormatError("JSON that is neither Overpass JSON (elements) nor GeoJSON")
-    try:
-        first = data[:4096].decode("utf-8-sig").splitlines()[0]
-    except (UnicodeDecodeError, IndexError) as exc:
+    try:  # a CSV in UTF-8, UTF-16 or Windows-1252 (ingest/readers/encoding.py)
+        first = decode_text(data[:4096], partial=True).splitlines()[0]
+    except NotText as exc:
+        raise PoiFormatError(f"not a POI file: {exc}") from exc
+    except (ValueError, IndexError) as exc:
         raise PoiFormatError("not a POI file: expected OSM PBF/XML, Overpass JSON, GeoJSON or CSV") from exc
     cols = {c.strip().strip('"').lower() for c in first.replace(";", ",").split(",")}
     if cols & set(_LAT_KEYS) and cols & set(_LON_KEYS):
@@ -134,11 +137,14 @@ def parse(data: bytes, dataset: str, default_category: str | None = None) -> Par
         parsed = read_geojson(load_json(data), dataset, default_category)
     else:
         try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
+            text = decode_text(data)
+        except UnicodeDecodeError as exc:  # a BOM's UTF-16/32 broken further on
             raise PoiFormatError(
-                f"the CSV is not UTF-8 text (byte {exc.start:,} is not): save it as UTF-8"
+                f"the CSV is not {exc.encoding.upper()} text as its byte order mark says "
+                f"(byte {exc.start:,} is not): save it as UTF-8"
             ) from exc
+        except NotText as exc:
+            raise PoiFormatError(f"the CSV cannot be read as text ({exc})") from exc
         parsed = read_csv(text, dataset, default_category)
     parsed.kind = kind
     return parsed

@@ -23,7 +23,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -158,6 +158,15 @@ def zone_node(cell: str) -> str:
     return f"zone:{cell}"
 
 
+def _prefixed(parsed: Parsed, old: str, new: str) -> Parsed:
+    """`parsed` with the POI ids `<old>:x` renamed `<new>:x` (others as they are)."""
+    start = f"{old}:"
+    pois = [
+        replace(p, id=f"{new}:{p.id[len(start) :]}") if p.id.startswith(start) else p for p in parsed.pois
+    ]
+    return replace(parsed, pois=pois)
+
+
 def _poi_data(poi: Poi) -> str:
     """A POI node's `data`: its attributes and polygon (empty for a bare point)."""
     data: dict[str, Any] = {}
@@ -208,16 +217,26 @@ class GraphStore:
         kind: str,
         content: bytes,
         aliases: dict[str, list[str]] | None = None,
+        file_prefix: str | None = None,
     ) -> tuple[DatasetInfo, bool]:
         """Store one parsed upload; (info, created). The same content again is a no-op.
         `aliases`: words that name a property in questions ({"V014": ["residentes"]}).
         POIs whose source id another dataset of the tenant already holds are skipped
-        (counted as duplicates), so deleting either dataset never removes the other's."""
+        (counted as duplicates), so deleting either dataset never removes the other's.
+
+        `file_prefix`: the prefix (`<file name>`) of ids that only mean something inside this
+        file (a CSV's or GeoJSON's row number or own id column), unlike OSM ids. When another
+        dataset already holds ids under it (a different file uploaded under the same name),
+        this file's ids become `<file name>~<dataset id>:...`, so both datasets keep all their
+        rows, as two PDFs of one name are two documents; else row 3 of the second file was
+        skipped as a "duplicate" of row 3 of the first."""
         dataset_id = hashlib.sha256(content).hexdigest()[:16]
         with self._lock:
             existing = self.dataset(tenant, dataset_id)
             if existing is not None:
                 return existing, False
+            if file_prefix and self._holds_prefix(tenant, file_prefix):
+                parsed = _prefixed(parsed, file_prefix, f"{file_prefix}~{dataset_id[:8]}")
             held = self._existing_ids(tenant, [poi_node(p.id) for p in parsed.pois])
             pois = [p for p in parsed.pois if poi_node(p.id) not in held]
             roads = [
@@ -593,6 +612,15 @@ class GraphStore:
         return out
 
     # ----------------------------------------------------------------- writes (inside a transaction)
+
+    def _holds_prefix(self, tenant: str, prefix: str) -> bool:
+        """Whether a POI id starts with `<prefix>:` (a range scan of the primary key)."""
+        low = poi_node(f"{prefix}:")
+        high = low[:-1] + chr(ord(":") + 1)
+        row = self._db.execute(
+            "SELECT 1 FROM nodes WHERE tenant=? AND id>=? AND id<? LIMIT 1", (tenant, low, high)
+        ).fetchone()
+        return row is not None
 
     def _existing_ids(self, tenant: str, ids: Sequence[str]) -> set[str]:
         found: set[str] = set()

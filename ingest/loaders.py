@@ -47,6 +47,10 @@ class LoadOptions:
     ocr_min_chars: int = 40
     max_pages: int = 2000
     max_image_pixels: int = 60_000_000
+    # decoded PDF drawing instructions a page may execute, and a document in all
+    # (ingest/formats/pdf_content.py: inflation and form bombs refused before rendering)
+    max_page_content_bytes: int = 16 * 2**20
+    max_content_bytes: int = 256 * 2**20
     layout: Literal["tables", "text"] = "tables"  # PDF tables kept as tables, or read as text
     table_timeout_s: float = 30.0  # a page's table detection budget; past it, the text path
     chart_tables: bool = True  # bar charts on pages with little text read into tables (ingest/charts.py)

@@ -44,6 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from tests.utils.documents import content_bomb_pdf, float_tiff, form_bomb_pdf  # noqa: E402
+
 # the UI's reading of a citation marker (service/api/web/static/app.js answerNodes)
 UI_MARKER = re.compile(r"\[([A-Za-z0-9_-]+) p\.(\d+)\]")
 INVALID_H3 = ["zzz", "", "8928308280fffffff"]
@@ -509,34 +511,25 @@ def probe_huge_json_list(p: Probe) -> tuple[str, bool]:
     return f"{r.status_code} {r.text[:80]}", r.status_code in {413, 422}
 
 
-def float_tiff(shape: tuple[int, ...], **kwargs: Any) -> bytes:
-    """A zlib float32 TIFF of zeros written tile by tile: a few kB for millions of pixels."""
-    import io
-
-    import numpy as np
-    import tifffile
-
-    tile = np.zeros((512, 512), np.float32)
-    planes = shape[0] if kwargs.get("planarconfig") == "separate" else 1
-    tiles = planes * (shape[-2] // 512) * (shape[-1] // 512)
-    buf = io.BytesIO()
-    tifffile.imwrite(
-        buf,
-        (tile for _ in range(tiles)),
-        shape=shape,
-        dtype="float32",
-        tile=(512, 512),
-        compression="zlib",
-        **kwargs,
-    )
-    return buf.getvalue()
-
-
 def probe_planar_tiff(p: Probe) -> tuple[str, bool]:
     """3 x 512 x 204,800 float32 (1.3 MB of zlib): the size check read bands x rows."""
-    data = float_tiff((3, 512, 204_800), planarconfig="separate", photometric="minisblack")
+    data = float_tiff((3, 512, 204_800), tile=512, planarconfig="separate", photometric="minisblack")
     r = p.upload("plain", data, "planar.tif")
     return f"{r.status_code} {r.text[:80]}", r.status_code == 413
+
+
+def pdf_bomb_probe(build: Callable[[], bytes]) -> ProbeFn:
+    """A PDF whose page draws hundreds of MB of operators from a few kB: 413 on upload,
+    within seconds, nothing stored."""
+
+    def run(p: Probe) -> tuple[str, bool]:
+        data = build()
+        started = time.perf_counter()
+        r = p.upload("plain", data, "bomb.pdf")
+        seconds = time.perf_counter() - started
+        return f"{r.status_code} in {seconds:.1f} s {r.text[:60]}", r.status_code == 413 and seconds < 10
+
+    return run
 
 
 def probe_gcp_inf_geotiff(p: Probe) -> tuple[str, bool]:
@@ -632,6 +625,8 @@ def probes(args: argparse.Namespace) -> list[tuple[str, str, ProbeFn]]:
             ),
         ),
         ("planar_tiff_bomb", "413 before decoding", probe_planar_tiff),
+        ("pdf_flate_bomb_300mb", "413 within 10 s", pdf_bomb_probe(lambda: content_bomb_pdf(300 * 2**20))),
+        ("pdf_form_bomb_10m_ops", "413 within 10 s", pdf_bomb_probe(lambda: form_bomb_pdf(7, 10))),
         ("geotiff_inf_tiepoint", "400, no hang", probe_gcp_inf_geotiff),
     ]
     if args.big:

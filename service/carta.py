@@ -54,7 +54,7 @@ from service.query.channels import ChannelContext, build_channels
 from service.query.channels.communities import GlobalChannel
 from service.query.channels.entities import EntitiesChannel
 from service.query.channels.graph import GraphEvidence, GraphEvidenceChannel
-from service.query.geo_filter import GeoSpec, ResolvedGeo, resolve, resolve_place
+from service.query.geo_filter import GeoSpec, ResolvedGeo, point_test, resolve, resolve_place
 from service.query.planner import PlannerLimits, QueryPlanner
 from service.query.retrieval import Retriever
 from service.query.router import asks_global
@@ -404,6 +404,8 @@ class Carta:
                 ocr_min_chars=settings.ocr_min_chars,
                 max_pages=settings.max_pages,
                 max_image_pixels=settings.max_image_pixels,
+                max_page_content_bytes=settings.max_page_content_bytes,
+                max_content_bytes=settings.max_content_bytes,
                 layout=settings.layout,
                 table_timeout_s=settings.table_timeout_s,
                 chart_tables=settings.chart_tables,
@@ -721,7 +723,8 @@ class Carta:
         evidence = None
         if self.graph_evidence is not None:  # relational questions: the graph's verified pairs, not the LLM
             language = question_language(query.text)
-            evidence = self.graph_evidence.run(query.text, query.tenant, query.acl, language)
+            within = point_test(query.geo) if query.geo is not None else None  # the request's area
+            evidence = self.graph_evidence.run(query.text, query.tenant, query.acl, language, within)
         found = None
         if evidence is None and self.global_channel is not None and self._asks_global(query, result):
             found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)

@@ -110,6 +110,17 @@ class Settings(BaseSettings):
     max_image_pixels: int = Field(
         60_000_000, ge=10_000, description="Larger images are refused (decompression bombs)."
     )
+    max_page_content_bytes: int = Field(
+        16 * 2**20,
+        ge=2**16,
+        description="A PDF with a page whose drawing instructions decode to more bytes (forms counted per "
+        "use) is refused (413) before any rendering: a few kB can inflate to minutes of rendering.",
+    )
+    max_content_bytes: int = Field(
+        256 * 2**20,
+        ge=2**16,
+        description="A PDF whose pages' drawing instructions decode to more bytes in all is refused (413).",
+    )
 
     # Geospatial layer
     geotag: bool = Field(True, description="Tag pages and chunks with places and coordinates found in them.")

@@ -39,6 +39,7 @@ from PIL import Image
 
 from ingest.charts import read_bar_charts, shifted
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
+from ingest.formats.pdf_content import page_content_bytes
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
 from ingest.ocr import ocr_blocks, tesseract_available
@@ -232,6 +233,11 @@ class PdfLoader:
         if pages > options.max_pages:
             pdf.close()
             raise TooLarge(f"the PDF has {pages} pages; the limit is {options.max_pages} (CARTA_MAX_PAGES)")
+        try:
+            _check_content(pdf, options)
+        except TooLarge:
+            pdf.close()
+            raise
         metadata = pdf.metadata or {}
         title = _metadata_title(metadata.get("title") or "")
         return PdfPages(pdf, options, "pdf", title, warnings=_owner_restrictions(pdf, metadata), data=data)
@@ -241,6 +247,27 @@ class PdfLoader:
 
     def point_kind(self, tags: list[GeoTag]) -> PointKind:
         return "pdf_page"
+
+
+def _check_content(pdf: pymupdf.Document, options: LoadOptions) -> None:
+    """Refuse (TooLarge) a PDF whose drawing instructions are over the per-page or the
+    document limit, measured without rendering (ingest/formats/pdf_content.py): an
+    inflation or form bomb would hold an ingestion worker for minutes and gigabytes."""
+    per_page, in_all = options.max_page_content_bytes, options.max_content_bytes
+    total = 0
+    for page in pdf:
+        size = page_content_bytes(pdf, page, min(per_page, in_all - total))
+        if size > per_page:
+            raise TooLarge(
+                f"page {page.number + 1} of the PDF draws more than {per_page:,} bytes of decoded "
+                "instructions, too many to render in reasonable time (CARTA_MAX_PAGE_CONTENT_BYTES)"
+            )
+        total += size
+        if total > in_all:
+            raise TooLarge(
+                f"the PDF's pages draw more than {in_all:,} bytes of decoded instructions in all "
+                f"(by page {page.number + 1}; CARTA_MAX_CONTENT_BYTES)"
+            )
 
 
 def _metadata_title(title: str) -> str | None:

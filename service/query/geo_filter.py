@@ -8,12 +8,14 @@ footprint meets the searched circle is found even when its centre lies outside.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import h3
 
 from geo.coordinates import valid_latlon
+from geo.distance import haversine_m
 from geo.gazetteer import Gazetteer, PlaceMatch
 from geo.h3tags import (
     AREA_FIELD,
@@ -64,6 +66,31 @@ class ResolvedGeo:
     # None for countries, which are matched by code only
     center: tuple[float, float] | None = None  # lat, lon
     reach_m: float = DEFAULT_PLACE_RADIUS_M
+
+
+def point_test(geo: ResolvedGeo) -> Callable[[float, float], bool] | None:
+    """Whether a point (lat, lon) is inside the filter, for answers computed from POI data
+    (graph/area_view.py), which never go through the engine's conditions: the filter's
+    radius, box or polygon exactly, its H3 cells by containment. None for a country (pages
+    match it by the countries tagged on them; a POI has no country), meaning no restriction."""
+    for condition in geo.conditions:
+        if isinstance(condition, GeoRadius):
+            lat0, lon0, radius = condition.lat, condition.lon, condition.radius_m
+            return lambda lat, lon: haversine_m(lat0, lon0, lat, lon) <= radius
+        if isinstance(condition, GeoBox):
+            box = condition
+            return lambda lat, lon: box.min_lat <= lat <= box.max_lat and box.min_lon <= lon <= box.max_lon
+        if isinstance(condition, GeoPolygon):
+            from shapely import contains_xy
+            from shapely.geometry import Polygon
+
+            shape = Polygon(condition.ring)
+            return lambda lat, lon: bool(contains_xy(shape, lon, lat))
+    if geo.kind == "h3":
+        cells = set(geo.description["h3"])
+        resolutions = sorted({h3.get_resolution(c) for c in cells})
+        return lambda lat, lon: any(h3.latlng_to_cell(lat, lon, r) in cells for r in resolutions)
+    return None
 
 
 def _area_conditions(cells: list[str]) -> list[Filter]:

@@ -181,3 +181,20 @@ def test_wide_files_are_refused_before_their_values_are_built(monkeypatch: pytes
     ]
     with pytest.raises(TooManyPois):
         sources.parse(json.dumps({"type": "FeatureCollection", "features": features}).encode(), "wide", "x")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "cp1252", "utf-8-sig"])
+def test_csv_saved_by_a_spreadsheet_in_another_encoding_is_read(encoding: str) -> None:
+    """Fuzzing: a UTF-16 (BOM) or Windows-1252 CSV was refused as "not UTF-8"."""
+    text = "nome;lat;lon;categoria\nEscola São João;-8,05;-34,9;escola\nPraça Açaí;-8,06;-34,91;praça\n"
+    parsed = parse(text.encode(encoding), "escolas")
+    assert parsed.kind == "csv" and [p.name for p in parsed.pois] == ["Escola São João", "Praça Açaí"]
+
+
+def test_binary_junk_named_csv_is_a_poi_format_error() -> None:
+    with pytest.raises(PoiFormatError, match="not a POI file: it holds NUL bytes"):
+        parse(b"lat,lon\n" + bytes(range(256)) * 20, "junk")
+    with pytest.raises(PoiFormatError, match="not a POI file: .*not text"):
+        parse(b"lat,lon\n" + bytes(range(1, 32)) * 400, "junk")
+    with pytest.raises(PoiFormatError, match="cannot be read as text"):  # junk after the first 4 KiB
+        parse(b"lat,lon\n" + b"1,2\n" * 2000 + bytes(range(1, 32)) * 4000, "junk")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from geo.distance import haversine_m
-from graph.sources import Parsed, Poi, Road
+from graph.sources import Parsed, Poi, Road, parse
 from graph.store import GraphStore
 
 
@@ -107,6 +107,29 @@ def test_duplicate_source_ids_across_datasets_are_skipped(store: GraphStore) -> 
     assert second.pois == 3 and second.duplicates == 4
     store.delete_dataset("t", second.id)
     assert len(store.pois("t")) == 10  # the first dataset's POIs are untouched
+
+
+def test_another_csv_under_the_same_name_keeps_all_its_rows(store: GraphStore) -> None:
+    """Fuzzing: a second, different pois.csv lost every row whose number the first file had
+    (ids are `pois:<row>`): they were skipped as duplicates, and deleting the first file
+    then left them nowhere. Both files are now datasets with all their rows, as two PDFs
+    of one name are two documents; the same file again is still a no-op."""
+    first_csv = b"name,lat,lon\nA1,-8.05,-34.9\nA2,-8.06,-34.9\n"
+    second_csv = b"name,lat,lon\nB1,-8.07,-34.9\nB2,-8.08,-34.9\nB3,-8.09,-34.9\n"
+
+    def upload(data: bytes) -> tuple:
+        return store.add_dataset(
+            "t", parse(data, "pois", "school"), "pois.csv", "csv", data, file_prefix="pois"
+        )
+
+    first, _ = upload(first_csv)
+    second, created = upload(second_csv)
+    assert created and (first.pois, second.pois, second.duplicates) == (2, 3, 0)
+    assert sorted(name for _, name in store.poi_names("t")) == ["A1", "A2", "B1", "B2", "B3"]
+    assert {p.id for p in store.features("t", [first.id])} == {"pois:1", "pois:2"}  # ids kept
+    assert upload(second_csv) == (second, False)
+    store.delete_dataset("t", first.id)
+    assert sorted(name for _, name in store.poi_names("t")) == ["B1", "B2", "B3"]
 
 
 def test_roads_connect_when_they_share_a_vertex(store: GraphStore) -> None:

@@ -20,7 +20,15 @@ from ingest.formats.pdf import capped_dpi
 from ingest.loaders import LoadedPage, LoadOptions, OpenedDocument
 from ingest.ocr import tesseract_available
 from ingest.sniff import sniff
-from tests.utils.documents import image_bytes, make_pdf, scanned_pdf, text_image
+from tests.utils.documents import (
+    content_bomb_pdf,
+    float_tiff,
+    form_bomb_pdf,
+    image_bytes,
+    make_pdf,
+    scanned_pdf,
+    text_image,
+)
 
 LINE_1 = "Relatório de enchentes 2024 no Recife, com muitos bairros afetados."
 LINE_2 = "Segunda linha isolada, bem abaixo, no meio da página."
@@ -233,6 +241,45 @@ def test_too_many_pages_is_refused() -> None:
         _open(_text_pdf(pages=3), max_pages=2)
     assert type(info.value) is TooLarge
     assert "CARTA_MAX_PAGES" in str(info.value)
+
+
+def test_pdf_whose_content_stream_inflates_past_the_page_limit_is_refused() -> None:
+    """Fuzzing: 1.5 kB of Flate-of-Flate inflating to 300 MB of line operators held a
+    worker for minutes (13 s per 28 MB rendered, then OCR and chart passes). Measured by
+    decoding a buffer at a time, it is refused on opening, before any page is rendered."""
+    import resource
+    import time
+
+    bomb = content_bomb_pdf(300 * 2**20)
+    assert len(bomb) < 4096
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    with pytest.raises(TooLarge, match="page 1 .*CARTA_MAX_PAGE_CONTENT_BYTES"):
+        _open(bomb)
+    assert time.perf_counter() - started < 5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 100 * 1024  # KiB: never inflated
+
+
+def test_pdf_content_limits_per_page_and_in_all() -> None:
+    small = content_bomb_pdf(200_000)
+    assert _open(small, max_page_content_bytes=200_000).page_count == 1
+    with pytest.raises(TooLarge, match="CARTA_MAX_PAGE_CONTENT_BYTES"):
+        _open(small, max_page_content_bytes=199_999)
+    two = make_pdf(["x" * 40, "y" * 40])  # two ordinary pages, a few dozen bytes each
+    assert _open(two, max_page_content_bytes=2**16, max_content_bytes=2**16).page_count == 2
+    with pytest.raises(TooLarge, match="by page 2; CARTA_MAX_CONTENT_BYTES"):
+        _open(two, max_content_bytes=len(pymupdf.open("pdf", two)[0].read_contents()) + 1)
+
+
+def test_pdf_form_drawn_many_times_counts_once_per_use() -> None:
+    """A form drawing a form ... seven deep, ten times each: 1.9 kB and 10 million lines
+    (minutes of rendering), though no stream is over 60 bytes."""
+    with pytest.raises(TooLarge, match="CARTA_MAX_PAGE_CONTENT_BYTES"):
+        _open(form_bomb_pdf(7, 10))
+    # 100 lines of 18 bytes through two forms: about 1.9 kB drawn
+    assert _open(form_bomb_pdf(2, 10), max_page_content_bytes=2_000).page_count == 1
+    with pytest.raises(TooLarge):
+        _open(form_bomb_pdf(2, 10), max_page_content_bytes=1_800)
 
 
 def test_image_over_max_pixels_is_refused() -> None:
@@ -462,39 +509,17 @@ def test_owner_password_pdf_that_allows_everything_has_no_warning() -> None:
     opened.close()
 
 
-def _float_tiff(shape: tuple[int, ...], **kwargs: object) -> bytes:
-    """A zlib float32 TIFF of zeros, written tile by tile (a few kB for millions of pixels)."""
-    import numpy as np
-    import tifffile
-
-    tile = np.zeros((16, 16), np.float32)
-    tiles = (
-        (shape[0] if kwargs.get("planarconfig") == "separate" else 1) * (shape[-2] // 16) * (shape[-1] // 16)
-    )
-    buf = io.BytesIO()
-    tifffile.imwrite(
-        buf,
-        (tile for _ in range(tiles)),
-        shape=shape,
-        dtype="float32",
-        tile=(16, 16),
-        compression="zlib",
-        **kwargs,
-    )
-    return buf.getvalue()
-
-
 def test_raster_size_is_checked_on_its_tags_before_decoding() -> None:
     """A planar raster's shape is (bands, rows, cols): the check multiplied bands by rows,
     so 3 x 512 x 204,800 float32 (1 MB of zlib) passed as 1,536 pixels and decoded to
     over 5 GB inside the upload request. Rows x columns now, and every band's bytes."""
     from ingest.formats.raster import BYTES_PER_PIXEL
 
-    planar = _float_tiff((3, 32, 4096), planarconfig="separate", photometric="minisblack")
+    planar = float_tiff((3, 32, 4096), planarconfig="separate", photometric="minisblack")
     with pytest.raises(TooLarge, match="4096x32 pixels"):
         _open(planar, max_image_pixels=32 * 4096 - 1)
     assert _open(planar, max_image_pixels=32 * 4096).page_count == 1
     # few pixels, many bands: 64 x 64 pixels of 80 float32 samples each
-    bands = _float_tiff((64, 64, 80), planarconfig="contig", photometric="minisblack")
+    bands = float_tiff((64, 64, 80), planarconfig="contig", photometric="minisblack")
     with pytest.raises(TooLarge, match="80 bands of float32"):
         _open(bands, max_image_pixels=64 * 64 * 80 * 4 // BYTES_PER_PIXEL - 1)

@@ -24,6 +24,8 @@ QUICK_PROBES = [  # in the script's order: wrong_keys_300 throttles the address,
     "nested_metadata_100k",
     "nested_geojson_200k",
     "csv_one_point_3k",
+    "pdf_flate_bomb_300mb",
+    "pdf_form_bomb_10m_ops",
     "graph_answer_acl",
     "duplicate_hidden_upload",
     "concurrent_uploads_3_keys",
@@ -78,6 +80,8 @@ def test_every_probe_of_the_issue_is_listed_and_the_big_csv_only_with_big(
         "request_id_collision",
         "plain_deletes_admin_doc",
         "forged_citation",
+        "pdf_flate_bomb_300mb",
+        "pdf_form_bomb_10m_ops",
     ):
         assert must in names, must
     assert "csv_one_point_200k" not in names

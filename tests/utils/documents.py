@@ -119,3 +119,82 @@ def write_world_filed_raster(path: Path, image: bytes, world: bytes, prj: bytes 
     path.with_suffix(f".{suffix[1]}{suffix[-1]}w").write_bytes(world)
     path.with_suffix(".prj").write_bytes(prj.encode() if isinstance(prj, str) else prj)
     return path
+
+
+def float_tiff(shape: tuple[int, ...], *, tile: int = 16, **kwargs: object) -> bytes:
+    """A zlib float32 TIFF of zeros written tile by tile: a few kB for millions of pixels
+    (a "TIFF bomb"). `shape` is (rows, cols), (bands, rows, cols) with
+    planarconfig="separate" or (rows, cols, bands); the other kwargs go to tifffile."""
+    import numpy as np
+    import tifffile
+
+    zeros = np.zeros((tile, tile), np.float32)
+    planes = shape[0] if kwargs.get("planarconfig") == "separate" else 1
+    rows, cols = shape[-2:] if kwargs.get("planarconfig") == "separate" else shape[:2]
+    tiles = planes * -(-rows // tile) * -(-cols // tile)
+    buf = io.BytesIO()
+    tifffile.imwrite(
+        buf,
+        (zeros for _ in range(tiles)),
+        shape=shape,
+        dtype="float32",
+        tile=(tile, tile),
+        compression="zlib",
+        **kwargs,
+    )
+    return buf.getvalue()
+
+
+def content_bomb_pdf(decoded_bytes: int, *, layers: int = 2, op: bytes = b"0 0 m 1 1 l S\n") -> bytes:
+    """A one-page PDF whose content stream decodes to `decoded_bytes` of `op` repeated,
+    Flate-compressed `layers` times ([/FlateDecode /FlateDecode]): 300 MB of operators
+    in a few kB. Built a MiB at a time, never held whole."""
+    import zlib
+
+    chunk = op * (2**20 // len(op))
+    stream = b""
+    for layer in range(layers):
+        packer = zlib.compressobj(9)
+        parts: list[bytes] = []
+        if layer == 0:
+            left = decoded_bytes
+            while left > 0:
+                parts.append(packer.compress(chunk[:left]))
+                left -= len(chunk)
+        else:
+            parts.append(packer.compress(stream))
+        parts.append(packer.flush())
+        stream = b"".join(parts)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, stream, compress=False)
+    doc.xref_set_key(xref, "Filter", "[" + "/FlateDecode " * layers + "]")
+    page.set_contents(xref)
+    data = doc.tobytes()
+    doc.close()
+    return data
+
+
+def form_bomb_pdf(levels: int, fan: int) -> bytes:
+    """A one-page PDF that draws a form drawing a form ... `levels` deep, each drawing the
+    next `fan` times; the innermost strokes one line `fan` times: fan ** levels lines from
+    a stream of a few hundred bytes each."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    inner = 0
+    for level in range(levels):
+        xref = doc.get_new_xref()
+        resources = f"<</XObject <</X {inner} 0 R>>>>" if level else "<<>>"
+        doc.update_object(xref, f"<</Type/XObject/Subtype/Form/BBox[0 0 600 800]/Resources {resources}>>")
+        doc.update_stream(xref, (b"/X Do\n" if level else b"0 0 m 100 100 l S\n") * fan)
+        inner = xref
+    contents = doc.get_new_xref()
+    doc.update_object(contents, "<<>>")
+    doc.update_stream(contents, b"/X Do\n")
+    page.set_contents(contents)
+    doc.xref_set_key(page.xref, "Resources", f"<</XObject <</X {inner} 0 R>>>>")
+    data = doc.tobytes(deflate=True)
+    doc.close()
+    return data

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from graph.analytics import AnalyticResult
+from graph.area_view import Within
 from graph.channel import GraphChannel, MentioningPage
 from graph.communities import GlobalResult
 from graph.retrieval import RelationalResult
@@ -57,11 +58,20 @@ class GraphEvidenceChannel:
         self.graph = graph
         self.registry = registry
 
-    def run(self, question: str, tenant: str, acl: list[str] | None, language: str) -> GraphEvidence | None:
+    def run(
+        self,
+        question: str,
+        tenant: str,
+        acl: list[str] | None,
+        language: str,
+        within: Within | None = None,
+    ) -> GraphEvidence | None:
         """The evidence when the question is corpus-wide or relational here, else None (the
-        question goes to the documents). `acl`: the caller's tokens (index.acl)."""
+        question goes to the documents). `acl`: the caller's tokens (index.acl); `within`:
+        the request's geo filter as a point test (geo_filter.point_test), the only POIs and
+        zones the evidence counts, ranks or pairs."""
         visible = self.doc_filter(tenant, acl)
-        analytic = self.graph.analyze(question, tenant)
+        analytic = self.graph.analyze(question, tenant, within)
         # a zone ranking by H3 stays the overview's (GraphRAG global search); by a polygon
         # layer, a property or any other operation it is the plan's
         by_h3 = (
@@ -70,7 +80,7 @@ class GraphEvidenceChannel:
         overview = (
             None
             if analytic is not None and not by_h3
-            else self.graph.answer_global(question, tenant, language, visible)
+            else self.graph.answer_global(question, tenant, language, visible, within)
         )
         if overview is None and analytic is not None:
             mentioning = self.graph.pages_mentioning_rows(tenant, analytic, visible)
@@ -79,7 +89,7 @@ class GraphEvidenceChannel:
             cells = [z["h3"] for z in overview.zones]
             mentioning = self.graph.pages_mentioning_zones(tenant, cells, visible)
             return GraphEvidence(overview=overview, pages=self._pages(mentioning, tenant))
-        relational = self.graph.answer(question, tenant, visible)
+        relational = self.graph.answer(question, tenant, visible, within)
         if relational is None:
             return None
         mentioning = self.graph.mentioning_pages(tenant, relational, visible) if relational.pairs else []

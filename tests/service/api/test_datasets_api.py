@@ -113,7 +113,8 @@ def test_awkward_overpass_and_csv_answer_2xx_or_a_clear_4xx(client: httpx.Client
     """Each of these answered 500: an Overpass element whose lat is "x" or whose tag value
     is a list, a CSV whose separator the sniffer cannot tell (a long quoted field), a CSV
     field over the csv module's limit and a CSV whose bytes after the first 4 KiB are not
-    UTF-8. Malformed elements are skipped and counted; unreadable files are a 415."""
+    UTF-8 (now read as Windows-1252). Malformed elements are skipped and counted; unreadable
+    files are a 415."""
     elements = [
         {"type": "node", "id": 1, "lat": "x", "lon": None, "tags": {"amenity": "cafe"}},
         {"type": "node", "id": 2, "lat": -8.05, "lon": -34.9, "tags": {"amenity": ["cafe"], "name": "A"}},
@@ -146,10 +147,13 @@ def test_awkward_overpass_and_csv_answer_2xx_or_a_clear_4xx(client: httpx.Client
     too_long = b'name,lat,lon\n"' + b"a" * 200_000 + b'",-8.05,-34.9\n'
     refused = upload(client, "campo.csv", too_long, category="school")
     assert refused.status_code == 415 and "field limit" in refused.json()["error"]["message"]
-    latin1 = b"name,lat,lon\n" + b"Escola A,-8.05,-34.9\n" * 300 + "Escola Ñ,-8.05,-34.9\n".encode("latin-1")
-    refused = upload(client, "latin1.csv", latin1, category="school")
-    assert refused.status_code == 415 and "not UTF-8" in refused.json()["error"]["message"]
-    assert len(client.get("/v1/datasets").json()) == 2  # nothing stored by a refused upload
+    # a Latin-1/Windows-1252 CSV (its bytes after the first 4 KiB not UTF-8) is read as such
+    latin1 = b"name,lat,lon\n" + b"Escola A,-8.05,-34.9\n" * 300 + "Escola Ñ,-8.06,-34.9\n".encode("latin-1")
+    up = upload(client, "latin1.csv", latin1, category="school")
+    assert up.status_code == 201 and up.json()["dataset"]["pois"] == 301, up.text
+    junk = upload(client, "junk.csv", b"name,lat,lon\n" + bytes(range(1, 32)) * 400, category="school")
+    assert junk.status_code == 415 and "not text" in junk.json()["error"]["message"]
+    assert len(client.get("/v1/datasets").json()) == 3  # nothing stored by a refused upload
 
 
 def test_roads_of_a_dataset_as_geojson_lines(client: httpx.Client) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import h3
 import pytest
 
 from geo.gazetteer import Gazetteer
@@ -81,3 +82,17 @@ def test_invalid_h3_ids_are_a_geo_filter_error(bad: str) -> None:
     assert not is_h3_cell(bad)
     with pytest.raises(GeoFilterError, match="not valid H3 cell ids"):
         resolve(GeoSpec(h3=["8928308280fffff", bad]), None)
+
+
+def test_point_test_of_each_filter_kind_for_answers_from_poi_data() -> None:
+    """The request's filter as a point test (POI answers never meet the engine's conditions)."""
+    from service.query.geo_filter import point_test
+
+    recife, olinda = (-8.0631, -34.8711), (-8.0089, -34.8553)  # ~6 km apart
+    radius = point_test(resolve(GeoSpec(lat=recife[0], lon=recife[1], radius_m=2000), None))
+    box = point_test(resolve(GeoSpec(bbox=[-34.9, -8.1, -34.86, -8.03]), None))
+    ring = [[-34.9, -8.1], [-34.86, -8.1], [-34.86, -8.03], [-34.9, -8.03], [-34.9, -8.1]]
+    polygon = point_test(resolve(GeoSpec(polygon={"type": "Polygon", "coordinates": [ring]}), None))
+    cells = point_test(resolve(GeoSpec(h3=[h3.latlng_to_cell(*recife, 6)]), None))
+    for inside in (radius, box, polygon, cells):
+        assert inside is not None and inside(*recife) and not inside(*olinda)
