@@ -74,7 +74,8 @@ _QUESTION_FRAMES = frozenset(
     maior menor maiores menores maximo minimo pior melhor unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     among approximately roughly exact exactly around cerca aproximadamente
-    end beginning start fim final inicio comeco fin debut ate whole inteiro todo
+    end beginning start begin began begun fim final inicio comeco fin debut ate whole inteiro todo
+    long ago
     mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     exceeds
@@ -347,7 +348,13 @@ _PARTITIVE = re.compile(
 )
 
 
-def asked_words(question: str, skip: Iterable[str] = (), at: int | None = None) -> list[str]:
+def last_frame_at(question: str) -> int | None:
+    """Where (in the folded question) its last asking frame starts ("what", "quantos", "which")."""
+    frames = list(_ASKING.finditer(fold(question)))
+    return frames[-1].start() if frames else None
+
+
+def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The content words naming what the question asks for, folded: the run of them right
     after its frame, less modifiers ("temperature" of "At what temperature were ...",
     "produtividade" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é
@@ -355,11 +362,8 @@ def asked_words(question: str, skip: Iterable[str] = (), at: int | None = None) 
     passage holding none of them speaks of another attribute of the same subject."""
     content = set(question_content_words(question, skip))
     folded = fold(question)
-    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number
-    # last; `at` (a position in the folded question) names the frame to read instead ("How long
-    # ago ..., and in which lab?" asks its number with a frame naming no noun)
-    frames = list(_ASKING.finditer(folded))
-    m = next((f for f in frames if f.start() == at), None) if at is not None else next(reversed(frames), None)
+    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number last
+    m = next(reversed(list(_ASKING.finditer(folded))), None)
     if not m or not content:
         return []
     if _PARTITIVE.match(folded[m.end() :]):

@@ -30,7 +30,7 @@ from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.asked import asked_value, asks_identifier, number_asked_at
 from service.answer.conditions import count_condition
-from service.answer.content_words import asked_words, counted_noun, holds_any, translations
+from service.answer.content_words import asked_words, counted_noun, holds_any, last_frame_at, translations
 from service.answer.gate import (
     Candidate,
     Grade,
@@ -132,7 +132,7 @@ class ExtractiveAnswerer:
                 if test.states_value(c.sentence)
                 and rank(c) >= VALUE_REACH * top
                 and (c.words >= VALUED_WORDS or (counted and counted in fold(c.sentence)))
-                and all(Haystack(c.chunk.text).contains(t) for t in test.terms)
+                and names_held(test, c, described, every_term=True)
             ]
             if not valued:
                 return self.gate.refusal(question, result, grade)
@@ -268,8 +268,12 @@ def asked_quantity(question: str) -> list[str]:
     recommendation") is answered by an instance of it, which need not repeat the kind."""
     if asked_value(question) != "number" or asks_identifier(question):
         return []
-    # the frame that asks the number, not a later "which" asking a name ("and in which lab?")
-    return asked_words(question, key_terms(question), at=number_asked_at(question))
+    if last_frame_at(question) not in (None, number_asked_at(question)):
+        # the number is asked first, a name last ("How long ago ..., and in which lab?", "how
+        # many of the listed antivirals ..., and which ones?"): the rows or sentences that
+        # answer name instances, not the kind; no one word must be in the passage
+        return []
+    return asked_words(question, key_terms(question))
 
 
 def speaks_of(asked: list[str], cand: Candidate) -> bool:
@@ -284,13 +288,19 @@ def counts_rows(question: str) -> bool:
     return bool(COUNT_ASKED.search(fold(question))) and count_condition(question) is not None
 
 
-def names_held(test: AnswerTest, cand: Candidate, described: dict[tuple[str, int], set[str]]) -> bool:
+def names_held(
+    test: AnswerTest, cand: Candidate, described: dict[tuple[str, int], set[str]], every_term: bool = False
+) -> bool:
     """Whether the candidate's passage, its page's headings or its document's names hold every
-    name of the question (the sentence itself may lean on its paragraph for the subject)."""
+    name of the question (`every_term`: every key term, numbers and dates too); the sentence
+    itself may lean on its paragraph for the subject, and on its document for the source
+    ("one of the RCAC Redpaper authors": the Redpaper is the document)."""
     page, own = cand.page, Haystack(cand.chunk.text)
     named = Haystack(page_headings(page) if page else "")
     given = described.get((page.doc_id, page.page_no), set()) if page else set()
-    return all(t.text in given or own.contains(t) or named.contains(t) for t in test.terms if t.name)
+    return all(
+        t.text in given or own.contains(t) or named.contains(t) for t in test.terms if t.name or every_term
+    )
 
 
 def _is_code(word: str) -> bool:
@@ -440,7 +450,16 @@ def title_like(sentence: str) -> bool:
         return False
     if any(_states_value(v) for _, _, v in find_numbers(text)):  # "Parque da Jaqueira (-8,0375; ...)"
         return False
+    if _CAPTION.match(fold(text)):  # "Tabela 1 — Qualidade da água por estação (medianas de 2024)"
+        return True
     return len(text.split()) <= _TITLE_WORDS and not text.endswith((".", "!", "?", ";", ":", "%"))
+
+
+# a table's or figure's caption: it names what follows, it states nothing (folded)
+_CAPTION = re.compile(
+    r"^(?:table|tabela|tableau|tabla|quadro|figure|figura|fig|carte|mapa|map|chart|grafico|graphique)"
+    r"\.?\s*\d+(?:\.\d+)?\s*(?:[-—–:.]|$)"
+)
 
 
 def _states_value(value: float) -> bool:

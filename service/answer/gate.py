@@ -405,27 +405,30 @@ def key_share(terms: list[KeyTerm], sentence: str, given: Collection[str] = ()) 
     return sum(t.text in given or hay.contains(t) for t in terms) / len(terms)
 
 
-def document_described(terms: list[KeyTerm], candidates: list[Candidate]) -> dict[tuple[str, int], set[str]]:
+def document_described(
+    terms: list[KeyTerm], candidates: list[Candidate], pages: Collection[PageEvidence] = ()
+) -> dict[tuple[str, int], set[str]]:
     """Per evidence page (doc_id, page_no), the question's names that other evidence pages of
     its document hold and it does not: names that describe the document ("o Redpaper da IBM
     sobre RCAC", "RCAC" on its page 18) and need not be repeated by the sentence on page 5
     that answers with the rest ("The Identity Theft Resource Center reports that almost 5000
     data breaches have occurred since 2005"). A name on the sentence's own page is that
     page's subject ("Var" in a table of departments), not a description: it must be in the
-    sentence. Names only: a number or a date must be the sentence's own or its headings'."""
+    sentence. Names only: a number or a date must be the sentence's own or its headings'.
+    `pages`: more evidence pages to read (those the candidates were filtered out of)."""
     names = [t for t in terms if t.name]
     if not names:
         return {}
     held: dict[str, dict[int, set[str]]] = {}
-    for cand in candidates:
-        pages = held.setdefault(cand.page.doc_id, {})
-        if cand.page.page_no not in pages:
-            hay = Haystack("\n".join(c.text for c in cand.page.chunks))
-            pages[cand.page.page_no] = {t.text for t in names if hay.contains(t)}
+    for page in [*(c.page for c in candidates), *pages]:
+        of_doc = held.setdefault(page.doc_id, {})
+        if page.page_no not in of_doc:
+            hay = Haystack("\n".join(c.text for c in page.chunks))
+            of_doc[page.page_no] = {t.text for t in names if hay.contains(t)}
     out: dict[tuple[str, int], set[str]] = {}
-    for doc_id, pages in held.items():
-        for page_no, own in pages.items():
-            others = set().union(*(h for n, h in pages.items() if n != page_no))
+    for doc_id, of_doc in held.items():
+        for page_no, own in of_doc.items():
+            others = set().union(*(h for n, h in of_doc.items() if n != page_no))
             out[(doc_id, page_no)] = others - own
     return out
 

@@ -26,6 +26,7 @@ from itertools import takewhile
 from typing import Any, Literal
 
 from geo.folding import fold
+from ingest.chart_axes import TITLE_NOTE
 from ingest.values import (
     MONTHS,
     find_dates,
@@ -104,6 +105,11 @@ _UNIT = re.compile(
 )
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
 _TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
+# a question pointing at a chart ("In the Seattle weather stacked bar chart, ..."), folded
+_NAMES_CHART = re.compile(
+    r"\b(?:chart|graph|plot|diagram|grafico|graphique|diagramme|camembert|pizza|pie|barras|bars?|"
+    r"barres|courbe|curve|linhas?|lines?)\b"
+)
 NAMING_ROWS = 2  # a key term held by this many other rows (or fewer) names them
 MAX_ROWS_NAMED = 4  # a lookup reads at most this many rows the question names together
 _CODE = re.compile(r"\d{5,}")  # an identifier written as a bare number (an A.I., a protocol)
@@ -1204,6 +1210,9 @@ class TableAnswerer:
         others = [t for i, t in enumerate(labels.rows) if i not in rows_read]
         others += [t for j, t in enumerate(labels.columns) if j not in columns_read]
         context = fold(f"{table.page_text} {names} {table.title}")
+        # a table read from a chart's picture, asked as a chart: a name the picture does not
+        # print (the place or source the question gives it) is no other row or column of it
+        from_picture = TITLE_NOTE in table.title and bool(_NAMES_CHART.search(fold(question)))
         for key in key_terms(question):
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
             # a month or a date is addressed by its value, however written ("june": "01-06-2016")
@@ -1217,6 +1226,8 @@ class TableAnswerer:
             if not key_tokens or key_tokens <= addressed or any(tokens(f) <= addressed for f in forms):
                 continue
             if fold(key) not in context and not any(f in context for f in forms):
+                if from_picture and all(part.isalpha() for part in key.split()):
+                    continue  # "Seattle" of "the Seattle weather chart": a chart prints no subject
                 return False
             # a term of the page's text that names one or two other rows asks about them; one
             # that many rows hold ("Ibama" in the sanctions of most rows) is the page's context

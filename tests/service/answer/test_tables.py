@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.chart_axes import TITLE_NOTE
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
@@ -854,3 +855,21 @@ def test_a_season_only_another_line_names_is_not_the_cell_read() -> None:
     assert _labels_another_line("15/16", table, area)
     assert not _labels_another_line("16/17", table, area)  # the title's season
     assert not _labels_another_line("15/16", table, _Found("lookup", [(1, 1)], 1.0))  # the delta read
+
+
+def test_a_chart_read_from_its_picture_answers_though_it_does_not_print_the_place_asked() -> None:
+    """The picture of a weather chart prints no "Seattle": a question pointing at the chart by
+    its place is answered from it; a table of printed figures still needs the place."""
+    months = ["Jan", "Feb", "Mar"]
+    rows = [
+        [m, s, r] for m, s, r in zip(months, ["33.1", "40.2", "58.8"], ["64.5", "50.0", "70.2"], strict=True)
+    ]
+    picture = synthetic_grid(
+        ["month", "sun", "rain"], rows, title=f"Count of Records (stacked bar chart; {TITLE_NOTE})"
+    )
+    question = "In the Seattle weather stacked bar chart, how many rain records are counted in February?"
+    answer = ask(question, table_page("chart", picture))
+    assert answer is not None and "50.0" in answer.text
+    printed = synthetic_grid(["month", "sun", "rain"], rows, title="Count of Records")
+    assert ask(question, table_page("printed", printed)) is None
+    assert ask("How many rain records does Seattle count in February?", table_page("chart", picture)) is None
