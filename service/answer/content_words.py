@@ -162,6 +162,8 @@ _DEMONSTRATIVES = frozenset(
     "nesses nessas deste desta destes destas desse dessa desses dessas cet cette ces".split()
 )
 MIN_PREFIX = 5  # a shared prefix this long (and all but 3 letters of the shorter word) is a cognate
+# words a prefix would take for another they only look like ("capita" of "per capita": "capital")
+_WRITTEN_ALIKE = frozenset({"capita"})
 
 
 def singular(word: str) -> str:
@@ -226,6 +228,7 @@ class WordIndex:
                 words.update(names)
         if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
             words.update(("quarter", "trimestre", "trimestral", "quarterly"))
+        self.words = frozenset(words)
         words |= {cognate(w) for w in words}
         self.stems = {singular(w) for w in words}
         self.by_prefix: dict[str, set[str]] = {}
@@ -234,6 +237,8 @@ class WordIndex:
                 self.by_prefix.setdefault(w[: MIN_PREFIX - 1], set()).add(w)
 
     def _has(self, word: str) -> bool:
+        if word in _WRITTEN_ALIKE:  # "per capita" is no "capital", however cut
+            return word in self.words
         if singular(word) in self.stems:
             return True
         # pt plurals of words ending in r / z: "cores" = "cor", "luzes" = "luz"
@@ -325,7 +330,7 @@ def cognate(word: str) -> str:
 # temperature", "qual foi a produtividade média", "quem é o coordenador", "how many plots",
 # "quelle était la puissance".
 _ASKING = re.compile(
-    r"\b(?:what|which|how many|how much|qual|quais|quant[oa]s?|quem|quel(?:le)?s?|combien d[e']|"
+    r"\b(?:what|which|who|how many|how much|qual|quais|quant[oa]s?|quem|qui|quel(?:le)?s?|combien d[e']|"
     r"cual(?:es)?|cuant[oa]s?)"
     r"(?:\s+(?:is|was|were|are|foi|era|e|sao|foram|eram|est|etait|sont|etaient|es|fue))?"
     r"(?:\s+(?:the|its|their|o|a|os|as|la|le|les|el|los|las))?\s+"
@@ -354,7 +359,7 @@ def last_frame_at(question: str) -> int | None:
     return frames[-1].start() if frames else None
 
 
-def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
+def asked_words(question: str, skip: Iterable[str] = (), first: bool = False) -> list[str]:
     """The content words naming what the question asks for, folded: the run of them right
     after its frame, less modifiers ("temperature" of "At what temperature were ...",
     "produtividade" of "Qual foi a produtividade média do milho", "coordenador" of "Quem é
@@ -362,8 +367,10 @@ def asked_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     passage holding none of them speaks of another attribute of the same subject."""
     content = set(question_content_words(question, skip))
     folded = fold(question)
-    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number last
-    m = next(reversed(list(_ASKING.finditer(folded))), None)
+    # the last frame: "Which state had the largest outlay, and how much was it?" asks a number
+    # last; or the `first` ("Who is the director of the WHO ...": the second "who" is a name)
+    frames = list(_ASKING.finditer(folded))
+    m = (frames[0] if first else frames[-1]) if frames else None
     if not m or not content:
         return []
     if _PARTITIVE.match(folded[m.end() :]):

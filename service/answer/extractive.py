@@ -92,6 +92,10 @@ class ExtractiveAnswerer:
             return self._from_table(question, result, grade, table)
         if not grade.passed:
             return self.gate.refusal(question, result, grade)
+        if (role := asked_role(question)) and all(w in grade.absent_words for w in role):
+            # "Quem é o coordenador da COMON que assina o boletim?": no evidence page names the
+            # role asked, so no sentence there says who holds it
+            return self.gate.refusal(question, result, grade)
         # passed on stating sentences (a row, a "label: value" line), those are what to quote
         language, candidates = grade.language, grade.stated or grade.candidates
         best = max(candidates, key=lambda c: c.score)
@@ -274,6 +278,17 @@ def asked_quantity(question: str) -> list[str]:
         # answer name instances, not the kind; no one word must be in the passage
         return []
     return asked_words(question, key_terms(question))
+
+
+_ASKS_PERSON = re.compile(r"^\W*(?:who|quem|qui|quien)\b")
+
+
+def asked_role(question: str) -> list[str]:
+    """The words naming the role a "who" question asks the holder of ("coordenador" of "Quem
+    é o coordenador da COMON?"); [] for any other question."""
+    if not _ASKS_PERSON.match(fold(question)):
+        return []
+    return asked_words(question, key_terms(question), first=True)
 
 
 def speaks_of(asked: list[str], cand: Candidate) -> bool:

@@ -62,6 +62,11 @@ def test_a_word_is_found_in_its_forms_translations_and_cognates(word: str, text:
     assert WordIndex(text).contains(word)
 
 
+def test_a_word_that_only_looks_like_another_is_not_found_in_it() -> None:
+    assert not WordIndex("Capital / Medical & Public Health: 330,053").contains("capita")
+    assert WordIndex("public health spending per capita").contains("capita")
+
+
 def test_the_subject_on_no_page_is_absent() -> None:
     report = "Northwind Analytics delivered total revenue of $48.6 million in Q3 2024. Operating margin 18%."
     assert absent_content_words("What was Northwind Analytics' net income in Q3 2024?", [report]) == [

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
-from service.answer.extractive import asked_quantity, choose, quote_rank, title_like
+from service.answer.extractive import asked_quantity, asked_role, choose, quote_rank, title_like
 from service.answer.gate import (
     Candidate,
     key_share,
@@ -274,3 +274,10 @@ def test_the_asked_quantity_is_named_by_a_last_frame_asking_the_number(
     question: str, asked: list[str]
 ) -> None:
     assert asked_quantity(question) == asked
+
+
+def test_a_who_question_asks_the_holder_of_the_role_it_names() -> None:
+    assert asked_role("Quem é o coordenador da COMON/DIFIM que assina o boletim?") == ["coordenador"]
+    assert asked_role("Who is the director of the WHO Global HIV Programme?") == ["director"]
+    assert asked_role("Who funded the guidelines?") == []  # a verb asks: no role named
+    assert asked_role("Which station is rated Própria?") == []
