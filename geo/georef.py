@@ -92,6 +92,9 @@ class Footprint:
     epsg: int | None = None  # the EPSG code of the CRS when it has one
     pixel_size: tuple[float, float] | None = None  # (x, y) in `pixel_unit`
     pixel_unit: str | None = None  # "metre", "degree", "US survey foot", ...
+    # a projected grid's upper-left and lower-right outer corners (x, y) in its CRS (None when
+    # the CRS is geographic: the extent in degrees says it)
+    corners: tuple[tuple[float, float], tuple[float, float]] | None = None
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -500,7 +503,14 @@ def _raster_footprint(georef: _Georef, width: int, height: int) -> Footprint:
         epsg=georef.crs.to_epsg(),
         pixel_size=_native_pixel_size(georef.affine),
         pixel_unit=georef.crs.axis_info[0].unit_name if georef.crs.axis_info else None,
+        corners=None if georef.crs.is_geographic else _corners(georef.affine, width, height),
     )
+
+
+def _corners(affine: _Affine, width: int, height: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The grid's upper-left and lower-right outer corners in its CRS."""
+    x1, y1 = affine.apply(width, height)
+    return (affine.c, affine.f), (float(x1), float(y1))
 
 
 def _native_pixel_size(affine: _Affine) -> tuple[float, float]:

@@ -377,6 +377,7 @@ CARD_PHRASES: dict[str, dict[str, str]] = {
         "crs": "{subject}: coordinate reference system (CRS) {crs}; pixel size {pixel}.",
         "crs_default": "Coordinate reference system (CRS): WGS 84 longitude/latitude (EPSG:4326).",
         "values": "Values: minimum {low}, maximum {high}, mean {mean}{nodata}.",
+        "corners": "Corners in its CRS ({unit}): upper-left x {x0}, y {y0}; lower-right x {x1}, y {y1}.",
         "nodata": " (nodata {value})",
         "decimal": ".",
     },
@@ -386,6 +387,9 @@ CARD_PHRASES: dict[str, dict[str, str]] = {
         "crs": "{subject}: sistema de referência de coordenadas (SRC) {crs}; tamanho do pixel {pixel}.",
         "crs_default": "Sistema de referência de coordenadas (SRC): WGS 84 longitude/latitude (EPSG:4326).",
         "values": "Valores: mínimo {low}, máximo {high}, média {mean}{nodata}.",
+        "corners": (
+            "Cantos no SRC ({unit}): superior esquerdo x {x0}, y {y0}; inferior direito x {x1}, y {y1}."
+        ),
         "nodata": " (sem dado {value})",
         "decimal": ",",
     },
@@ -409,6 +413,12 @@ def card_text(facts: MapFacts, places: CoveredPlaces, lang: str) -> str:
         lines.append(words["crs"].format(subject=_subject(facts, lang), crs=_crs(fp), pixel=_pixel(fp, lang)))
     else:
         lines.append(words["crs_default"])
+    if facts.footprint is not None and facts.footprint.corners is not None:
+        (x0, y0), (x1, y1) = facts.footprint.corners
+        point = words["decimal"]
+        unit = _unit(facts.footprint.pixel_unit, lang)
+        x0s, y0s, x1s, y1s = (_number(v, point) for v in (x0, y0, x1, y1))
+        lines.append(words["corners"].format(unit=unit, x0=x0s, y0=y0s, x1=x1s, y1=y1s))
     lines.append(_extent(facts, lang))
     if facts.values is not None:
         point = words["decimal"]

@@ -461,20 +461,23 @@ def title_like(sentence: str) -> bool:
     statement: short, and not ended like a sentence ("Northwind Analytics — Q3 2024
     Quarterly Report", "Precipitação mensal em Recife 2024 (mm)")."""
     text = sentence.strip()
-    if ": " in text or " = " in text:  # "Praia de Boa Viagem: 8°07'11"S 34°53'49"W" states a value
-        return False
     if any(_states_value(v) for _, _, v in find_numbers(text)):  # "Parque da Jaqueira (-8,0375; ...)"
         return False
-    if _CAPTION.match(fold(text)):  # "Tabela 1 — Qualidade da água por estação (medianas de 2024)"
-        return True
+    if _CAPTION.match(fold(text)) and len(text.split()) <= _CAPTION_WORDS:
+        return True  # "Tabela 1 — Qualidade da água por estação", "Chapter 2: Causes of Climate Change"
+    if ": " in text or " = " in text:  # "Praia de Boa Viagem: 8°07'11"S 34°53'49"W" states a value
+        return False
     return len(text.split()) <= _TITLE_WORDS and not text.endswith((".", "!", "?", ";", ":", "%"))
 
 
-# a table's or figure's caption: it names what follows, it states nothing (folded)
+# a table's or figure's caption, a chapter's or section's heading: it names what follows, it
+# states nothing (folded)
 _CAPTION = re.compile(
-    r"^(?:table|tabela|tableau|tabla|quadro|figure|figura|fig|carte|mapa|map|chart|grafico|graphique)"
+    r"^(?:table|tabela|tableau|tabla|quadro|figure|figura|fig|carte|mapa|map|chart|grafico|graphique|"
+    r"chapter|chapitre|capitulo|section|secao|annex|annexe|anexo|appendix)"
     r"\.?\s*\d+(?:\.\d+)?\s*(?:[-—–:.]|$)"
 )
+_CAPTION_WORDS = 30  # longer, it goes on to say something
 
 
 def _states_value(value: float) -> bool:

@@ -45,6 +45,28 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
         {"en": ("coordinate reference system",), "pt": ("sistema de referencia de coordenadas",)},
     ),
     (
+        "corners",
+        (
+            "upper-left",
+            "upper left",
+            "lower-right",
+            "lower right",
+            "top-left",
+            "top left",
+            "origin",
+            "projected coordinates",
+            "canto superior",
+            "canto inferior",
+            "origem",
+            "coordenadas projetadas",
+            "coin superieur",
+            "coin inferieur",
+            "origine",
+            "coordonnees projetees",
+        ),
+        {"en": ("corners in its crs",), "pt": ("cantos no src",)},
+    ),
+    (
         "extent",
         (
             "extent",
@@ -87,6 +109,14 @@ _FIELDS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]]], ...] = (
             "altitude moyenne",
             "minimale",
             "maximale",
+            "minima",
+            "maxima",
+            "lowest",
+            "highest",
+            "menor",
+            "maior",
+            "plus basse",
+            "plus haute",
         ),
         {"en": ("values:",), "pt": ("valores:",)},
     ),
@@ -147,7 +177,9 @@ _FRAME_WORDS = frozenset(
     "height largura altura raster rasters map maps mapa mapas image images imagem imagens file arquivo "
     "use uses usa tem has have area cover covers cobre cobrem longitude latitude mundi "
     "media medio mean average moyenne moyen taille largeur hauteur bandes etendue emprise carte cartes "
-    "systeme couvre couvrent minimale maximale quel quelle".split()
+    "systeme couvre couvrent minimale maximale quel quelle minima maxima lowest highest menor maior "
+    "altitude altitudes elevation elevacao metros meters metres metre registrada registrado recorded "
+    "planisphere planisferio".split()
 )
 
 
@@ -174,6 +206,16 @@ def asked_fields(question: str) -> list[str]:
 def asked_field(question: str) -> str | None:
     """The first card fact the question asks for, or None."""
     return next(iter(asked_fields(question)), None)
+
+
+_FILE_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:tiff?|png|jpe?g|geojson|json|kmz|kml|osm|pbf|csv)\b")
+
+
+def _names_file(question: str, filename: str) -> bool:
+    """Whether the question names the map's file ("o planisfério world.rgb.tif": the file
+    rasterio_world.rgb.tif), its name whole or after a prefix the upload gave it."""
+    stored = fold(filename)
+    return any(stored.endswith(name) for name in _FILE_NAME.findall(fold(question)))
 
 
 def _card(page: PageEvidence, language: str) -> ChunkEvidence | None:
@@ -246,7 +288,10 @@ class MapCardAnswerer:
             if card is None:
                 continue
             index = word_index(card.text + "\n" + page.filename)
-            named = bool(subject) and all(index.contains(w) for w in subject)
+            # named by its subject's words, or by its file's name ("world.rgb.tif")
+            named = (bool(subject) and all(index.contains(w) for w in subject)) or _names_file(
+                question, page.filename
+            )
             if not named and not (field == "places" and _covers_place(card, subject, place)):
                 continue
             # a map that covers the place without naming it: its extent is what shows it

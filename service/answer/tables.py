@@ -764,6 +764,7 @@ class _Found:
     # the other cells an extreme over rows the question names was chosen among ("Entre
     # Tripura e Manipur, qual ...": Manipur's), given beside the extreme
     compared: list[tuple[int, int]] = field(default_factory=list)
+    also: _Found | None = None  # the other extreme, when the question asks both ("a maior e a menor")
 
 
 class TableAnswerer:
@@ -811,6 +812,11 @@ class TableAnswerer:
         if extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
+            if found and words & _ARGMIN and words & _ARGMAX:
+                # "qual teve a maior taxa em 1981-1991 e qual teve a menor?": both extremes
+                highest = self._extreme(labels, "argmax", line_query, totals=bool(words & _TOTAL_ASKED))
+                if highest and highest.cells != found.cells:
+                    highest.also, found = found, highest
         else:
             counting = bool(COUNT_ASKED.search(fold(question)))
             condition = count_condition(question) if counting else None
@@ -1579,31 +1585,43 @@ def compose(language: str, table: EvidenceTable, found: _Found) -> TableAnswer:
     the page viewer highlights the cell; the quote is the cell with its row and column labels."""
     language = language if language in LEAD else "en"
     page = table.page
+    text = _sentence(language, table, found)
+    citations = _citations(table, found)
+    if found.also is not None:  # the other extreme, in a sentence of its own
+        other = _sentence(language, table, found.also, lead=False)
+        text = f"{text}; {other}"
+        citations += _citations(table, found.also)
     return TableAnswer(
-        f"{_sentence(language, table, found)} {cite_label(page.doc_id, page.page_no)}.",
-        _citations(table, found),
+        f"{text} {cite_label(page.doc_id, page.page_no)}.",
+        citations,
         found.operation,
         round(found.score, 4),
     )
 
 
-def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
-    """The answer's sentence without its marker: a template by operation, filled with labels."""
+def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = True) -> str:
+    """The answer's sentence without its marker: a template by operation, filled with labels
+    (after the lead naming the table, unless `lead` is False: a second sentence about it)."""
     title = " ".join(table.title.split())
-    lead = LEAD[language].format(title=_safe(title[:100])) if title else LEAD_UNTITLED[language]
+    if not lead:
+        lead_text = ""
+    elif title:
+        lead_text = LEAD[language].format(title=_safe(title[:100]))
+    else:
+        lead_text = LEAD_UNTITLED[language]
     r, c = found.cells[0]
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
     if found.operation == "count_where" and found.condition is not None:
-        return _count_sentence(language, table, found, lead, unit)
+        return _count_sentence(language, table, found, lead_text, unit)
     if found.operation == "no_value":
         return TEMPLATES["no_value"][language].format(
-            lead=lead,
+            lead=lead_text,
             entity=_safe(display(row_name(table, r))),
             measure=_safe(display(table.columns[c])),
             value=_safe(table.rows[r][c].text),
         )
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
-    fill = {"lead": lead, "value": value}
+    fill = {"lead": lead_text, "value": value}
     if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
         # rows named together: each value with its row
         values = [_safe(with_unit(table.rows[i][j].text, unit)) for i, j in found.cells]
@@ -1611,7 +1629,7 @@ def _sentence(language: str, table: EvidenceTable, found: _Found) -> str:
         pairs = [f"{v} {FOR[language]} {n}" for v, n in zip(values, names, strict=True)]
         measure = _safe(display(table.columns[c]))
         return TEMPLATES["lookup_rows"][language].format(
-            lead=lead, measure=measure, pairs=_join(pairs, language)
+            lead=lead_text, measure=measure, pairs=_join(pairs, language)
         )
     if found.operation == "lookup":
         row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])

@@ -99,3 +99,15 @@ def test_without_a_gazetteer_the_card_still_has_the_grid() -> None:
     card = card_of(IngestRequest(path.read_bytes(), path.name, "t", source_path=path), None)
     assert card is not None and "EPSG:32618" in card.english and "pixel size 300.04 m" in card.english
     assert "none found" in card.english and card.region_tags == []
+
+
+def test_a_projected_grid_gives_its_corners_in_its_own_crs() -> None:
+    path = corpus_path("raster", "rasterio_RGB.byte.tif")
+    card = card_of(IngestRequest(path.read_bytes(), path.name, "t", source_path=path), None)
+    assert card is not None
+    # the GeoTIFF's tie point (101985, 2826915) and 791 x 718 pixels of 300.04 m
+    assert "Corners in its CRS (m): upper-left x 101985, y 2826915; lower-right x 339315" in card.english
+    assert "Cantos no SRC (m): superior esquerdo x 101985, y 2826915" in card.portuguese
+    lux = corpus_path("raster", "terra_lux_elev.tif")  # a degree grid: its extent says it
+    card = card_of(IngestRequest(lux.read_bytes(), lux.name, "t", source_path=lux), None)
+    assert card is not None and "Corners in its CRS" not in card.english

@@ -146,6 +146,8 @@ def test_a_marker_inside_the_quoted_text_is_neutralised_and_not_a_citation(
         ("Tabela 1 — Qualidade da água por estação de monitoramento (medianas de 2024)", True),
         ("Figura 2 — Mapa esquemático do Recife com pontos de referência e estações.", True),
         ("Table 2 shows that revenue grew by 14% in the quarter.", False),
+        ("Chapter 2: Causes of Climate Change", True),
+        ("Figure 2 : Puissances installées et en développement pour le solaire au 30 juin 2021", True),
     ],
 )
 def test_titles_and_headings_are_not_quoted_as_answers(line: str, title: bool) -> None:

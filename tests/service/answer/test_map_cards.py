@@ -110,3 +110,16 @@ def test_a_question_for_two_facts_gets_both_lines() -> None:
         [_page(LUX_EN)],
     )
     assert both is not None and "EPSG:4326" in both.text and "west 5.7417" in both.text
+
+
+def test_a_map_named_by_its_file_and_a_minimum_asked_in_portuguese() -> None:
+    answerer = MapCardAnswerer()
+    page = _page(LUX_EN)
+    size = answerer.answer(
+        "Combien de bandes et quelles dimensions a le planisphère terra_lux_elev.tif ?", "fr", [page]
+    )
+    assert size is not None and size.text.startswith("Format: GeoTIFF; size 95 x 90 pixels")
+    assert asked_fields("Qual é a altitude mínima registrada no raster de elevação, em metros?") == ["values"]
+    assert asked_fields("What are the projected coordinates of the upper-left corner of the image?") == [
+        "corners"
+    ]

@@ -873,3 +873,14 @@ def test_a_chart_read_from_its_picture_answers_though_it_does_not_print_the_plac
     printed = synthetic_grid(["month", "sun", "rain"], rows, title="Count of Records")
     assert ask(question, table_page("printed", printed)) is None
     assert ask("How many rain records does Seattle count in February?", table_page("chart", picture)) is None
+
+
+def test_a_question_asking_both_extremes_gets_both(census: Grid) -> None:
+    page = table_page("census", census)
+    answer = ask(
+        "Qual estado teve a maior taxa em 1981-1991 e qual teve a menor? Informe as duas taxas.", page
+    )
+    assert answer is not None and answer.operation == "argmax"
+    assert "Nagaland teve o maior valor em 1981-1991: 56.08%" in answer.text
+    assert "Kerala teve o menor valor em 1981-1991: 14.32%" in answer.text
+    assert len(answer.citations) == 2 and answer.text.count("[census p.1]") == 1
