@@ -167,11 +167,13 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "fr": '{lead}aucune valeur n\'est donnée pour {entity} en {measure} (la cellule indique "{value}")',
     },
     "count_where": {
-        "en": "{lead}{value} of its {n} rows have {line} {condition}{names}",
-        "pt": "{lead}{value} das suas {n} linhas têm {line} {condition}{names}",
-        "fr": "{lead}{value} de ses {n} lignes ont {line} {condition}{names}",
+        "en": "{lead}{value} of its {n} {items} have {line} {condition}{names}",
+        "pt": "{lead}{value} das suas {n} {items} têm {line} {condition}{names}",
+        "fr": "{lead}{value} de ses {n} {items} ont {line} {condition}{names}",
     },
 }
+# what a count over a column counts (its rows), or over a row (its columns)
+COUNTED_ITEMS = {"en": ("columns", "rows"), "pt": ("colunas", "linhas"), "fr": ("colonnes", "lignes")}
 CONDITION_WORDS: dict[str, dict[str, str]] = {
     "en": {
         "eq": "equal to",
@@ -874,6 +876,13 @@ class TableAnswerer:
         found.condition, found.counted_over = condition, len(valued)
         found.addressed = labels.columns[match.index] if is_column else labels.rows[match.index]
         found.addressed |= tokens(fold(question)[slice(*condition.span)])
+        # the total the count left out names the whole its parts make up ("for Mato Grosso")
+        totals = (
+            [labels.rows[i] for i in table.total_rows]
+            if is_column
+            else [labels.columns[j] for j in table.total_columns]
+        )
+        found.addressed |= set().union(*totals)
         return found
 
     @staticmethod
@@ -1693,6 +1702,7 @@ def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: st
         lead=lead,
         value=found.value,
         n=found.counted_over,
+        items=COUNTED_ITEMS[language][found.line_is_column],
         line=_safe(display(found.line)),
         condition=words,
         names=f": {listed}" if listed else "",

@@ -884,3 +884,15 @@ def test_a_question_asking_both_extremes_gets_both(census: Grid) -> None:
     assert "Nagaland teve o maior valor em 1981-1991: 56.08%" in answer.text
     assert "Kerala teve o menor valor em 1981-1991: 14.32%" in answer.text
     assert len(answer.citations) == 2 and answer.text.count("[census p.1]") == 1
+
+
+def test_a_count_over_a_dates_row_names_the_state_its_regions_make_up(imea: Grid) -> None:
+    """ "for Mato Grosso": the state total column the regions add up to, not another column."""
+    page = table_page("imea", imea)
+    question = (
+        "In IMEA's corn harvest tracking for Mato Grosso, how many regions had harvested more than "
+        "90% of their area by 28 July 2017, and which were they?"
+    )
+    answer = ask(question, page)
+    assert answer is not None and answer.operation == "count_where", answer
+    assert "2 of its 7 columns" in answer.text and "Médio-Norte and Norte" in answer.text
