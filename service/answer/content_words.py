@@ -229,6 +229,9 @@ class WordIndex:
         if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
             words.update(("quarter", "trimestre", "trimestral", "quarterly"))
         self.words = frozenset(words)
+        # the English of a Portuguese or French page's words too: a question in the third
+        # language meets them there ("rede" and "réseau" are both "network")
+        words |= {t for w in self.words for t in translations_of(w)}
         words |= {cognate(w) for w in words}
         self.stems = {singular(w) for w in words}
         self.by_prefix: dict[str, set[str]] = {}

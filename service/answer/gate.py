@@ -284,6 +284,10 @@ def month_axis(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if axis_months(line))
 
 
+ACRONYM_LETTERS = (3, 5)  # an acronym's length, compared letter for letter in any order
+_ACRONYM = re.compile(r"\b[A-Z]{3,5}\b")
+
+
 class Haystack:
     """Evidence text, searched for key terms literally and by value."""
 
@@ -292,6 +296,7 @@ class Haystack:
         self.spaced = _spaced(text)
         self._values: set[str] | None = None
         self._skeletons: set[str] | None = None
+        self._acronyms: set[str] | None = None
 
     def contains(self, term: KeyTerm) -> bool:
         if self._literal(term):
@@ -303,6 +308,11 @@ class Haystack:
                 self._skeletons = {name_skeleton(w) for w in _WORD.findall(self.spaced)}
             if name_skeleton(term.text) in self._skeletons:
                 return True  # "Quioto" = "Kyoto", "Protocolo" = "Protocol": one name in two languages
+        if term.name and ACRONYM_LETTERS[0] <= len(term.text) <= ACRONYM_LETTERS[1] and term.text.isalpha():
+            if self._acronyms is None:
+                self._acronyms = {"".join(sorted(w.lower())) for w in _ACRONYM.findall(self.text)}
+            if "".join(sorted(term.text)) in self._acronyms:
+                return True  # "VHC" = "HCV", "VIH" = "HIV": its letters in another language's order
         if not term.values:
             return False
         if self._values is None:

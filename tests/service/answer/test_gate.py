@@ -475,6 +475,8 @@ def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
         ("Quioto", "The Kyoto Protocol, adopted in 1997"),  # qu = k, y = i
         ("Protocolo", "The Kyoto Protocol, adopted in 1997"),  # a final vowel
         ("Filadélfia", "the Philadelphia office"),
+        ("VHC", "TABLE 8.1 HCV core antigen assays"),  # an acronym's letters in another order
+        ("VIH", "people living with HIV"),
     ],
 )
 def test_a_name_is_found_in_its_spelling_in_another_language(name: str, text: str) -> None:
@@ -483,6 +485,9 @@ def test_a_name_is_found_in_its_spelling_in_another_language(name: str, text: st
 
 def test_a_name_is_compared_whole_not_by_prefix() -> None:
     assert not Haystack("manipulation of the results").contains(KeyTerm("manipur", frozenset(), True))
+    # an acronym is compared with acronyms, letter for letter
+    assert not Haystack("the hvac of the building").contains(KeyTerm("vhc", frozenset(), True))
+    assert not Haystack("HCVS cohort").contains(KeyTerm("vhc", frozenset(), True))
     assert name_skeleton("Manipur") != name_skeleton("manipulation")
 
 
