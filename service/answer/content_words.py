@@ -75,7 +75,7 @@ _QUESTION_FRAMES = frozenset(
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     among approximately roughly exact exactly around cerca aproximadamente
     end beginning start begin began begun fim final inicio comeco fin debut ate whole inteiro todo
-    long ago
+    long ago level levels nivel niveis niveau niveaux
     mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     exceeds

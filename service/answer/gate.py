@@ -628,6 +628,10 @@ class RelevanceGate:
         named = page_texts + [document_names(p) for p in pages]
         page_words = ["\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in pages]
         absent_words, word_coverage = content_coverage(question, page_words)
+        if absent_words and absent_words == asked_kind(question):
+            # "Em que instituição X fez o mestrado?": the answer names one ("EAFIT"); pages
+            # rarely write its kind beside it. The kind alone absent is no other subject
+            absent_words, word_coverage = [], 1.0
         other_year = asked_in_other_year(question, candidates)
         verdict = decide(
             candidates,
@@ -742,6 +746,23 @@ class RelevanceGate:
                     if len(sentence) >= 12:
                         out.append(Candidate(sentence[:600], chunk, page))
         return out
+
+
+# "em que instituição", "near which landmark", "in which months": a frame naming the kind of
+# thing the answer is, at the question's start (folded)
+_KIND_ASKED = re.compile(
+    r"^\W*(?:(?:in|at|on|near|from|for|by|em|no|na|de|do|da|com|para|dans|sur|pres de|par|pour)\s+)?"
+    r"(?:which|what|que|qual|quais|quel|quelle|quels|quelles)\s+([^\W\d_]+)"
+)
+
+
+def asked_kind(question: str) -> list[str]:
+    """The word naming the kind of thing a "which X" question asks for ("instituicao" of "Em
+    que instituição ..."), as a one-word list; [] when it asks otherwise."""
+    m = _KIND_ASKED.match(fold(question))
+    if not m or m[1] not in question_content_words(question, key_terms(question)):
+        return []
+    return [m[1]]
 
 
 def content_coverage(question: str, texts: list[str]) -> tuple[list[str], float]:

@@ -15,6 +15,7 @@ from service.answer.gate import (
     KeyTerm,
     RelevanceGate,
     about_subject,
+    asked_kind,
     decide,
     key_share,
     key_terms,
@@ -518,3 +519,17 @@ def test_a_question_in_another_language_is_also_compared_in_its_translation(
     assert cosine(bilingual, question) > cosine(plain, question) + 0.05
     english = "How much does a 12-week treatment cost in Egypt?"  # compared as it is
     assert cosine(bilingual, english) == cosine(plain, english)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Em que instituição Hernando Bedoya fez o mestrado?", ["instituicao"]),
+        ("Near which landmark is the Ondina sampling point located?", ["landmark"]),
+        ("Which state had the largest outlay?", ["state"]),
+        ("Qual foi a receita da Northwind?", []),  # an attribute: the page must name it
+        ("How many plots were surveyed?", []),
+    ],
+)
+def test_a_which_question_names_the_kind_of_its_answer(question: str, kind: list[str]) -> None:
+    assert asked_kind(question) == kind
