@@ -47,6 +47,7 @@ eval: install samples
 		--questions eval/questions/tables.yaml --questions eval/questions/maps.yaml \
 		--questions eval/questions/geodata.yaml --questions eval/questions/probe_2026_12_03.yaml \
 		--questions eval/questions/probe_2026_12_04.yaml --questions eval/questions/probe_2026_12_05.yaml \
+		--questions eval/questions/probe_2026_12_06.yaml \
 		--peer-qa $(CORPUS)/qa/Understanding_Climate_Change_q_a.json \
 		--peer-pdf $(CORPUS)/qa/Understanding_Climate_Change.pdf \
 		--ingest $(SAMPLES) --ingest $(CORPUS)/pdf --ingest $(CORPUS)/charts \
