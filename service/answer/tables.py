@@ -819,6 +819,9 @@ class TableAnswerer:
                 highest = self._extreme(labels, "argmax", line_query, totals=bool(words & _TOTAL_ASKED))
                 if highest and highest.cells != found.cells:
                     highest.also, found = found, highest
+            elif found and found.line_is_column:
+                # "the most redemption checks, for handguns and for long guns": a second column
+                found.also = self._second_line(labels, extreme, line_query, found)
         else:
             counting = bool(COUNT_ASKED.search(fold(question)))
             condition = count_condition(question) if counting else None
@@ -1162,6 +1165,27 @@ class TableAnswerer:
         if is_column:
             found.name_column = self._asked_by(labels, query - match.matched, labels.columns[match.index])
         return found
+
+    def _second_line(
+        self, labels: _Labels, operation: Operation, query: set[str], first: _Found
+    ) -> _Found | None:
+        """The extreme of a second column the question names beside the first: the same
+        question less the first column's last header level ("Redemption / Handgun" less
+        "handgun") names one more column, by a word the first did not take ("long gun")."""
+        column = first.cells[0][1]
+        label = labels.table.columns[column]
+        if not tokens(label) & query:
+            return None  # the first column is not one the question names (a grand total)
+        rest = query - tokens(label.split(" / ")[-1])
+        line = self._line(labels, rest, totals=False)
+        if line is None or not line[1] or line[0].index == column:
+            return None
+        if not (line[0].matched & query) - first.addressed:
+            return None  # it matches only words the first column took: not asked
+        second = self._extreme(labels, operation, rest, totals=False)
+        if second is None or second.cells[0][1] != line[0].index:
+            return None
+        return second
 
     @staticmethod
     def _asked_by(labels: _Labels, query: set[str], line: set[str]) -> int | None:

@@ -896,3 +896,18 @@ def test_a_count_over_a_dates_row_names_the_state_its_regions_make_up(imea: Grid
     answer = ask(question, page)
     assert answer is not None and answer.operation == "count_where", answer
     assert "2 of its 7 columns" in answer.text and "Médio-Norte and Norte" in answer.text
+
+
+def test_an_extreme_of_two_columns_the_question_names_reads_both() -> None:
+    grid = synthetic_grid(
+        ["State", "Permit / Handgun", "Redemption / Handgun", "Redemption / Long Gun"],
+        [["Texas", "10", "5,748", "5,331"], ["Ohio", "90", "4,100", "6,020"], ["Utah", "30", "200", "310"]],
+        title="NICS Firearm Background Checks",
+    )
+    page = table_page("nics", grid)
+    both = ask("Which state had the most redemption checks, for handguns and for long guns?", page)
+    assert both is not None and both.operation == "argmax" and len(both.citations) == 2, both
+    assert "Texas had the highest value of Redemption / Handgun: 5,748" in both.text
+    assert "Ohio had the highest value of Redemption / Long Gun: 6,020" in both.text
+    one = ask("Which state had the most redemption checks for handguns?", page)
+    assert one is not None and len(one.citations) == 1 and "5,748" in one.text
