@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import h3
+from shapely import contains_xy
+from shapely.geometry import Polygon
 
 from geo.coordinates import valid_latlon
 from geo.distance import haversine_m
@@ -81,9 +83,6 @@ def point_test(geo: ResolvedGeo) -> Callable[[float, float], bool] | None:
             box = condition
             return lambda lat, lon: box.min_lat <= lat <= box.max_lat and box.min_lon <= lon <= box.max_lon
         if isinstance(condition, GeoPolygon):
-            from shapely import contains_xy
-            from shapely.geometry import Polygon
-
             shape = Polygon(condition.ring)
             return lambda lat, lon: bool(contains_xy(shape, lon, lat))
     if geo.kind == "h3":

@@ -22,10 +22,12 @@ class _Overview:
 class _FakeGraph:
     """Answers every question with a corpus-wide overview whose zones three pages mention."""
 
-    def analyze(self, question: str, tenant: str) -> None:
+    def analyze(self, question: str, tenant: str, within: Any = None) -> None:
         return None  # no analytical plan: the question goes to the corpus-wide overview
 
-    def answer_global(self, question: str, tenant: str, language: str, visible: DocFilter | None) -> Any:
+    def answer_global(
+        self, question: str, tenant: str, language: str, visible: DocFilter | None, within: Any = None
+    ) -> Any:
         return _Overview()
 
     def pages_mentioning_zones(
