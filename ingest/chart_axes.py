@@ -19,7 +19,6 @@ from scipy import ndimage
 from ingest.ocr import Word, ocr_image_words
 from ingest.tables import BBox
 
-TITLE_NOTE = "values read from the chart image, not printed figures"  # in every chart table's title
 FIT_TOLERANCE = 0.02  # of the axis range: the worst tick's distance to the fitted line
 COLOUR_TOLERANCE = 30  # RGB distance (sum over channels) to a series colour
 LEVEL_TEXT = 2.2  # a label's box up to this many tick heights tall is level text (slanted ones are taller)

@@ -24,7 +24,6 @@ from scipy import ndimage
 
 from ingest.chart_axes import (
     LEVEL_TEXT,
-    TITLE_NOTE,
     chart_title,
     clean,
     colour_distance,
@@ -42,6 +41,7 @@ from ingest.chart_axes import (
     x_title,
     y_title,
 )
+from ingest.chart_note import TITLE_NOTE
 from ingest.ocr import Word, ocr_image_words
 from ingest.tables import BBox, Cell, Table
 

@@ -42,7 +42,6 @@ from ingest.chart_axes import (
     COLOUR_TOLERANCE,
     FIT_TOLERANCE,
     LEVEL_TEXT,
-    TITLE_NOTE,
     chart_title,
     clean,
     colour_distance,
@@ -59,6 +58,7 @@ from ingest.chart_axes import (
     y_title,
 )
 from ingest.chart_lines import read_line_charts
+from ingest.chart_note import TITLE_NOTE
 from ingest.ocr import Word, ocr_image_words
 from ingest.tables import BBox, Cell, Table
 

@@ -26,7 +26,7 @@ from itertools import takewhile
 from typing import Any, Literal
 
 from geo.folding import fold
-from ingest.chart_axes import TITLE_NOTE
+from ingest.chart_note import TITLE_NOTE
 from ingest.values import (
     MONTHS,
     find_dates,

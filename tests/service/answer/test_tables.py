@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chart_axes import TITLE_NOTE
+from ingest.chart_note import TITLE_NOTE
 from models.sparse_encoder import SparseEncoder
 from models.text_encoder import TextEncoder
 from service.answer.extractive import ExtractiveAnswerer
