@@ -478,6 +478,8 @@ def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
         ("Filadélfia", "the Philadelphia office"),
         ("VHC", "TABLE 8.1 HCV core antigen assays"),  # an acronym's letters in another order
         ("VIH", "people living with HIV"),
+        ("French", "la région Occitanie, deuxième parc de France"),  # a demonym: its country
+        ("Brazilian", "os estados do Brasil"),
     ],
 )
 def test_a_name_is_found_in_its_spelling_in_another_language(name: str, text: str) -> None:
