@@ -76,3 +76,41 @@ def same_country(name: str) -> set[str]:
 def longest_country_words() -> int:
     """The most words a country's name has (a question's names are matched up to this long)."""
     return max(len(name.split()) for name in _tables()[1])
+
+
+# Demonyms and the country (or Europe) they stand for, folded, in en / pt / fr: CLDR, read
+# above, names countries but not their peoples. The answer step (service/answer/gate.py
+# name_forms) reads "French region" over a page saying "France"; the regular English "-an"
+# forms ("Indian" = "India") are derived there and need no entry.
+_DEMONYMS: dict[str, str] = {
+    **dict.fromkeys(("french", "frances", "francesa", "francais", "francaise"), "france"),
+    **dict.fromkeys(("german", "alemao", "alema", "allemand", "allemande"), "germany"),
+    **dict.fromkeys(("british",), "united kingdom"),
+    **dict.fromkeys(("spanish", "espanhol", "espanhola", "espagnol", "espagnole"), "spain"),
+    **dict.fromkeys(("portuguese", "portugues", "portuguesa", "portugais", "portugaise"), "portugal"),
+    **dict.fromkeys(("dutch", "holandes", "holandesa", "neerlandais"), "netherlands"),
+    **dict.fromkeys(("swiss", "suico", "suica", "suisse"), "switzerland"),
+    **dict.fromkeys(("chinese", "chines", "chinesa", "chinois", "chinoise"), "china"),
+    **dict.fromkeys(("japanese", "japones", "japonesa", "japonais", "japonaise"), "japan"),
+    **dict.fromkeys(("greek", "grego", "grega", "grec", "grecque"), "greece"),
+    **dict.fromkeys(("turkish", "turco", "turca", "turc", "turque"), "turkey"),
+    **dict.fromkeys(("polish", "polones", "polonesa", "polonais", "polonaise"), "poland"),
+    **dict.fromkeys(("danish", "dinamarques", "danois", "danoise"), "denmark"),
+    **dict.fromkeys(("swedish", "sueco", "sueca", "suedois", "suedoise"), "sweden"),
+    **dict.fromkeys(("finnish", "finlandes", "finlandais"), "finland"),
+    **dict.fromkeys(("irish", "irlandes", "irlandais"), "ireland"),
+    **dict.fromkeys(("czech", "tcheco", "tcheque"), "czechia"),
+    **dict.fromkeys(("brazilian", "brasileiro", "brasileira", "bresilien", "bresilienne"), "brazil"),
+    **dict.fromkeys(("european", "europeu", "europeia", "europeen", "europeenne"), "europe"),
+    **dict.fromkeys(("italiano", "italiana", "italien", "italienne"), "italy"),
+    **dict.fromkeys(("indiano", "indiana", "indien", "indienne"), "india"),
+    **dict.fromkeys(("mexicano", "mexicana", "mexicain", "mexicaine"), "mexico"),
+    **dict.fromkeys(("canadense", "canadien", "canadienne"), "canada"),
+    **dict.fromkeys(("americano", "americana", "americain", "americaine", "american"), "united states"),
+}
+
+
+def demonym_country(word: str) -> str | None:
+    """The English name of the country a folded demonym stands for ("francesa" -> "france"),
+    or None for a word that is none."""
+    return _DEMONYMS.get(word)

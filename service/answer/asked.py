@@ -98,6 +98,13 @@ _LABEL_NUMBER = re.compile(
 )
 
 
+def opens_with_label(text: str) -> bool:
+    """Whether a text opens with a part label and a separator ("Tabela 1 — Qualidade da água",
+    "Chapter 2: Causes of Climate Change"): a caption or a heading, which names what follows."""
+    m = _LABEL_NUMBER.match(text.lstrip())
+    return m is not None and re.match(r"\s*(?:[-—–:.]|$)", text.lstrip()[m.end() :]) is not None
+
+
 def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
     """Whether the sentence states a value of the asked kind that the question does not give
     (the number of a table, figure or map that it names does not count)."""

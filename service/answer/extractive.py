@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from geo.folding import fold
 from ingest.values import find_numbers
-from service.answer.asked import asked_value, asks_identifier, number_asked_at
+from service.answer.asked import asked_value, asks_identifier, number_asked_at, opens_with_label
 from service.answer.conditions import count_condition
 from service.answer.content_words import asked_words, counted_noun, holds_any, last_frame_at, translations
 from service.answer.gate import (
@@ -463,20 +463,13 @@ def title_like(sentence: str) -> bool:
     text = sentence.strip()
     if any(_states_value(v) for _, _, v in find_numbers(text)):  # "Parque da Jaqueira (-8,0375; ...)"
         return False
-    if _CAPTION.match(fold(text)) and len(text.split()) <= _CAPTION_WORDS:
+    if opens_with_label(text) and len(text.split()) <= _CAPTION_WORDS:
         return True  # "Tabela 1 — Qualidade da água por estação", "Chapter 2: Causes of Climate Change"
     if ": " in text or " = " in text:  # "Praia de Boa Viagem: 8°07'11"S 34°53'49"W" states a value
         return False
     return len(text.split()) <= _TITLE_WORDS and not text.endswith((".", "!", "?", ";", ":", "%"))
 
 
-# a table's or figure's caption, a chapter's or section's heading: it names what follows, it
-# states nothing (folded)
-_CAPTION = re.compile(
-    r"^(?:table|tabela|tableau|tabla|quadro|figure|figura|fig|carte|mapa|map|chart|grafico|graphique|"
-    r"chapter|chapitre|capitulo|section|secao|annex|annexe|anexo|appendix)"
-    r"\.?\s*\d+(?:\.\d+)?\s*(?:[-—–:.]|$)"
-)
 _CAPTION_WORDS = 30  # longer, it goes on to say something
 
 

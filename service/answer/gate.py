@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from geo.country_names import longest_country_words, same_country
+from geo.country_names import demonym_country, longest_country_words, same_country
 from geo.folding import fold
 from ingest.values import (
     MONTHS,
@@ -117,35 +117,6 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "pib": ("gdp",),
     "gdp": ("pib",),
 }
-# A demonym stands for its country ("French region" over "France", "Nouvelle-Aquitaine"), in
-# en / pt / fr, folded; the country's names in other languages follow (same_country). The
-# regular "-an" forms ("Indian" = "India") need no entry (name_forms).
-_DEMONYMS: dict[str, str] = {
-    **dict.fromkeys(("french", "frances", "francesa", "francais", "francaise"), "france"),
-    **dict.fromkeys(("german", "alemao", "alema", "allemand", "allemande"), "germany"),
-    **dict.fromkeys(("british",), "united kingdom"),
-    **dict.fromkeys(("spanish", "espanhol", "espanhola", "espagnol", "espagnole"), "spain"),
-    **dict.fromkeys(("portuguese", "portugues", "portuguesa", "portugais", "portugaise"), "portugal"),
-    **dict.fromkeys(("dutch", "holandes", "holandesa", "neerlandais"), "netherlands"),
-    **dict.fromkeys(("swiss", "suico", "suica", "suisse"), "switzerland"),
-    **dict.fromkeys(("chinese", "chines", "chinesa", "chinois", "chinoise"), "china"),
-    **dict.fromkeys(("japanese", "japones", "japonesa", "japonais", "japonaise"), "japan"),
-    **dict.fromkeys(("greek", "grego", "grega", "grec", "grecque"), "greece"),
-    **dict.fromkeys(("turkish", "turco", "turca", "turc", "turque"), "turkey"),
-    **dict.fromkeys(("polish", "polones", "polonesa", "polonais", "polonaise"), "poland"),
-    **dict.fromkeys(("danish", "dinamarques", "danois", "danoise"), "denmark"),
-    **dict.fromkeys(("swedish", "sueco", "sueca", "suedois", "suedoise"), "sweden"),
-    **dict.fromkeys(("finnish", "finlandes", "finlandais"), "finland"),
-    **dict.fromkeys(("irish", "irlandes", "irlandais"), "ireland"),
-    **dict.fromkeys(("czech", "tcheco", "tcheque"), "czechia"),
-    **dict.fromkeys(("brazilian", "brasileiro", "brasileira", "bresilien", "bresilienne"), "brazil"),
-    **dict.fromkeys(("european", "europeu", "europeia", "europeen", "europeenne"), "europe"),
-    **dict.fromkeys(("italiano", "italiana", "italien", "italienne"), "italy"),
-    **dict.fromkeys(("indiano", "indiana", "indien", "indienne"), "india"),
-    **dict.fromkeys(("mexicano", "mexicana", "mexicain", "mexicaine"), "mexico"),
-    **dict.fromkeys(("canadense", "canadien", "canadienne"), "canada"),
-    **dict.fromkeys(("americano", "americana", "americain", "americaine", "american"), "united states"),
-}
 
 
 @dataclass(frozen=True)
@@ -163,7 +134,7 @@ def name_forms(name: str) -> set[str]:
     a capitalised common word's translation ("Tabela 1" = "Table 1", "Produto D" = "Product D"),
     and a demonym's place ("Indian" = "India")."""
     forms = set(_ALIASES.get(name, ()))
-    if country := _DEMONYMS.get(name):  # "French" = "France" = "França"
+    if country := demonym_country(name):  # "French" = "France" = "França"
         forms |= {country} | {form for form in same_country(country) if len(form) > 3}
     forms |= {form for form in same_country(name) if len(form) > 3}  # "Índia" = "Inde" = "India"
     if " " not in name:

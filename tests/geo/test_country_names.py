@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from geo.country_names import country_code, country_names, same_country
+from geo.country_names import country_code, country_names, demonym_country, same_country
 
 
 def test_a_country_is_known_by_its_name_in_each_language() -> None:
@@ -26,3 +26,9 @@ def test_a_name_is_a_country_in_the_languages_asked() -> None:
     """French "Salvador" is El Salvador; in a Portuguese text it is the city."""
     assert country_code("Salvador") == "SV"
     assert country_code("Salvador", ("pt",)) is None and country_code("El Salvador", ("pt",)) == "SV"
+
+
+def test_a_demonym_names_its_country_in_each_language() -> None:
+    assert {demonym_country(w) for w in ("french", "francesa", "francaise")} == {"france"}
+    assert demonym_country("brasileiro") == "brazil"
+    assert demonym_country("recife") is None
