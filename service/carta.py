@@ -614,6 +614,8 @@ class Carta:
         q.geo = self.resolve_geo(geo)
         if q.geo is None and geo_prior and self.settings.geo_prior:
             q.prior = self.geo_prior(text)
+        elif q.geo is not None:
+            q.named = self.geo_prior(text)
         return q
 
     def resolve_geo(self, spec: GeoSpec | None) -> ResolvedGeo | None:

@@ -66,8 +66,9 @@ class ExtractiveAnswerer:
         """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
         an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
-        pages = result.pages[: self.gate.evidence_pages]
-        card = self.cards.answer(question, grade.language, pages, result.geo_filter or result.geo_prior)
+        pages = self.gate.evidence(question, result)
+        place = result.named_place or result.geo_filter or result.geo_prior
+        card = self.cards.answer(question, grade.language, pages, place)
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
         table = self.tables.answer(question, grade.language, pages, page_chunks)
@@ -387,7 +388,7 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
     test = AnswerTest(question)
     near = [c for c in ranked if rank(c) >= best * QUOTE_REACH]
     if test.asked is None:  # key terms alone do not make a sentence the answer ("qual bairro")
-        return near
+        return beside_lead(test, near)
     # the answering sentences reach down from the gate's best score: a line holding the key
     # terms only through its page's headings is not an answer for being near in rank
     top_score = max(c.score for c in ranked)
@@ -404,9 +405,21 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
         # 3,412" before a product row holding the report's name, its quarter and "active
         # accounts"), closest first: their key terms all hold, so the keys bonus no longer ranks
         most = max(c.words for c in answering)
-        return sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine)
+        return beside_lead(test, sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine))
     valued = [c for c in near if test.states_value(c.sentence)]
-    return valued + [c for c in near if all(c is not v for v in valued)]
+    return beside_lead(test, valued + [c for c in near if all(c is not v for v in valued)])
+
+
+def beside_lead(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:
+    """The sentences to quote after the first: when it holds every key term in its own
+    words ("Em 2024, o Recife registrou 2.345 mm"), it is a whole statement, and a sentence
+    of another page that holds them only through that page's headings states another case
+    of them ("entre abril e julho ... 1.405 mm" on the next page) and cites a page without
+    the fact; the first's own page may add to it."""
+    if not chosen or not test.terms or not test.answers(chosen[0].sentence):
+        return chosen
+    lead = chosen[0]
+    return [lead, *(c for c in chosen[1:] if c.page is lead.page or test.answers(c.sentence))]
 
 
 def rows_lack_asked_value(

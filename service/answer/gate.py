@@ -56,7 +56,7 @@ from service.answer.content_words import (
 from service.answer.sentences import EMBED_CHARS, in_encoder_language, sentences
 from service.answer.types import Answer
 from service.query.decompose import decompose
-from service.query.translate import translate
+from service.query.translate import in_name, translate
 from service.query.types import ChunkEvidence, PageEvidence, SearchResult
 
 if TYPE_CHECKING:
@@ -206,11 +206,13 @@ def question_key_terms(question: str) -> list[KeyTerm]:
     for start, end in _country_spans(question, words):  # "Estados Unidos": one name, not two
         if free(start, end):
             spans.append((start, end, KeyTerm(_spaced(question[start:end]), frozenset(), True)))
+    names = [m[0] for m in words]
     for i, m in enumerate(words):
         word = m[0]
         if not free(*m.span()) or any(ch.isdigit() for ch in word):
             continue
-        month = MONTHS.get(fold(word)) if len(word) > 4 else None
+        # a month's name, unless one word of a capitalised name ("Marco Zero": "marco" is "março")
+        month = MONTHS.get(fold(word)) if len(word) > 4 and not in_name(names, i) else None
         if month:
             spans.append((*m.span(), KeyTerm(fold(word), frozenset({f"month:{month}"}), False)))
         elif i > 0 and word[0].isupper() and len(word) > 2 and not _sentence_start(question, m.start()):
@@ -445,10 +447,31 @@ def document_described(
     return out
 
 
+def evidence_pages(question: str, ranked: list[PageEvidence], first: int) -> list[PageEvidence]:
+    """The best `first` pages, and a lower-ranked one that holds every key term they all
+    lack ("Marco Zero" on the report's page of reference points, ranked under three map
+    cards for "the coordinates of Marco Zero in Recife")."""
+    pages = ranked[:first]
+    absent = absent_key_terms(question, [page_text(p) for p in pages])
+    if not absent:
+        return pages
+    return pages + [p for p in ranked[first:] if not absent_key_terms_of(absent, page_text(p))]
+
+
 def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:
     """The question's key terms that no evidence page contains."""
-    haystack = Haystack("\n".join(page_texts))
-    return [t for t in question_key_terms(question) if not haystack.contains(t)]
+    return absent_key_terms_of(question_key_terms(question), "\n".join(page_texts))
+
+
+def absent_key_terms_of(terms: list[KeyTerm], text: str) -> list[KeyTerm]:
+    """Those of `terms` that `text` does not contain."""
+    haystack = Haystack(text)
+    return [t for t in terms if not haystack.contains(t)]
+
+
+def page_text(page: PageEvidence) -> str:
+    """A page's evidence text with what names its document (document_names)."""
+    return "\n".join([*(c.text for c in page.chunks), document_names(page)])
 
 
 def on_named_pages(question: str, candidates: list[Candidate]) -> list[Candidate]:
@@ -619,9 +642,13 @@ class RelevanceGate:
     def min_relevance(self) -> float:
         return self.params.min_relevance
 
+    def evidence(self, question: str, result: SearchResult) -> list[PageEvidence]:
+        """The pages the answer is read from (evidence_pages)."""
+        return evidence_pages(question, result.pages, self.evidence_pages)
+
     def grade(self, question: str, result: SearchResult) -> Grade:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
-        pages = result.pages[: self.evidence_pages]
+        pages = self.evidence(question, result)
         candidates = self._score(question, self._candidates(pages), result)
         candidates = about_subject(question, on_named_pages(question, candidates))
         page_texts = [c.text for p in pages for c in p.chunks]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from geo.folding import fold_words as fold  # facts and answers are compared word by word
 
@@ -117,16 +117,19 @@ def citation_validity(
     sent: set[PageKey],
     page_texts: dict[PageKey, str],
     facts: Sequence[str | tuple[float, float]],
+    cell_pages: Collection[PageKey] = (),
 ) -> float | None:
     """Share of citations that point at a page that was in the evidence sent and (when the
-    question has facts) whose text contains at least one of them."""
+    question has facts) whose text contains at least one of them, or that holds one of the
+    question's labelled answer cells (`cell_pages`): a total or a difference computed from
+    cells is written on no page, the cells it is computed from are."""
     cited = list(cited)
     if not cited:
         return None
     valid = 0
     for key in cited:
         ok = key in sent
-        if ok and facts:
+        if ok and facts and key not in cell_pages:
             ok = any(fact_found(page_texts.get(key, ""), f) for f in facts)
         valid += ok
     return valid / len(cited)

@@ -160,7 +160,9 @@ def run_question(
         "answerable_not_refused": (not answer["refused"]) if answerable else None,
         "cell_citation": m.cell_cited(cited_boxes, _cell_keys(q, doc_ids)),
         "fact_accuracy": m.fact_accuracy(answer["answer"], facts) if answerable else None,
-        "citation_validity": m.citation_validity(cited, sent, texts, facts),
+        "citation_validity": m.citation_validity(
+            cited, sent, texts, facts, {(doc, page) for doc, page, _ in _cell_keys(q, doc_ids)}
+        ),
         "cited_expected_page": (any(k in u for u in units for k in cited) if units else None),
         "token_f1": m.token_f1(answer["answer"], q.reference) if q.reference else None,
         "injection_resisted": m.injection_resisted(answer["answer"], q.canary) if q.canary else None,

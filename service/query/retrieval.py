@@ -74,6 +74,7 @@ class Retriever:
             {k: round(v, 2) for k, v in timings.items()},
             geo_filter=q.geo.description if q.geo else None,
             geo_prior={**q.prior.description, "mode": q.prior_mode} if q.prior else None,
+            named_place=q.named.description if q.named else None,
         )
 
     def _read_on_pages(

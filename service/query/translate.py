@@ -99,9 +99,9 @@ PT_EN: dict[str, str] = {
     "populacional": "population",
     "decenal": "decadal",
     "taxa": "rate",
-    "chuva": "rainfall",
-    "chuvas": "rainfall",
-    "precipitacao": "rainfall precipitation",
+    "chuva": "rainfall rain",
+    "chuvas": "rainfall rain",
+    "precipitacao": "rainfall precipitation rain",
     "real": "actual",
     "normal": "normal",
     "desvio": "departure",
@@ -416,6 +416,15 @@ def _country_at(words: list[str], i: int, source: str, target: str) -> tuple[str
     return None
 
 
+def in_name(words: list[str], i: int) -> bool:
+    """Whether words[i] is one word of a name of several capitalised words ("Marco Zero",
+    "Boa Viagem"), none of them the text's first (a question's first word is capitalised
+    for being first)."""
+    if i == 0 or not words[i][:1].isupper():
+        return False
+    return (i + 1 < len(words) and words[i + 1][:1].isupper()) or (i > 1 and words[i - 1][:1].isupper())
+
+
 def translate(text: str, language: str, prefer: Callable[[str], bool] | None = None) -> str | None:
     """`text` (Portuguese or English; French to English) in the other language, word for
     word; None when fewer than MIN_TRANSLATED words are in the glossary or the language is
@@ -448,7 +457,9 @@ def translate(text: str, language: str, prefer: Callable[[str], bool] | None = N
         i += 1
         folded = fold(word)
         cognate = english_cognate(folded, language) if language != "en" and not word[:1].isupper() else None
-        if folded in glossary:
+        if in_name(words, i - 1):
+            out.append(word)  # "Marco Zero" is a square of Recife, not "march Zero"
+        elif folded in glossary:
             out.append(glossary[folded])
             translated += 1
         elif cognate:

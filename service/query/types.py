@@ -36,6 +36,9 @@ class SearchQuery:
     geo: ResolvedGeo | None = None  # a hard geo filter, applied in every channel before top-k
     prior: ResolvedGeo | None = None  # a place named in the question: boosts pages there (channel "geo")
     prior_mode: PriorMode = "filter"
+    # the place the question names when a filter is given instead (no prior then): the
+    # answer reads it ("Which maps cover Australia?" filtered to Sydney), the search does not
+    named: ResolvedGeo | None = None
     acl: list[str] | None = None  # the caller's ACL tokens (index.acl; None: every document of the tenant)
 
     def selects(self, channel: str) -> bool:
@@ -93,6 +96,7 @@ class SearchResult:
     timings_ms: dict[str, float]
     geo_filter: dict | None = None
     geo_prior: dict | None = None
+    named_place: dict | None = None  # SearchQuery.named's description
     plan: dict | None = None  # the query planner's trace (service/query/planner.py), when it ran
     # the dense vector of the question's word-for-word translation, when the planner searched it
     # (the relevance gate compares a foreign question in it too, without encoding it again)

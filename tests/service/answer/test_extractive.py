@@ -283,3 +283,32 @@ def test_a_who_question_asks_the_holder_of_the_role_it_names() -> None:
     assert asked_role("Who is the director of the WHO Global HIV Programme?") == ["director"]
     assert asked_role("Who funded the guidelines?") == []  # a verb asks: no role named
     assert asked_role("Which station is rated Própria?") == []
+
+
+def test_a_whole_statement_is_not_followed_by_another_pages_case_of_it() -> None:
+    """The first sentence holds every key term in its own words; a sentence of the next page
+    that holds them only through its page's title states another case (a season's rain,
+    not the year's) and would cite a page without the fact: it is left out. Of the lead's
+    own page it stays."""
+    question = "Qual foi a precipitação acumulada no Recife em 2024?"
+    pages = [PageEvidence("d", n, "Relatório Ambiental do Recife 2024", "r.pdf", "pdf", 0.0) for n in (1, 2)]
+    lead = "Em 2024, o Recife registrou precipitação acumulada de 2.345 mm."
+    season = "Entre abril e julho a precipitação acumulada atingiu 1.405 mm."
+
+    def candidates(season_page: PageEvidence) -> list[Candidate]:
+        return [
+            Candidate(
+                lead, ChunkEvidence("d", 1, 0, lead, [0, 0, 1, 1], [1, 1], 1, 0.0), pages[0], score=1.1
+            ),
+            Candidate(
+                season,
+                ChunkEvidence("d", season_page.page_no, 0, season, [0, 0, 1, 1], [1, 1], 1, 0.0),
+                season_page,
+                score=1.0,
+            ),
+        ]
+
+    other_page = candidates(pages[1])
+    assert choose(question, other_page) == other_page[:1]
+    same_page = candidates(pages[0])
+    assert choose(question, same_page) == same_page

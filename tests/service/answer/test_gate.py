@@ -17,6 +17,7 @@ from service.answer.gate import (
     about_subject,
     asked_kind,
     decide,
+    evidence_pages,
     key_share,
     key_terms,
     missing_key_terms,
@@ -535,3 +536,28 @@ def test_a_question_in_another_language_is_also_compared_in_its_translation(
 )
 def test_a_which_question_names_the_kind_of_its_answer(question: str, kind: list[str]) -> None:
     assert asked_kind(question) == kind
+
+
+def test_a_lower_page_holding_the_names_the_best_pages_lack_joins_the_evidence() -> None:
+    """Three map cards outrank the report's page of reference points for "coordinates ...
+    in Recife"; that page alone names Marco Zero, so it is read too. A page that adds none
+    of the missing names does not join."""
+
+    def page(no: int, text: str) -> PageEvidence:
+        chunk = ChunkEvidence("d", no, 0, text, [0, 0, 1, 1], [1, 1], 1, 0.0)
+        return PageEvidence("d", no, "Relatório", "r.pdf", "pdf", 0.0, chunks=[chunk])
+
+    cards = [page(n, f"Map card of olinda_{n}.tif. Extent in degrees near Recife") for n in (1, 2, 3)]
+    points = page(4, "Coordenadas: Marco Zero: lat -8.0631, lon -34.8711")
+    other = page(5, "Recife em 2024")
+    question = "What are the coordinates of Marco Zero in Recife?"
+    assert evidence_pages(question, [*cards, other, points], 3) == [*cards, points]
+    assert evidence_pages("Which maps cover Recife?", [*cards, other, points], 3) == cards
+
+
+def test_a_capitalised_name_of_several_words_is_no_month() -> None:
+    """ "Marco Zero" (a square of Recife) folds like "março"; beside another capitalised
+    word it is a name, while "Março de 2024" stays a date."""
+    terms = question_key_terms("Qual é a longitude do Marco Zero do Recife?")
+    assert [(t.text, t.values) for t in terms][:2] == [("marco", frozenset()), ("zero", frozenset())]
+    assert question_key_terms("Quanto choveu em Março de 2024?")[0].values == frozenset({"date:2024-03"})

@@ -97,6 +97,9 @@ def test_citation_validity() -> None:
     assert citation_validity([B1], {A1}, texts, []) == 0.0  # cited outside the evidence sent
     assert citation_validity([A2], {A2}, texts, []) == 1.0  # no facts: being in the evidence suffices
     assert citation_validity([], {A1}, texts, ["x"]) is None
+    # a total computed from cells is on no page: the page of its cells is the valid citation
+    assert citation_validity([A2], {A1, A2}, texts, [(90, 0)], cell_pages={A2}) == 1.0
+    assert citation_validity([B1], {A1}, texts, [(90, 0)], cell_pages={B1}) == 0.0  # still only what was sent
 
 
 def test_injection_resisted() -> None:

@@ -81,6 +81,16 @@ def test_each_raster_ranks_first_for_maps_of_a_place_it_covers(
         assert "maps" in result.pages[0].channels
 
 
+def test_maps_of_a_country_asked_under_a_filter_on_one_of_its_cities(map_carta: tuple[Carta, dict]) -> None:
+    """The filter (Sydney) is not the place asked about (Australia): the answer still reads
+    the place the question names, and the world map's extent holds it."""
+    carta, names = map_carta
+    for question in ("Which maps cover Australia?", "Quais mapas cobrem a Austrália?"):
+        answer = carta.ask(carta.query(question, "default", geo=GeoSpec(place="Sydney")))
+        assert not answer.refused, answer.answer
+        assert {names[c.doc_id] for c in answer.citations} == {"rasterio_world.rgb.tif"}
+
+
 def test_the_crs_and_pixel_size_come_from_the_card(map_carta: tuple[Carta, dict]) -> None:
     carta, _ = map_carta
     q = "What coordinate reference system and pixel size does the Olinda Landsat image use?"

@@ -67,3 +67,9 @@ def test_an_authors_background_is_translated() -> None:
     translated = translate("Em que universidade o autor fez o mestrado em Ciência da Computação?", "pt")
     assert translated is not None
     assert {"university", "author", "master", "science", "computer"} <= set(translated.split())
+
+
+def test_a_name_of_several_capitalised_words_is_kept_as_written() -> None:
+    """ "Marco Zero" is a square of Recife, not "march Zero"; "março" alone is a month."""
+    assert "march" not in (translate("Qual a longitude e a latitude do Marco Zero do Recife?", "pt") or "")
+    assert "march" in (translate("Qual foi a precipitação em março de 2020 no Recife?", "pt") or "")
