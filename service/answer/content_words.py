@@ -226,6 +226,8 @@ class WordIndex:
             # after a number too: "36%", "14,2km"
             if re.search(rf"(?<![^\W\d_]|\$){re.escape(symbol)}(?!\w)", folded):
                 words.update(names)
+        if re.search(r"\b(?:per|pour) cent\b|\bpor cento\b", folded):  # a table's "(Per cent)"
+            words.update(_UNIT_WORDS["%"])
         if re.search(r"\b(?:q[1-4]|[1-4]t)\b", folded):  # "Q3 2024", "3T24": a quarter
             words.update(("quarter", "trimestre", "trimestral", "quarterly"))
         self.words = frozenset(words)

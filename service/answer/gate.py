@@ -448,14 +448,23 @@ def document_described(
 
 
 def evidence_pages(question: str, ranked: list[PageEvidence], first: int) -> list[PageEvidence]:
-    """The best `first` pages, and a lower-ranked one that holds every key term they all
-    lack ("Marco Zero" on the report's page of reference points, ranked under three map
-    cards for "the coordinates of Marco Zero in Recife")."""
+    """The best `first` pages, and a lower-ranked one that holds every key term and content
+    word they all lack ("Marco Zero" on the report's page of reference points, ranked under
+    three map cards for "the coordinates of Marco Zero in Recife"; "praia" under a geo
+    filter that ranks the maps of the area first)."""
     pages = ranked[:first]
-    absent = absent_key_terms(question, [page_text(p) for p in pages])
-    if not absent:
+    texts = [page_text(p) for p in pages]
+    absent = absent_key_terms(question, texts)
+    words = absent_content_words(question, texts, key_terms(question))
+    if not absent and not words:
         return pages
-    return pages + [p for p in ranked[first:] if not absent_key_terms_of(absent, page_text(p))]
+    return pages + [p for p in ranked[first:] if holds_all(page_text(p), absent, words)]
+
+
+def holds_all(text: str, terms: list[KeyTerm], words: list[str]) -> bool:
+    """Whether `text` holds every one of the key terms and the content words."""
+    index = word_index(text)
+    return not absent_key_terms_of(terms, text) and all(index.contains(w) for w in words)
 
 
 def absent_key_terms(question: str, page_texts: list[str]) -> list[KeyTerm]:

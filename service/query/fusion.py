@@ -12,6 +12,8 @@ to the number of (non-empty) lists, so it is judged by the channels that could h
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from index.types import Hit
 from index.vector_store import RRF_K
 from service.query.language import text_language
@@ -25,6 +27,7 @@ def fuse_pages(
     top_k: int,
     k: int = RRF_K,
     readers: dict[str, str] | None = None,
+    selections: Collection[str] = (),
 ) -> list[PageEvidence]:
     """Reciprocal rank fusion at page level over every ranked list (dense, bm25_pt,
     bm25_en chunk lists, the page MaxSim list, the geo prior list): a page's rank in a
@@ -33,7 +36,9 @@ def fuse_pages(
     each page's chunks are ordered by their own fused score. Ties keep the order of
     `lists`, so callers pass the lists in channel-registry order. `readers` (list name ->
     the one language it matches): such a list counts only for the pages written in that
-    language or whose hits (nor their document's) do not say one (service/query/language.py)."""
+    language or whose hits (nor their document's) do not say one (service/query/language.py).
+    `selections`: the lists that hold only the pages meeting a condition, not a ranking cut
+    at its limit."""
     pages: dict[tuple[str, int], PageEvidence] = {}
     chunk_score: dict[tuple[str, int, int], float] = {}
     chunk_hit: dict[tuple[str, int, int], Hit] = {}
@@ -79,12 +84,27 @@ def fuse_pages(
         )
     languages = page_languages(lists) if readers else {}
     ranked_lists = [name for name, hits in lists.items() if hits]  # an empty list says nothing
+    # a list is cut at its limit: a page it left out ranks below all it holds, not nowhere,
+    # and counts as the next rank after its last page. Plain RRF scores a page first in three
+    # lists and past the cut of the dense one under pages fifth to tenth in all four ("Marco
+    # Zero" on the report's page of coordinates). A list that selects (`selections`: the
+    # geo prior's list in its "filter" mode holds only pages in the named place) says the
+    # pages it left out are not of it
+    past_end = {
+        name: 1 + sum(1 for p in pages.values() if name in p.channels)
+        for name in ranked_lists
+        if name not in selections
+    }
     for key, page in pages.items():
         language = languages.get(key)
         # no list can read the page (a dense-only search): every list counts, as plain RRF
         counting = [name for name in ranked_lists if _counts(readers, name, language)] or ranked_lists
         scale = len(ranked_lists) / len(counting)
-        page.score = scale * sum(1.0 / (k + c.rank) for name, c in page.channels.items() if name in counting)
+        page.score = scale * sum(
+            1.0 / (k + (page.channels[name].rank if name in page.channels else past_end[name]))
+            for name in counting
+            if name in page.channels or name in past_end
+        )
         if not page.excerpt and page.chunks:
             page.excerpt = page.chunks[0].text[:400]
     ranked = sorted(pages.values(), key=lambda p: (-p.score, p.doc_id, p.page_no))

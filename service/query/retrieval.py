@@ -62,7 +62,9 @@ class Retriever:
         t2 = time.perf_counter()
         maps = lists.get(MAP_CHANNEL)  # map intent: the maps covering the place come first
         readers = bound_readers(q.text, running, self.text_language)
-        pages = maps_first(fuse_pages(lists, q.top_k + len(maps or []), readers=readers), maps)[: q.top_k]
+        selections = {"geo"} if q.prior_mode == "filter" else set()  # only chunks within the place
+        fused = fuse_pages(lists, q.top_k + len(maps or []), readers=readers, selections=selections)
+        pages = maps_first(fused, maps)[: q.top_k]
         if q.geo is not None:
             self._read_on_pages(encoded, flt, running, pages)
         t3 = time.perf_counter()

@@ -156,3 +156,9 @@ def test_a_comparison_frame_is_not_a_subject() -> None:
 )
 def test_the_words_naming_what_is_asked_follow_its_frame(question: str, asked: list[str]) -> None:
     assert asked_words(question, key_terms(question)) == asked
+
+
+def test_a_table_in_per_cent_holds_the_asked_percentage() -> None:
+    """ "(Per cent)" under a table's title: "by what percentage" is asked of its values."""
+    index = WordIndex("TABLE 4: STATE-WISE DECADAL GROWTH RATE OF POPULATION · (Per cent)")
+    assert index.contains("percentage") and not WordIndex("TABLE 4: GROWTH RATE").contains("percentage")

@@ -553,6 +553,10 @@ def test_a_lower_page_holding_the_names_the_best_pages_lack_joins_the_evidence()
     question = "What are the coordinates of Marco Zero in Recife?"
     assert evidence_pages(question, [*cards, other, points], 3) == [*cards, points]
     assert evidence_pages("Which maps cover Recife?", [*cards, other, points], 3) == cards
+    # a content word the best pages lack: "praia" under a geo filter that ranks map cards first
+    beach = page(6, "Praia de Boa Viagem: 8°07'11\"S 34°53'49\"W")
+    asked = "Quais são as coordenadas da praia nesta área?"
+    assert evidence_pages(asked, [*cards, other, beach], 3) == [*cards, beach]
 
 
 def test_a_capitalised_name_of_several_words_is_no_month() -> None:

@@ -120,3 +120,21 @@ def test_a_page_whose_text_does_not_say_takes_its_documents_language() -> None:
     pages = fuse_pages(lists, top_k=5, readers={"dense": "pt", "pages": "pt"})
     # English like the document's other page: judged by the BM25 lists alone
     assert [(p.doc_id, p.page_no) for p in pages[:2]] == [("census", 5), ("census", 4)]
+
+
+def test_a_page_left_out_of_a_cut_list_ranks_after_its_last_page() -> None:
+    """First in three lists and past the dense list's cut, the page of coordinates that names
+    "Marco Zero" outranks the pages second to fifth in all four (plain RRF put it last): the
+    dense list ranks it below the five it holds, not nowhere. A list that selects (the geo
+    prior's "filter" mode: only pages in the named place) gives nothing to those it left out."""
+    others = [("r", n) for n in range(1, 6)]
+    lists = {name: [_chunk(d, n, 0) for d, n in others] for name in ("dense", "bm25_pt", "bm25_en", "pages")}
+    for name in ("bm25_pt", "bm25_en", "pages"):
+        lists[name].insert(0, _chunk("r", 9, 0))
+    pages = fuse_pages(lists, top_k=6)
+    assert [p.page_no for p in pages] == [1, 9, 2, 3, 4, 5]
+    assert pages[1].score == pytest.approx(3 / 61 + 1 / 66)  # dense: after its 5 pages
+    geo = {"geo": [_chunk("s", 1, 0)], "dense": [_chunk("r", 1, 0), _chunk("s", 1, 0)]}
+    scores = {p.doc_id: p.score for p in fuse_pages(geo, top_k=2, selections={"geo"})}
+    assert scores["r"] == pytest.approx(1 / 61)  # not in the place: nothing from "geo"
+    assert scores["s"] == pytest.approx(1 / 61 + 1 / 62)
