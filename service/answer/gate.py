@@ -448,17 +448,19 @@ def document_described(
 
 
 def evidence_pages(question: str, ranked: list[PageEvidence], first: int) -> list[PageEvidence]:
-    """The best `first` pages, and a lower-ranked one that holds every key term and content
-    word they all lack ("Marco Zero" on the report's page of reference points, ranked under
+    """The best `first` pages, and a lower-ranked one that holds the key terms and content
+    words they all lack ("Marco Zero" on the report's page of reference points, ranked under
     three map cards for "the coordinates of Marco Zero in Recife"; "praia" under a geo
-    filter that ranks the maps of the area first)."""
+    filter that ranks the maps of the area first) with every other key term of the
+    question: a page naming only the missing drug ("glecaprevir/pibrentasvir") beside one
+    pricing another in Egypt does not make the pair an answer."""
     pages = ranked[:first]
     texts = [page_text(p) for p in pages]
-    absent = absent_key_terms(question, texts)
     words = absent_content_words(question, texts, key_terms(question))
-    if not absent and not words:
+    if not absent_key_terms(question, texts) and not words:
         return pages
-    return pages + [p for p in ranked[first:] if holds_all(page_text(p), absent, words)]
+    terms = question_key_terms(question)
+    return pages + [p for p in ranked[first:] if holds_all(page_text(p), terms, words)]
 
 
 def holds_all(text: str, terms: list[KeyTerm], words: list[str]) -> bool:

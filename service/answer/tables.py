@@ -678,7 +678,8 @@ class _Labels:
             }
             cognates = {t for t in labels[i] - query if any(cognate(t, q) for q in long_words)}
             matched = query & labels[i] | abbreviations | cognates
-            if not any(_strong(t) for t in matched) and not _named_by_letter(labels[i], matched):
+            strong = any(_strong(t) for t in matched)
+            if not (strong or _named_by_letter(labels[i], matched) or _named_by_month(labels[i], matched)):
                 continue
             gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
             loss = 0.0
@@ -691,6 +692,14 @@ class _Labels:
                     loss += 0.5 * _weight(t, df[t], n)
             out.append(_Match(i, gain - min(loss, 0.5 * gain), matched))
         return sorted(out, key=lambda m: -m.score)
+
+
+def _named_by_month(label: set[str], matched: set[str]) -> bool:
+    """A label that is a month alone ("Mar", a bar of a chart of monthly rainfall), met by
+    the question's month ("em março de 2024"): alone a month is too weak to name a row of
+    dates, but here it is the whole name. Its other tokens are the month's names."""
+    months = {t for t in label if t.startswith("month:")}
+    return len(months) == 1 and months <= matched and all(":" not in t or t in months for t in label)
 
 
 def _named_by_letter(label: set[str], matched: set[str]) -> bool:
@@ -1262,6 +1271,7 @@ class TableAnswerer:
                 return False  # "safra 15/16": only the "∆ Safra 15/16 para 16/17" row names it
             # or in another language: "Produto C" of the "Product C Monthly Revenue" chart
             forms = name_forms(key)
+            key_tokens = {t for t in key_tokens if not month_of_year_addressed(t, addressed, context)}
             if not key_tokens or key_tokens <= addressed or any(tokens(f) <= addressed for f in forms):
                 continue
             if fold(key) not in context and not any(f in context for f in forms):
@@ -1274,6 +1284,21 @@ class TableAnswerer:
             if 0 < naming <= NAMING_ROWS:
                 return False
         return True
+
+
+_MONTH_OF_YEAR = re.compile(r"^date:(\d{4})-(\d{2})$")
+
+
+def month_of_year_addressed(token: str, addressed: set[str], context: str) -> bool:
+    """Whether a month of a year the question asks ("março de 2024": date:2024-03) is the
+    month a row or column the answer reads names ("Mar" of a chart of 2024's monthly
+    rainfall), in a table whose title or page gives the year."""
+    found = _MONTH_OF_YEAR.match(token)
+    return (
+        bool(found)
+        and f"month:{int(found[2])}" in addressed
+        and re.search(rf"\b{found[1]}\b", context) is not None
+    )
 
 
 def _labels_another_line(key: str, table: EvidenceTable, found: _Found) -> bool:

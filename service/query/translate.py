@@ -419,10 +419,13 @@ def _country_at(words: list[str], i: int, source: str, target: str) -> tuple[str
 def in_name(words: list[str], i: int) -> bool:
     """Whether words[i] is one word of a name of several capitalised words ("Marco Zero",
     "Boa Viagem"), none of them the text's first (a question's first word is capitalised
-    for being first)."""
-    if i == 0 or not words[i][:1].isupper():
-        return False
-    return (i + 1 < len(words) and words[i + 1][:1].isupper()) or (i > 1 and words[i - 1][:1].isupper())
+    for being first). A letter or a number beside it is no name's word: "Produto D" is
+    a product, translated."""
+
+    def capitalised(j: int) -> bool:
+        return 0 < j < len(words) and words[j][:1].isupper() and len(words[j]) >= 3 and words[j].isalpha()
+
+    return capitalised(i) and (capitalised(i + 1) or capitalised(i - 1))
 
 
 def translate(text: str, language: str, prefer: Callable[[str], bool] | None = None) -> str | None:

@@ -911,3 +911,23 @@ def test_an_extreme_of_two_columns_the_question_names_reads_both() -> None:
     assert "Ohio had the highest value of Redemption / Long Gun: 6,020" in both.text
     one = ask("Which state had the most redemption checks for handguns?", page)
     assert one is not None and len(one.citations) == 1 and "5,748" in one.text
+
+
+def test_a_row_named_by_a_month_alone_answers_the_month_of_the_titles_year() -> None:
+    """A monthly rainfall chart read from its picture: rows "Jan" ... "Dez", the year in the
+    title. "em março de 2024" is the row "Mar"; a month alone names it when it is its whole
+    label. Another year than the title's is not this table's."""
+    months = ["Jan", "Fev", "Mar", "Abr", "Mai", "Jun", "Jul", "Ago", "Set", "Out", "Nov", "Dez"]
+    values = ["95", "130", "205", "310", "290", "402", "300", "187", "120", "80", "60", "70"]
+    grid = synthetic_grid(
+        ["Mês", "Precipitação (mm)"],
+        [[m, v] for m, v in zip(months, values, strict=True)],
+        title=f"Precipitação mensal em Recife 2024 (mm) ({TITLE_NOTE})",
+    )
+    page = table_page("chuvas", grid)
+    chart = "segundo o gráfico de precipitação mensal"
+    pt = ask(f"Quanto choveu no Recife em março de 2024, {chart}?", page)
+    assert pt is not None and "205" in pt.text
+    en = ask("According to the monthly rainfall chart, how much rain fell in Recife in August 2024?", page)
+    assert en is not None and "187" in en.text
+    assert ask(f"Quanto choveu no Recife em março de 2019, {chart}?", page) is None

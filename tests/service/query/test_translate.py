@@ -73,3 +73,5 @@ def test_a_name_of_several_capitalised_words_is_kept_as_written() -> None:
     """ "Marco Zero" is a square of Recife, not "march Zero"; "março" alone is a month."""
     assert "march" not in (translate("Qual a longitude e a latitude do Marco Zero do Recife?", "pt") or "")
     assert "march" in (translate("Qual foi a precipitação em março de 2020 no Recife?", "pt") or "")
+    # a letter beside a capitalised word makes no name: "Produto D" is a product
+    assert "product" in (translate("Em que mês o Produto D teve a menor receita mensal?", "pt") or "")
