@@ -548,10 +548,12 @@ def test_a_lower_page_holding_the_names_the_best_pages_lack_joins_the_evidence()
         return PageEvidence("d", no, "Relatório", "r.pdf", "pdf", 0.0, chunks=[chunk])
 
     cards = [page(n, f"Map card of olinda_{n}.tif. Extent in degrees near Recife") for n in (1, 2, 3)]
-    points = page(4, "Coordenadas: Marco Zero: lat -8.0631, lon -34.8711")
+    points = page(4, "Coordenadas no Recife: Marco Zero: lat -8.0631, lon -34.8711")
     other = page(5, "Recife em 2024")
+    alone = page(6, "Marco Zero: lat -8.0631, lon -34.8711")  # the name, not the rest: another Marco Zero
     question = "What are the coordinates of Marco Zero in Recife?"
     assert evidence_pages(question, [*cards, other, points], 3) == [*cards, points]
+    assert evidence_pages(question, [*cards, other, alone], 3) == cards
     assert evidence_pages("Which maps cover Recife?", [*cards, other, points], 3) == cards
     # a content word the best pages lack: "praia" under a geo filter that ranks map cards first
     beach = page(6, "Praia de Boa Viagem: 8°07'11\"S 34°53'49\"W")
