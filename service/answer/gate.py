@@ -660,13 +660,19 @@ class RelevanceGate:
     def grade(self, question: str, result: SearchResult) -> Grade:
         """The relevance gate: is the evidence strong enough to answer from (here or by an LLM)?"""
         pages = self.evidence(question, result)
-        candidates = self._score(question, self._candidates(pages), result)
-        candidates = about_subject(question, on_named_pages(question, candidates))
+        candidates = on_named_pages(question, self._score(question, self._candidates(pages), result))
+        # the question's words count on the documents that hold its names: Northwind's
+        # "operating margin" is not Acme's ("What operating margin did Acme report?")
+        docs = {c.page.doc_id for c in candidates}
+        named_pages = [p for p in pages if p.doc_id in docs] or pages
+        candidates = about_subject(question, candidates)
         page_texts = [c.text for p in pages for c in p.chunks]
         coverage = stem_coverage(self.sparse, question, page_texts)
         # a key term may name the document ("the WHO 2022 HCV guidelines", "Acme FY2023")
         named = page_texts + [document_names(p) for p in pages]
-        page_words = ["\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in pages]
+        page_words = [
+            "\n".join([p.title, *(f"{table_title(c)}\n{c.text}" for c in p.chunks)]) for p in named_pages
+        ]
         absent_words, word_coverage = content_coverage(question, page_words)
         if absent_words and absent_words == asked_kind(question):
             # "Em que instituição X fez o mestrado?": the answer names one ("EAFIT"); pages

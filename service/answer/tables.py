@@ -679,7 +679,9 @@ class _Labels:
             cognates = {t for t in labels[i] - query if any(cognate(t, q) for q in long_words)}
             matched = query & labels[i] | abbreviations | cognates
             strong = any(_strong(t) for t in matched)
-            if not (strong or _named_by_letter(labels[i], matched) or _named_by_month(labels[i], matched)):
+            if not (
+                strong or _named_by_letter(labels[i], matched) or _named_by_month(labels[i], matched, query)
+            ):
                 continue
             gain = sum(_weight(t, df[t], n) * (0.3 if t in self.context else 1.0) for t in matched)
             loss = 0.0
@@ -694,12 +696,16 @@ class _Labels:
         return sorted(out, key=lambda m: -m.score)
 
 
-def _named_by_month(label: set[str], matched: set[str]) -> bool:
+def _named_by_month(label: set[str], matched: set[str], query: set[str]) -> bool:
     """A label that is a month alone ("Mar", a bar of a chart of monthly rainfall), met by
-    the question's month ("em março de 2024"): alone a month is too weak to name a row of
-    dates, but here it is the whole name. Its other tokens are the month's names."""
+    the question's month of a year ("em março de 2024"): alone a month is too weak to name
+    a row of dates, but here it is the whole name. Its other tokens are the month's names;
+    a month word without a year ("the weather on Mars") names no row."""
     months = {t for t in label if t.startswith("month:")}
-    return len(months) == 1 and months <= matched and all(":" not in t or t in months for t in label)
+    if len(months) != 1 or not months <= matched or any(":" in t and t not in months for t in label):
+        return False
+    month = int(next(iter(months)).split(":")[1])
+    return any(_MONTH_OF_YEAR.match(t) and t.endswith(f"-{month:02d}") for t in query)
 
 
 def _named_by_letter(label: set[str], matched: set[str]) -> bool:

@@ -265,6 +265,16 @@ def test_a_subject_on_no_evidence_page_is_refused(gate: RelevanceGate) -> None:
     assert result.absent_words == []
 
 
+def test_the_subject_counts_on_the_documents_holding_the_questions_names(gate: RelevanceGate) -> None:
+    """Northwind's report writes "operating margin"; Acme's, named by the question, does not:
+    Acme's margin is not on the pages because another company's is."""
+    acme = "Acme Annual Report, fiscal year 2023. Product B monthly revenue: May 2,100; July 2,395."
+    question = "What operating margin did Acme report for fiscal year 2023?"
+    result = grade(gate, question, acme, NORTHWIND)
+    assert not result.passed and {"operating", "margin"} <= set(result.absent_words)
+    assert grade(gate, "What operating margin did Northwind Analytics reach in Q3 2024?", acme, NORTHWIND).passed
+
+
 def test_a_year_asked_and_only_another_year_about_the_subject_is_refused(gate: RelevanceGate) -> None:
     result = grade(gate, "Qual foi a precipitação acumulada no Recife em 2023?", RECIFE)
     assert result.other_year and not result.passed
