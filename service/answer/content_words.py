@@ -93,6 +93,12 @@ _QUESTION_FRAMES = frozenset(
     paper papers cite cites cited cita citam citado citada mention mentions mentioned menciona
     mencionam mencionado mencionada mentionne mentionnes besides alem apart autres autre
     relacao comparado comparada comparados comparadas comparacao compared comparison rapport versus
+    tableau tableaux graphique graphiques carte cartes figura figure figures
+    bar bars barra barras pie pizza camembert stacked empilhadas empilhado
+    survey surveys levantamento levantamentos bulletin bulletins boletim boletins
+    tell diga digam informe informem indique indiquem cite dites donnez
+    type types tipo tipos kind kinds sort sorts espece especes genre
+    oldest earliest latest newest recent antiga antigo antigas antigos recente recentes ancienne recente
     """.split()
 )
 # Verb endings, folded (pt past and participles, en past, fr imperfect and participles): a
