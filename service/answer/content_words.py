@@ -97,8 +97,6 @@ _QUESTION_FRAMES = frozenset(
     bar bars barra barras pie pizza camembert stacked empilhadas empilhado
     survey surveys levantamento levantamentos bulletin bulletins boletim boletins
     tell diga digam informe informem indique indiquem cite dites donnez
-    type types tipo tipos kind kinds sort sorts espece especes genre
-    oldest earliest latest newest recent antiga antigo antigas antigos recente recentes ancienne recente
     """.split()
 )
 # Verb endings, folded (pt past and participles, en past, fr imperfect and participles): a
