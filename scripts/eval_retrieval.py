@@ -49,7 +49,9 @@ def score(ranked: list[tuple[str, int]], units: list[set[tuple[str, int]]]) -> d
     }
 
 
-def run(sets: dict[str, list[Question]], client: LocalClient, systems: list[str]) -> list[dict[str, Any]]:
+def run(
+    sets: dict[str, list[Question]], client: LocalClient, systems: list[str], top_k: int = K
+) -> list[dict[str, Any]]:
     doc_ids = indexed_files(client)
     cache: dict = {}
     rows: list[dict[str, Any]] = []
@@ -62,7 +64,8 @@ def run(sets: dict[str, list[Question]], client: LocalClient, systems: list[str]
             geo = q.geo.model_dump(exclude_none=True) if q.geo else None
             row: dict[str, Any] = {"set": set_name, "id": q.id, "lang": q.language, "doc_lang": doc_lang}
             for system in systems:
-                row[system] = score(ranked_pages(client, q.question, SYSTEMS[system], geo), units)
+                ranked = ranked_pages(client, q.question, SYSTEMS[system], geo, top_k=top_k)
+                row[system] = score(ranked, units)
             rows.append(row)
             print(f"{set_name:10} {q.id:40} {q.language}>{doc_lang} {row['carta']}", file=sys.stderr)
     return rows
@@ -96,6 +99,12 @@ def main() -> None:
     parser.add_argument("--peer-pdf", type=Path)
     parser.add_argument("--systems", default="carta,bm25-only,dense-only,pages-only")
     parser.add_argument("--out", type=Path, help="per-question results (JSON)")
+    parser.add_argument(
+        "--top-k",
+        type=int,
+        default=K,
+        help=f"pages searched (default {K}, as `carta eval`; 5 is what /v1/ask retrieves)",
+    )
     args = parser.parse_args()
     sets = {path.stem: load_questions(path) for path in args.questions}
     if args.peer_qa and args.peer_pdf:
@@ -104,7 +113,7 @@ def main() -> None:
     carta = Carta(Settings(data_dir=args.data_dir))
     client = LocalClient(carta, carta.settings.default_tenant)
     try:
-        rows = run(sets, client, systems)
+        rows = run(sets, client, systems, args.top_k)
     finally:
         carta.close()
     if args.out:

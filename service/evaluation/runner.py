@@ -60,12 +60,14 @@ def ranked_pages(
     channels: frozenset[str],
     geo: GeoBody | None,
     prior_mode: PriorMode | Literal["off"] | None = None,
+    top_k: int = K,
 ) -> list[PageKey]:
-    """The top K pages; `prior_mode` picks the geo prior's mode, "off" turns the prior off,
-    None keeps the service's default."""
+    """The top `top_k` pages; `prior_mode` picks the geo prior's mode, "off" turns the prior
+    off, None keeps the service's default. A search's channel lists grow with `top_k`, so the
+    top 5 of a top-10 search may hold a page that /v1/ask's top-5 search does not."""
     body = client.search(
         text,
-        top_k=K,
+        top_k=top_k,
         channels=channels,
         geo=geo,
         geo_prior=prior_mode != "off",
