@@ -54,6 +54,7 @@ class LoadOptions:
     layout: Literal["tables", "text"] = "tables"  # PDF tables kept as tables, or read as text
     table_timeout_s: float = 30.0  # a page's table detection budget; past it, the text path
     chart_tables: bool = True  # bar charts on pages with little text read into tables (ingest/charts.py)
+    figure_text: bool = True  # pictures on text pages read by OCR (ingest/figure_text.py)
 
 
 @dataclass

@@ -72,3 +72,15 @@ def ocr_image_words(image: Image.Image, languages: str, zoom: float = 1.0) -> li
     return [
         (float(w[0]), float(w[1]), float(w[2]), float(w[3]), str(w[4])) for w in words if str(w[4]).strip()
     ]
+
+
+def ocr_pdf_page(image: Image.Image, languages: str, dpi: float) -> bytes:
+    """`image` as a one-page PDF holding it and the text tesseract reads in it (an invisible
+    text layer, as OCRmyPDF makes), the page `image`'s size at `dpi`: the table detector and
+    the text readers then take it like any PDF page."""
+    buf = io.BytesIO()
+    image.convert("RGB").save(buf, "PNG")
+    pix = pymupdf.Pixmap(buf.getvalue())
+    pix.set_dpi(round(dpi), round(dpi))
+    with _OCR_LOCK:
+        return pix.pdfocr_tobytes(language=languages)

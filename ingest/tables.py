@@ -104,6 +104,85 @@ def detect_tables(page: pymupdf.Page) -> list[Table]:
     return tables
 
 
+ALIGNED_GAP = 1.0  # a gap this many line heights wide between words parts two cells of a row
+
+
+def aligned_tables(page: pymupdf.Page, table_no: int = 0) -> list[Table]:
+    """A table the layout model does not see: no rules, no shading, its words alone in
+    aligned columns (an OCR'd picture of a table). The longest run of at least TABULAR_ROWS
+    consecutive lines that each split into the same number (2 or more) of runs of words by
+    gaps wider than ALIGNED_GAP line heights, each run overlapping its column's, is read as
+    a grid through the same builder as the detector's tables."""
+    words = page.get_text("words", sort=True)
+    rows = [_segments(line) for line in _lines(words)]
+    best: tuple[int, int] | None = None
+    start = 0
+    for end in range(1, len(rows) + 1):
+        if end < len(rows) and _aligned(rows[start:end], rows[end]):
+            continue
+        if end - start >= TABULAR_ROWS and (best is None or end - start > best[1] - best[0]):
+            best = (start, end)
+        start = end
+    if best is None:
+        return []
+    ncols = len(rows[best[0]])
+    first = best[0]
+    while first > 0 and best[0] - first < MAX_HEADER_ROWS and _heads(rows[first - 1], rows[first : best[1]]):
+        first -= 1  # header lines above: fewer runs of words ("Pays", "Puissances raccordées")
+    run, body = rows[first : best[1]], rows[best[0] : best[1]]
+    edges = (
+        [0.0]
+        + [(max(r[c][2] for r in body) + min(r[c + 1][0] for r in body)) / 2 for c in range(ncols - 1)]
+        + [float(page.rect.width)]
+    )
+    tops = [min(s[1] for s in r) for r in run]
+    bottoms = [max(s[3] for s in r) for r in run]
+    cuts = [tops[0]] + [(bottoms[k] + tops[k + 1]) / 2 for k in range(len(run) - 1)] + [bottoms[-1]]
+    grid: list[list[tuple | None]] = [
+        [(edges[c], cuts[r], edges[c + 1], cuts[r + 1]) for c in range(ncols)] for r in range(len(run))
+    ]
+    bbox = (min(s[0] for r in run for s in r), cuts[0], max(s[2] for r in run for s in r), cuts[-1])
+    lines = [b for b in page.get_text("blocks", sort=True) if b[6] == 0]
+    built = _build(table_no, grid, words, lines, bbox, 0)
+    return [built] if built is not None else []
+
+
+def _segments(line: list[tuple]) -> list[BBox]:
+    """A line's runs of words, split where the gap is wider than ALIGNED_GAP line heights."""
+    height = max(w[3] - w[1] for w in line)
+    out: list[list[float]] = []
+    for word in sorted(line, key=lambda w: w[0]):
+        x0, y0, x1, y1 = word[:4]
+        if out and x0 - out[-1][2] <= ALIGNED_GAP * height:
+            out[-1][2:] = [max(out[-1][2], x1), max(out[-1][3], y1)]
+            out[-1][1] = min(out[-1][1], y0)
+        else:
+            out.append([x0, y0, x1, y1])
+    return [(a, b, c, d) for a, b, c, d in out]
+
+
+def _heads(line: list[BBox], run: list[list[BBox]]) -> bool:
+    """Whether `line`, just above `run`, is a header line of its columns: each of its runs
+    of words over a column of the run's, and no wider gap above the run than a line."""
+    body = [r for r in run if len(r) == len(run[-1])]
+    spans = [(min(r[c][0] for r in body), max(r[c][2] for r in body)) for c in range(len(body[0]))]
+    height = max(s[3] - s[1] for s in line)
+    gap = min(s[1] for s in run[0]) - max(s[3] for s in line)
+    return gap <= 2 * height and all(
+        any(s[0] <= right and s[2] >= left for left, right in spans) for s in line
+    )
+
+
+def _aligned(run: list[list[BBox]], row: list[BBox]) -> bool:
+    """Whether `row` continues `run`: as many runs of words, each overlapping its column."""
+    if len(row) < 2 or len(row) != len(run[0]):
+        return False
+    return all(
+        seg[0] <= max(r[c][2] for r in run) and seg[2] >= min(r[c][0] for r in run)
+        for c, seg in enumerate(row)
+    )
+
+
 SPARSE_CELLS = 0.1  # a grid column with words in at most this share of its rows is sparse
 OVER_SPLIT = 0.3  # a grid with this share of sparse columns (and MIN_SPLIT_COLUMNS) is over-split
 MIN_SPLIT_COLUMNS = 8
@@ -191,7 +270,7 @@ def _build(
     # leading rows that are a caption: a first row whose words cross cell borders, or
     # rows with a single filled cell in a table of three or more columns
     while start < len(texts) - 1 and (
-        (start == 0 and straddled[0]) or (ncols >= 3 and _filled(texts[start]) <= 1)
+        (start == 0 and straddled[0] and _filled(texts[0]) < ncols) or (ncols >= 3 and _filled(texts[start]) <= 1)
     ):
         title_parts.append(" ".join(t for t in texts[start] if t))
         start += 1

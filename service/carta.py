@@ -409,6 +409,7 @@ class Carta:
                 layout=settings.layout,
                 table_timeout_s=settings.table_timeout_s,
                 chart_tables=settings.chart_tables,
+                figure_text=settings.figure_text,
             ),
             chunk_chars=settings.chunk_chars,
             page_max_tokens=settings.page_max_tokens,

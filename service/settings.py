@@ -105,6 +105,12 @@ class Settings(BaseSettings):
         "line's highest and lowest point (ingest/charts.py, ingest/chart_lines.py), so chart questions are "
         "answered by cell; about 0.3-1.5 s per chart (one more OCR pass).",
     )
+    figure_text: bool = Field(
+        True,
+        description="Pictures on PDF text pages that are no chart and carry no text layer (a table or a "
+        "labelled map pasted as an image) are read by OCR: their tables kept as tables, their other text as "
+        "the page's text (ingest/figure_text.py); about 0.5-5 s per picture, at most 4 pictures a page.",
+    )
     max_upload_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     max_pages: int = Field(2000, ge=1)
     max_image_pixels: int = Field(

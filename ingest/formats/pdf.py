@@ -33,18 +33,20 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pymupdf
 from PIL import Image
 
 from ingest.charts import read_bar_charts, shifted
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
+from ingest.figure_text import read_figure
 from ingest.formats.pdf_content import page_content_bytes
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
 from ingest.ocr import ocr_blocks, tesseract_available
 from ingest.table_worker import TableDetectionFailed, TableWorker, shared_worker
-from ingest.tables import Table, continued, covered, might_hold_table
+from ingest.tables import BBox, Table, aligned_tables, continued, covered, might_hold_table
 
 log = logging.getLogger(__name__)
 PDF = FileType("application/pdf", "pdf")
@@ -54,6 +56,7 @@ OCR_MIN_DPI = 72
 IMAGE_OCR_MIN_DPI = 36
 FIGURE_MIN_PT = 150.0  # a picture on a text page this wide (and half as tall) may be a chart
 MAX_FIGURES = 4  # pictures read as charts per page (a page of photos costs no more)
+FIGURE_TEXT_LAYER_WORDS = 8  # a picture with this many text-layer words on it is not OCRed
 CHART_DPI = 200  # a PDF page's rendering for chart reading (tick labels of 8 pt type stay legible)
 # what an owner password may forbid that indexing does anyway (a warning names them)
 _PERMISSIONS = (("copying text", pymupdf.PDF_PERM_COPY), ("printing", pymupdf.PDF_PERM_PRINT))
@@ -124,19 +127,28 @@ class PdfPages:
             tables[0] = continued(self._last_table if self._last_index == index - 1 else None, tables[0])
             self._last_table, self._last_index = tables[-1], index
             blocks = [b for b in blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
-        if self.options.chart_tables and self._can_ocr():
-            tables = tables + self._chart_tables(page, len(tables), whole_page=little_text)
+        if (self.options.chart_tables or self.options.figure_text) and self._can_ocr():
+            read, pictured = self._figures(page, len(tables), whole_page=little_text)
+            tables = tables + read
+            for block in pictured:
+                blocks.insert(_place_of(blocks, block), block)
         return LoadedPage(index + 1, image, rect.width, rect.height, blocks, source, notes, tables)
 
-    def _chart_tables(self, page: pymupdf.Page, first_no: int, whole_page: bool) -> list[Table]:
+    def _figures(
+        self, page: pymupdf.Page, first_no: int, whole_page: bool
+    ) -> tuple[list[Table], list[TextBlock]]:
         """Charts read into tables (ingest/charts.py): the whole page when it has little
         text (a chart picture, a scanned figure), rendered within the pixel cap; else each
         picture on it of at least FIGURE_MIN_PT x FIGURE_MIN_PT / 2 points (a report's
         "Figura 1", at most MAX_FIGURES a page) at CHART_DPI, its boxes moved to the page's
-        coordinates. A picture's box is the unrotated page's, as the text's: on a rotated page
-        (a landscape report) it is turned into the rendering's to clip it, and the cells
+        coordinates. A picture on a text page that is no chart and has no text layer of its
+        own is read by OCR (ingest/figure_text.py): its tables and its other text blocks.
+        A picture's box is the unrotated page's, as the text's: on a rotated page (a
+        landscape report) it is turned into the rendering's to clip it, and the boxes
         turned back."""
         if whole_page:
+            if not self.options.chart_tables:
+                return [], []
             wanted = CHART_DPI if self.kind == "pdf" else 72
             rect = page.rect
             dpi = capped_dpi(rect.width, rect.height, dpi=wanted, max_pixels=self.options.max_render_pixels)
@@ -147,15 +159,43 @@ class PdfPages:
             figures = [r for r in placed if r.width >= FIGURE_MIN_PT and r.height >= FIGURE_MIN_PT / 2]
             regions = [(clip, CHART_DPI) for clip in figures[:MAX_FIGURES]]
         out: list[Table] = []
+        pictured: list[TextBlock] = []
         for clip, dpi in regions:
             image = _render(page, dpi, None if whole_page else clip)
-            read = read_bar_charts(
-                image, self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no + len(out)
-            )
+            read: list[Table] = []
+            if self.options.chart_tables:
+                read = read_bar_charts(
+                    image, self.options.ocr_languages, page_scale=72 / dpi, table_no=first_no + len(out)
+                )
+            if not whole_page and not read and self.options.figure_text and _no_text_layer(page, clip):
+                read, text = self._figure_text(image, dpi, first_no + len(out))
+                turn = page.derotation_matrix
+                pictured.extend(TextBlock(_moved(b.bbox, clip, turn), b.text) for b in text)
             if not whole_page:
                 read = [shifted(t, clip.x0, clip.y0, page.derotation_matrix) for t in read]
             out.extend(read)
-        return out
+        return out, pictured
+
+    def _figure_text(
+        self, image: Image.Image, dpi: float, first_no: int
+    ) -> tuple[list[Table], list[TextBlock]]:
+        """A picture's tables and other text, read by OCR, boxes in the picture's points."""
+        figure = read_figure(image, self.options.ocr_languages, dpi)
+        if figure is None:
+            return [], []
+        tables: list[Table] = []
+        if self._tables is not None:
+            key = hashlib.sha256(figure.pdf).hexdigest()
+            try:
+                tables = self._tables.tables(key, figure.pdf, 0, self.options.table_timeout_s)
+            except TableDetectionFailed as exc:  # the picture's text still counts, as blocks
+                log.warning("table detection failed on a picture: %s", exc)
+        if not tables and self.options.layout == "tables":  # no rules, no shading: the layout model sees none
+            with pymupdf.open("pdf", figure.pdf) as doc:
+                tables = aligned_tables(doc[0])
+        tables = [replace(t, table_no=first_no + k) for k, t in enumerate(tables)]
+        blocks = [b for b in figure.blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
+        return tables, blocks
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
         """The page's tables; none (and from here on none for the document, with a note)
@@ -313,6 +353,26 @@ def capped_dpi(width: float, height: float, *, dpi: float, max_pixels: int) -> f
 def _pixels(width: float, height: float, dpi: float) -> int:
     zoom = dpi / 72
     return math.ceil(width * zoom - 1e-3) * math.ceil(height * zoom - 1e-3)
+
+
+def _no_text_layer(page: pymupdf.Page, clip: pymupdf.Rect) -> bool:
+    """Whether a picture's area (in the rendering's coordinates) has almost no words of the
+    text layer: a chart with real labels, or a picture behind text, is read already."""
+    box = clip * page.derotation_matrix
+    return len(page.get_text("words", clip=box)) < FIGURE_TEXT_LAYER_WORDS
+
+
+def _moved(box: BBox, clip: pymupdf.Rect, turn: pymupdf.Matrix) -> BBox:
+    """A box in a picture's own points, placed on its page (and turned to the unrotated page)."""
+    r = pymupdf.Rect(box[0] + clip.x0, box[1] + clip.y0, box[2] + clip.x0, box[3] + clip.y0) * turn
+    return (r.x0, r.y0, r.x1, r.y1)
+
+
+def _place_of(blocks: list[TextBlock], block: TextBlock) -> int:
+    """Where a picture's text block goes in the page's reading order: after the last block
+    that ends above it (its caption, usually), else at the end."""
+    above = [k for k, b in enumerate(blocks) if b.bbox[3] <= block.bbox[1] + 1]
+    return above[-1] + 1 if above else len(blocks)
 
 
 def _render(page: pymupdf.Page, dpi: float, clip: pymupdf.Rect | None = None) -> Image.Image:
