@@ -66,7 +66,7 @@ class ExtractiveAnswerer:
         """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
         an evidence page's stored chunks: the rows of its table the search left out."""
         grade = self.gate.grade(question, result)
-        pages = self.gate.evidence(question, result)
+        pages = grade.pages
         place = result.named_place or result.geo_filter or result.geo_prior
         card = self.cards.answer(question, grade.language, pages, place)
         if card is not None:  # a map's CRS, extent or size: the card line that holds it

@@ -618,6 +618,8 @@ class Grade:
     other_year: bool = False  # the pages speak of the asked subject in other years only
     # it passed on these stating sentences (no sentence scored high enough): the ones to quote
     stated: list[Candidate] = field(default_factory=list)
+    # the pages it read (evidence_pages): the answer is read from the same ones
+    pages: list[PageEvidence] = field(default_factory=list)
 
 
 class RelevanceGate:
@@ -700,6 +702,7 @@ class RelevanceGate:
             word_coverage=word_coverage,
             other_year=other_year,
             stated=verdict.stated,
+            pages=pages,
         )
 
     def refusal(self, question: str, result: SearchResult, grade: Grade) -> Answer:
