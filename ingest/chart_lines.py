@@ -1,6 +1,7 @@
 """Line charts read from pixels into tables: one row per x-axis tick label, one column per
-line, the line's value there on the fitted value axis, and two rows more for each line's
-highest and lowest point, so "what is the highest CO2 concentration" is answered by a cell
+line, the line's value there on the fitted value axis, and four rows more for each line's
+start, end, highest and lowest point, so "what is the highest CO2 concentration" or "where
+does the 1990 line start" is answered by a cell
 (ingest/charts.py reads bar charts and calls this when it finds no bars).
 
 The method is general: a line is a thin curve of one saturated colour, one pixel run per
@@ -143,12 +144,24 @@ def read_line_charts(
             box = scaled((x - 2, y - 2, x + 2, y + 2), scale)
             cells.append(Cell(format_value(slope * y + intercept, step), box))
         extremes.append(cells)
+    ends = []  # where each line starts and ends ("at what level does the 1990 line start?")
+    for label, at in (
+        ("Start (first point)", lambda line: line.x0),
+        ("End (last point)", lambda line: line.x1 - 1),
+    ):
+        cells = [Cell(label, scaled((left, top, right, bottom), scale))]
+        for line in lines:
+            x, y = at(line), line.y_at(at(line))
+            text = "" if y is None else format_value(slope * y + intercept, step)
+            cells.append(Cell(text, scaled((x - 2, (y or 0) - 2, x + 2, (y or 0) + 2), scale)))
+        ends.append(cells)
     yt = y_title(image, languages, zoom, words, left)
     if len(lines) > 1:  # the highest and lowest of all lines, for a question naming none of them
         for cells, pick in ((extremes[0], max), (extremes[1], min)):
             cells.append(pick(cells[1:], key=lambda c: float(c.text)))
-        rows = [[*cells, Cell("", cells[0].bbox)] for cells in rows]
-    rows += extremes
+        rows = [[*cells, Cell("", cells[0].bbox)] for cells in rows + ends]
+        ends = []
+    rows += ends + extremes
     xt = x_title(words, left, right, max(t[2][3] for t in ticks), image.height, gap=1)
     ct = chart_title(words, top, left, right)
     columns = [xt or "X", *(n or f for n, f in zip(names, fallback, strict=True))]

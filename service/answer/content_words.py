@@ -78,6 +78,7 @@ _QUESTION_FRAMES = frozenset(
     long ago level levels nivel niveis niveau niveaux
     mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
+    bring brings brought earn earns earned
     exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
     faz fazem fez fizeram fazer parte partes part

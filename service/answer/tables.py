@@ -96,6 +96,8 @@ _TOTAL_LABEL = re.compile(
 # a row stating its lines' extremes ("Highest point" of a line chart): no entity to rank
 _HIGHEST_LABEL = re.compile(r"^\W*(?:highest|maximum|maior|maximo)\b")
 _LOWEST_LABEL = re.compile(r"^\W*(?:lowest|minimum|menor|minimo)\b")
+# a row stating where each line starts or ends ("Start (first point)"): no tick to rank either
+_ENDS_LABEL = re.compile(r"^\W*(?:start|end) \((?:first|last) point\)")
 _EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
 _UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
 _PERCENT = frozenset(["per cent", "percent", "%", "pct", "porcentagem", "percentual", "pourcentage"])
@@ -1477,6 +1479,7 @@ def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
             and sum(not c.empty for c in r) >= 2
             and not _HIGHEST_LABEL.match(fold(row_label(table, i)))
             and not _LOWEST_LABEL.match(fold(row_label(table, i)))
+            and not _ENDS_LABEL.match(fold(row_label(table, i)))
         ]
     return [
         j for j in range(len(table.columns)) if j not in table.label_columns and j not in table.total_columns

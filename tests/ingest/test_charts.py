@@ -249,6 +249,12 @@ def test_a_drawn_line_chart_reads_each_line_at_the_ticks_and_its_extremes() -> N
     assert float(read["Lowest point"]["Oslo"]) == pytest.approx(5, abs=0.5)
     all_lines = table.columns[-1]
     assert "all lines" in all_lines and float(read["Highest point"][all_lines]) == pytest.approx(33, abs=0.5)
+    # where each line starts and ends: its first and last tick's value, no value over all lines
+    first, last = list(TEMPERATURES["Oslo"])[0], list(TEMPERATURES["Oslo"])[-1]
+    for city, values in TEMPERATURES.items():
+        assert float(read["Start (first point)"][city]) == pytest.approx(values[first], abs=0.5), city
+        assert float(read["End (last point)"][city]) == pytest.approx(values[last], abs=0.5), city
+    assert read["Start (first point)"][all_lines] == ""
 
 
 def test_drawn_lines_with_markers_that_cross_read_at_each_year() -> None:

@@ -484,6 +484,8 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
             ["0", "370.5", "391", ""],
             ["5", "379.9", "400.7", ""],
             ["10", "388.7", "413.3", ""],
+            ["Start (first point)", "369.7", "390.2", ""],
+            ["End (last point)", "388.7", "413.3", ""],
             ["Highest point", "390.4", "414.9", "414.9"],
             ["Lowest point", "367", "387.2", "367"],
         ],
@@ -499,6 +501,9 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
     # a line named: its extreme over the ticks, the rows stating extremes are no ticks
     answer = ask("At which year into the decade was the 2010 – 2019 concentration highest?", page)
     assert answer is not None and answer.operation == "argmax" and "10 had the highest" in answer.text
+    # where a line starts: the row that states it, not a tick's
+    answer = ask("At what concentration does the 2000 – 2009 line start?", page)
+    assert answer is not None and "369.7" in answer.text
 
 
 def _asked(
