@@ -21,8 +21,10 @@ _PHRASES: list[tuple[Comparison, str]] = [
     (
         "gt",
         r"more than|greater than|higher than|larger than|above|over|exceeding|in excess of"
+        r"|(?:pass|exceed|surpass|cross)(?:ed|es)?|(?:went|rose|climbed|go|rise|climb) (?:above|past|over)"
         r"|mais de|mais do que|acima de|superior(?:es)? a|maior(?:es)? (?:do )?que"
-        r"|plus de|plus que|au-dessus de|superieure?s? a",
+        r"|(?:passou|passaram|ultrapassou|ultrapassaram|superou|superaram)(?: de| o| os| a)?"
+        r"|plus de|plus que|au-dessus de|superieure?s? a|(?:a |ont )?depasse(?:nt)?",
     ),
     ("ge", r"at least|no less than|pelo menos|ao menos|no minimo|au moins"),
     (
@@ -43,6 +45,13 @@ _NOT_ZERO = re.compile(
 _ZERO = re.compile(r"\b(?:zero|nul|nulle|nuls|nulles)\b")
 # "at 100%", "a 100%", "em 100%": a share the rows are at
 _AT_SHARE = re.compile(r"\b(?:at|a|em|de)\s+(\d+(?:[.,]\d+)?)\s*%")
+
+
+# "when did X pass 50% for the first time": the first row (in the table's order) that meets it
+_FIRST = re.compile(
+    r"\b(?:for the first time|the first time|first (?:pass|exceed|surpass|cross|went|rose|go|rise|reach)\w*"
+    r"|pela primeira vez|primeira vez|pour la premiere fois|por primera vez)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,13 @@ def count_condition(question: str) -> Condition | None:
     if m := _ZERO.search(folded):
         return Condition("eq", 0.0, False, m.span())
     return None
+
+
+def first_asked(question: str) -> tuple[int, int] | None:
+    """Where the question asks for the first row to meet its condition ("pela primeira
+    vez", "for the first time"), in the folded question; None when it does not."""
+    m = _FIRST.search(fold(question))
+    return m.span() if m else None
 
 
 def threshold_spans(question: str) -> list[tuple[int, int]]:

@@ -25,6 +25,7 @@ import qdrant_edge as E
 from geo.folding import fold
 from ingest.values import MONTHS
 from service.answer.asked import identifier_frames
+from service.answer.conditions import first_asked
 from service.query.dictionary import dictionaries_read, translations_of
 from service.query.translate import EN_PT, FR_EN, PT_EN
 
@@ -79,6 +80,7 @@ _QUESTION_FRAMES = frozenset(
     mil thousand thousands million millions milhao milhoes billion bilhao bilhoes milliers
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     bring brings brought earn earns earned
+    season seasons temporada temporadas saison saisons
     exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
     faz fazem fez fizeram fazer parte partes part
@@ -190,8 +192,8 @@ def singular(word: str) -> str:
 def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The question's content words, folded, in order, each once: no function word, no
     question frame, no month, no word a demonstrative points with ("desta região"), no
-    identifier kind ("form number"), no "ano" beside a year, nothing in `skip` (its key
-    terms, checked as such)."""
+    identifier kind ("form number"), no "ano" beside a year, no "for the first time" (a
+    row's order answers it), nothing in `skip` (its key terms, checked as such)."""
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
     # the kind of identifier asked ("form number", "código"): the value answers it, not the word
     # (a phrase: "form number"; a single word, "código" or "reference", may be the subject too:
@@ -199,6 +201,8 @@ def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]
     skipped |= {w for frame in identifier_frames(question) if " " in frame for w in _WORD.findall(frame)}
     if _YEAR.search(question):
         skipped |= _YEAR_WORDS
+    if first := first_asked(question):  # "pela primeira vez", "for the first time": the asking
+        skipped |= set(_WORD.findall(fold(question)[slice(*first)]))
     out: list[str] = []
     previous = ""
     for raw in _WORD.findall(question):

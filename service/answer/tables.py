@@ -38,7 +38,7 @@ from ingest.values import (
     parse_number,
     split_tokens,
 )
-from service.answer.conditions import Condition, count_condition, without_condition
+from service.answer.conditions import Condition, count_condition, first_asked, without_condition
 from service.answer.content_words import (
     counted_noun,
     question_content_words,
@@ -52,7 +52,9 @@ from service.answer.types import Citation
 from service.query.translate import EN_PT, FR_EN, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
-Operation = Literal["lookup", "argmax", "argmin", "total", "sum", "count", "count_where", "no_value"]
+Operation = Literal[
+    "lookup", "argmax", "argmin", "total", "sum", "count", "count_where", "first_where", "no_value"
+]
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -167,6 +169,11 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": '{lead}no value is given for {entity} in {measure} (the cell reads "{value}")',
         "pt": '{lead}não há valor para {entity} em {measure} (a célula traz "{value}")',
         "fr": '{lead}aucune valeur n\'est donnée pour {entity} en {measure} (la cellule indique "{value}")',
+    },
+    "first_where": {
+        "en": "{lead}the first row with {line} {condition} is {entity}: {value}",
+        "pt": "{lead}a primeira linha com {line} {condition} é {entity}: {value}",
+        "fr": "{lead}la première ligne avec {line} {condition} est {entity} : {value}",
     },
     "count_where": {
         "en": "{lead}{value} of its {n} {items} have {line} {condition}{names}",
@@ -813,7 +820,10 @@ class TableAnswerer:
             return None
         answer = compose(language, *best)
         if question_language(_page_text(best[0])) == question_language(question):
-            answer.unaddressed = unaddressed_words(question, best[0])
+            asked = question
+            if best[1].operation == "first_where" and (span := first_asked(question)):
+                asked = fold(question)[: span[0]] + fold(question)[span[1] :]  # "for the first time"
+            answer.unaddressed = unaddressed_words(asked, best[0])
         answer.qualifiers = qualifier_words(question, best[0])
         return answer
 
@@ -841,9 +851,12 @@ class TableAnswerer:
                 found.also = self._second_line(labels, extreme, line_query, found)
         else:
             counting = bool(COUNT_ASKED.search(fold(question)))
-            condition = count_condition(question) if counting else None
-            # "how many states reported zero permit checks": the rows whose cell meets it
-            found = self._count_where(question, labels, condition) if condition else None
+            first = None if counting else first_asked(question)
+            condition = count_condition(question) if counting or first else None
+            if condition and first:  # "when did it pass 50% for the first time": the first row past it
+                found = self._first_where(question, labels, condition, first)
+            else:  # "how many states reported zero permit checks": the rows whose cell meets it
+                found = self._count_where(question, labels, condition) if condition else None
             if found is None:
                 found = self._lookup(labels, query)
                 if words & _TOTAL_ASKED:
@@ -873,6 +886,35 @@ class TableAnswerer:
         found = _Found("count", chosen, 1.0, line=column, value=str(len(selected.rows)))
         found.row_text = table.rows[chosen[0][0]][chosen[0][1]].text
         found.addressed = selected.addressed
+        return found
+
+    def _first_where(
+        self, question: str, labels: _Labels, condition: Condition, asked: tuple[int, int]
+    ) -> _Found | None:
+        """ "Em qual levantamento o Médio-Norte passou de 50% pela primeira vez?": the first row
+        (in the table's order, a time series' own) whose cell in the column the question names
+        meets the condition; None when none does or the table is not whole."""
+        table = labels.table
+        query = question_tokens(without_condition(question, condition))
+        query -= {_stem(w) for w in _ARGMAX | _ARGMIN} | range_letters(question)
+        line = self._line(labels, query, totals=False)
+        if line is None or not line[1] or not table.complete:
+            return None  # the first of a column's rows: every row, in order
+        match, _ = line
+        # the cells of the condition's kind: shares for "50%" (not the column's hectares row)
+        rows = [
+            r
+            for r in _entities(table, True)
+            if table.rows[r][match.index].number is not None
+            and ("%" in table.rows[r][match.index].text) == condition.percent
+        ]
+        met = [r for r in rows if condition.holds(table.rows[r][match.index].number or 0.0)]
+        if not met:
+            return None
+        found = _Found("first_where", [(met[0], match.index)], match.score, table.columns[match.index], True)
+        found.condition = condition
+        found.addressed = labels.columns[match.index] | tokens(fold(question)[slice(*condition.span)])
+        found.addressed |= tokens(fold(question)[slice(*asked)])
         return found
 
     def _count_where(self, question: str, labels: _Labels, condition: Condition) -> _Found | None:
@@ -1689,6 +1731,13 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
         )
     value = _safe(with_unit(found.value or table.rows[r][c].text, unit))
     fill = {"lead": lead_text, "value": value}
+    if found.operation == "first_where" and found.condition is not None:
+        return TEMPLATES["first_where"][language].format(
+            **fill,
+            line=_safe(display(found.line)),
+            condition=_condition_words(language, found.condition, unit),
+            entity=_safe(display(row_name(table, r))),
+        )
     if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
         # rows named together: each value with its row
         values = [_safe(with_unit(table.rows[i][j].text, unit)) for i, j in found.cells]
@@ -1744,9 +1793,7 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
 def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: str, unit: str) -> str:
     """ "7 of its 56 rows have Permit equal to 0: Guam, ..." (the rows, or columns, counted)."""
     assert found.condition is not None
-    condition = found.condition
-    threshold = _safe(with_unit(f"{condition.threshold:g}", "%" if condition.percent else unit))
-    words = f"{CONDITION_WORDS[language][condition.comparison]} {threshold}"
+    words = _condition_words(language, found.condition, unit)
     names = []
     if found.value != "0":
         names = [
@@ -1765,6 +1812,12 @@ def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: st
         condition=words,
         names=f": {listed}" if listed else "",
     )
+
+
+def _condition_words(language: str, condition: Condition, unit: str) -> str:
+    """ "above 50%", "acima de 50%": the condition as the answer writes it."""
+    threshold = _safe(with_unit(f"{condition.threshold:g}", "%" if condition.percent else unit))
+    return f"{CONDITION_WORDS[language][condition.comparison]} {threshold}"
 
 
 def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:

@@ -936,3 +936,28 @@ def test_a_row_named_by_a_month_alone_answers_the_month_of_the_titles_year() -> 
     en = ask("According to the monthly rainfall chart, how much rain fell in Recife in August 2024?", page)
     assert en is not None and "187" in en.text
     assert ask(f"Quanto choveu no Recife em março de 2019, {chart}?", page) is None
+
+
+def test_the_first_row_past_a_threshold_answers_when_did_it_first_pass() -> None:
+    """A weekly harvest series: "when did Médio-Norte pass 50% for the first time" is the
+    first row, in the table's order, whose cell is a share above 50% (the hectares row above
+    the weeks is no share); asked for a threshold no row reaches, no such row is made up."""
+    grid = synthetic_grid(
+        ["Semana", "Médio-Norte", "Oeste"],
+        [
+            ["Área 16/17", "2.025.045 ha", "1.210.300 ha"],
+            ["23-jun-17", "12,30%", "8,10%"],
+            ["30-jun-17", "45,11%", "20,75%"],
+            ["7-jul-17", "61,41%", "38,02%"],
+            ["14-jul-17", "79,90%", "55,60%"],
+        ],
+        title="Milho safra 16/17: acompanhamento de colheita por região",
+    )
+    page = table_page("milho", grid)
+    answer = ask("Em qual semana a colheita do Médio-Norte passou de 50% pela primeira vez?", page)
+    assert answer is not None and answer.operation == "first_where"
+    assert "7-jul-17" in answer.text and "61,41%" in answer.text and "acima de 50%" in answer.text
+    answer = ask("In which week did the Oeste harvest exceed 50% for the first time?", page)
+    assert answer is not None and answer.operation == "first_where" and "14-jul-17" in answer.text
+    answer = ask("Em qual semana o Oeste passou de 90% pela primeira vez?", page)
+    assert answer is None or answer.operation != "first_where"
