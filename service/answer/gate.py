@@ -452,15 +452,32 @@ def evidence_pages(question: str, ranked: list[PageEvidence], first: int) -> lis
     words they all lack ("Marco Zero" on the report's page of reference points, ranked under
     three map cards for "the coordinates of Marco Zero in Recife"; "praia" under a geo
     filter that ranks the maps of the area first) with every other key term of the
-    question: a page naming only the missing drug ("glecaprevir/pibrentasvir") beside one
-    pricing another in Egypt does not make the pair an answer."""
+    question (_joins): a page naming only the missing drug
+    ("glecaprevir/pibrentasvir") beside one pricing another in Egypt does not make the pair
+    an answer."""
     pages = ranked[:first]
     texts = [page_text(p) for p in pages]
     words = absent_content_words(question, texts, key_terms(question))
     if not absent_key_terms(question, texts) and not words:
         return pages
     terms = question_key_terms(question)
-    return pages + [p for p in ranked[first:] if holds_all(page_text(p), terms, words)]
+    return pages + [p for p in ranked[first:] if _joins(p, pages, texts, terms, words)]
+
+
+def _joins(
+    page: PageEvidence, top: list[PageEvidence], texts: list[str], terms: list[KeyTerm], words: list[str]
+) -> bool:
+    """Whether a lower page holds the content words and key terms the top pages lack with
+    every other key term. A term that is no name may be its document's: held by its title
+    or file name, or by each of two or more top pages of the same document ("DB2" in the
+    running footer of IBM's paper, not on its page 12). A name must be on the page itself
+    ("Recife" on three map cards does not place another page's "Marco Zero" in Recife)."""
+    text = f"{page_text(page)}\n{document_names(page)}"
+    if not holds_all(text, [t for t in terms if t.name], words):
+        return False
+    same = [set(_WORD.findall(fold(t))) for p, t in zip(top, texts, strict=True) if p.doc_id == page.doc_id]
+    shared = " ".join(sorted(set.intersection(*same))) if len(same) >= 2 else ""
+    return not absent_key_terms_of([t for t in terms if not t.name], f"{text}\n{shared}")
 
 
 def holds_all(text: str, terms: list[KeyTerm], words: list[str]) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from geo.country_names import country_code, country_names
 from geo.folding import fold
-from service.query.dictionary import MAX_WORDS, english_of, is_english
+from service.query.dictionary import MAX_WORDS, english_of, is_english, lemmas
 
 # folded Portuguese word -> English words
 PT_EN: dict[str, str] = {
@@ -395,6 +395,12 @@ _FR_COGNATE_ENDINGS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _english_lemma(word: str) -> str | None:
+    """The dictionary form of an inflected word when English writes it alike ("globais" ->
+    "global", "totais" -> "total"), or None."""
+    return next((form for form in lemmas(word)[1:] if is_english(form)), None)
+
+
 def english_cognate(word: str, language: str = "pt") -> str | None:
     """The English cognate of a folded Portuguese (or French) word by its ending, or None."""
     for ending, english in _FR_COGNATE_ENDINGS if language == "fr" else _COGNATE_ENDINGS:
@@ -478,6 +484,9 @@ def translate(text: str, language: str, prefer: Callable[[str], bool] | None = N
                 held = [w for w in english_of(folded, most=MAX_WORDS) if prefer(w)]
                 english = held[: len(english)] or english
             out.extend(dict.fromkeys([folded, *english] if is_english(folded) else english))
+            translated += 1
+        elif language != "en" and not word[:1].isupper() and (same := _english_lemma(folded)):
+            out.append(same)  # "globais" -> "global": the dictionary form is written alike in English
             translated += 1
         else:
             out.append(word)  # names, codes, numbers and words no dictionary has

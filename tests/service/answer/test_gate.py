@@ -572,6 +572,23 @@ def test_a_lower_page_holding_the_names_the_best_pages_lack_joins_the_evidence()
     assert evidence_pages(asked, [*cards, other, beach], 3) == [*cards, beach]
 
 
+def test_a_term_every_top_page_of_a_document_holds_is_the_documents_for_its_lower_page() -> None:
+    """ "Which built-in global variable of DB2 for i is of type INTEGER?": three pages of
+    IBM's paper name DB2 in their footer and hold no INTEGER; its page 12 holds the table
+    with INTEGER and not the footer. DB2 names the document, so page 12 joins; a page of
+    another document holding INTEGER alone does not."""
+
+    def page(doc: str, no: int, text: str) -> PageEvidence:
+        chunk = ChunkEvidence(doc, no, 0, text, [0, 0, 1, 1], [1, 1], 1, 0.0)
+        return PageEvidence(doc, no, "Paper", f"{doc}.pdf", "pdf", 0.0, chunks=[chunk])
+
+    top = [page("ibm", n, f"Row and column access control in IBM DB2 for i, section {n}") for n in (3, 4, 18)]
+    table = page("ibm", 12, "Built-in global variables. CLIENT_PORT · Type: INTEGER · Port of the client")
+    elsewhere = page("other", 2, "Built-in global variables. COUNTER · Type: INTEGER · A counter")
+    question = "Which built-in global variable of DB2 for i is of type INTEGER?"
+    assert evidence_pages(question, [*top, elsewhere, table], 3) == [*top, table]
+
+
 def test_a_capitalised_name_of_several_words_is_no_month() -> None:
     """ "Marco Zero" (a square of Recife) folds like "março"; beside another capitalised
     word it is a name, while "Março de 2024" stays a date."""

@@ -11,6 +11,7 @@ import pytest
 
 from service.query import dictionary
 from service.query.dictionary import DEFAULT_DIR, english_of, lemmas, read_dictd, senses, translations_of
+from service.query.translate import translate
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -126,3 +127,17 @@ def test_a_translation_takes_the_senses_its_evidence_holds(small: Path) -> None:
     assert "bench" in held and "bank" not in held
     # evidence holding no sense: the first senses stay
     assert translate(question, "pt", prefer=lambda word: False) == translate(question, "pt")
+
+
+def test_an_inflected_word_whose_dictionary_form_english_writes_alike_is_kept(tmp_path: Path) -> None:
+    """ "globais" has no entry of its own, but its dictionary form "global" is an English
+    headword: the translation says "global" (and no such form, "reais" of "real" aside,
+    is made up for a word English does not write alike)."""
+    write_dictd(tmp_path, "freedict-eng-por", {"global": "global", "variable": "variável"})
+    dictionary.use(tmp_path)
+    try:
+        words = str(translate("Quais variáveis globais e locais o sistema define?", "pt")).split()
+    finally:
+        dictionary.use(DEFAULT_DIR)
+    assert "global" in words and "globais" not in words
+    assert "locais" in words  # "local" is no headword here: the word stays as written
