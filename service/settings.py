@@ -102,8 +102,8 @@ class Settings(BaseSettings):
         description="Charts (image pages, PDF pages with little text, pictures on text pages) are read from "
         "their pixels into tables: bar charts category -> value, stacked and grouped bars one column per "
         "series (named by the legend), line charts one row per x tick and one column per line, with each "
-        "line's start, end, highest and lowest point (ingest/charts.py, ingest/chart_lines.py), so chart questions are "
-        "answered by cell; about 0.3-1.5 s per chart (one more OCR pass).",
+        "line's start, end, highest and lowest point (ingest/charts.py, ingest/chart_lines.py), so chart "
+        "questions are answered by cell; about 0.3-1.5 s per chart (one more OCR pass).",
     )
     figure_text: bool = Field(
         True,
