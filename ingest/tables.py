@@ -267,12 +267,10 @@ def _build(
     ncols = max(len(r) for r in grid)
     title_parts: list[str] = []
     start = 0
-    # leading rows that are a caption: a first row whose words cross cell borders (unless it
-    # fills every cell: a header whose OCR'd word boxes overhang), or rows with a single
-    # filled cell in a table of three or more columns
+    # leading rows that are a caption: a first row whose words cross cell borders, or
+    # rows with a single filled cell in a table of three or more columns
     while start < len(texts) - 1 and (
-        (start == 0 and straddled[0] and _filled(texts[0]) < ncols)
-        or (ncols >= 3 and _filled(texts[start]) <= 1)
+        (start == 0 and straddled[0]) or (ncols >= 3 and _filled(texts[start]) <= 1)
     ):
         title_parts.append(" ".join(t for t in texts[start] if t))
         start += 1
