@@ -15,7 +15,9 @@ picture, not two (a chart drawn in dashed lines takes tesseract 4-5 s a pass).
 
 The result is a one-page PDF whose text layer is the OCR (ingest/ocr.py), in the picture's
 own points, so the caller finds its tables with the same detector as the text layer's and
-moves every box onto the page.
+moves every box onto the page. Of what it finds, tables are kept when their cells read as
+text (`kept_tables`), the rest of the picture's text only when it reads as prose
+(`prose_blocks`): numbers without their labels, a chart's ticks, are not indexed.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from scipy import ndimage
 from ingest.loaders import TextBlock
 from ingest.ocr import ocr_pdf_page
 from ingest.readable import PAGE_MIN_SCORE, is_wordlike, reading_score
+from ingest.tables import Table
 
+PROSE_SCORE = 0.8
+NUMBERS_SHARE = 0.3
 PAPER_SHARE = 0.25
 PAPER_GREYS = 8
 INK_LEVEL = 140  # grey level (0-255): darker pixels are type, lighter ones paper or tint
@@ -65,6 +70,28 @@ def read_figure(image: Image.Image, languages: str, dpi: float) -> FigureText | 
         if sum(len(t) for t in text.split() if is_wordlike(t)) >= MIN_WORD_CHARS:
             return FigureText(pdf, blocks) if reading_score(text) >= PAGE_MIN_SCORE else None
     return None
+
+
+def kept_tables(tables: list[Table]) -> list[Table]:
+    """The tables found in a picture whose cells read as text: a bar chart's bars and
+    gridlines read as a grid of "i \\", "( '" are no table."""
+    return [
+        t for t in tables if reading_score(" ".join(c.text for row in t.rows for c in row)) >= PAGE_MIN_SCORE
+    ]
+
+
+def prose_blocks(blocks: list[TextBlock]) -> list[TextBlock]:
+    """A picture's text outside its tables, kept when it reads as prose (a letterhead, a
+    scanned paragraph): at least PROSE_SCORE word-like and less than NUMBERS_SHARE of its
+    tokens numbers. A chart's ticks and a map's labelled figures ("Monthly churn rate (%)
+    3.0 2.8% 2.6%", "Normandie 217 MW") are numbers read without what they measure, and
+    quoted as an answer they would mislead."""
+    text = " ".join(b.text for b in blocks)
+    tokens = text.split()
+    if not tokens or reading_score(text) < PROSE_SCORE:
+        return []
+    numbers = sum(1 for t in tokens if any(ch.isdigit() for ch in t))
+    return blocks if numbers < NUMBERS_SHARE * len(tokens) else []
 
 
 def drawn(image: Image.Image) -> bool:

@@ -40,7 +40,7 @@ from PIL import Image
 
 from ingest.charts import read_bar_charts, shifted
 from ingest.errors import CorruptDocument, EncryptedDocument, TooLarge
-from ingest.figure_text import read_figure
+from ingest.figure_text import kept_tables, prose_blocks, read_figure
 from ingest.formats.pdf_content import page_content_bytes
 from ingest.geotagging import GeoTag
 from ingest.loaders import FileType, LoadedPage, LoadOptions, PointKind, SourceFile, TextBlock
@@ -193,9 +193,9 @@ class PdfPages:
         if not tables and self.options.layout == "tables":  # no rules, no shading: the layout model sees none
             with pymupdf.open("pdf", figure.pdf) as doc:
                 tables = aligned_tables(doc[0])
-        tables = [replace(t, table_no=first_no + k) for k, t in enumerate(tables)]
+        tables = [replace(t, table_no=first_no + k) for k, t in enumerate(kept_tables(tables))]
         blocks = [b for b in figure.blocks if not any(covered(b.bbox, t.bbox) for t in tables)]
-        return tables, blocks
+        return tables, prose_blocks(blocks)
 
     def _page_tables(self, index: int, notes: list[str]) -> list[Table]:
         """The page's tables; none (and from here on none for the document, with a note)

@@ -1,6 +1,7 @@
 """ingest/figure_text.py through the PDF loader: a table pasted into a report page as a
 picture (tinted rows, no text layer) is read by OCR into a table placed where the picture
-sits; a photo-like picture adds nothing; the setting turns it off."""
+sits, a pasted paragraph into the page's text; a photo-like picture adds nothing; the
+setting turns it off."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pymupdf
 import pytest
 from PIL import Image, ImageDraw
 
-from ingest.figure_text import read_figure, thresholded
+from ingest.figure_text import kept_tables, prose_blocks, read_figure, thresholded
 from ingest.formats.pdf import PdfLoader
-from ingest.loaders import LoadedPage, LoadOptions
+from ingest.loaders import LoadedPage, LoadOptions, TextBlock
 from ingest.ocr import tesseract_available
+from ingest.tables import Cell, Table
 from tests.ingest.test_charts import _font
 
 pytestmark = pytest.mark.skipif(not tesseract_available(), reason="tesseract (por+eng) is not installed")
@@ -75,12 +77,26 @@ def test_a_pictured_table_is_read_into_a_table_where_it_sits() -> None:
     assert all(_inside(cell.bbox) for row in table.rows for cell in row)
 
 
-def test_without_table_detection_the_pictured_table_is_page_text() -> None:
+def _prose_picture() -> Image.Image:
+    """A scanned paragraph, as a letterhead or a pasted memo: prose, few numbers."""
+    image = Image.new("RGB", (900, 300), (250, 248, 240))
+    draw = ImageDraw.Draw(image)
+    lines = ["The survey team visited every canal of the", "northern basin and found the banks stable,",
+             "with new silt only near the river mouth."]  # fmt: skip
+    for k, line in enumerate(lines):
+        draw.text((30, 30 + k * 80), line, font=_font(34), fill="black")
+    return image
+
+
+def test_a_pictured_paragraph_is_page_text_and_a_pictured_table_without_detection_is_not() -> None:
+    """A paragraph pasted as a picture joins the page's text where it sits. The table picture
+    read with table detection off (CARTA_LAYOUT=text) would be numbers without the labels
+    that say what they measure: it adds nothing."""
+    loaded = _page_with(_prose_picture())
+    text = " ".join(b.text for b in loaded.blocks if _inside(b.bbox))
+    assert "survey team" in text and "river mouth" in text and loaded.tables == []
     loaded = _page_with(_table_picture(), layout="text")
-    assert loaded.tables == []
-    pictured = [b for b in loaded.blocks if _inside(b.bbox)]
-    text = " ".join(b.text for b in pictured)
-    assert "Japon" in text and "55 500" in text and "Rapport annuel" in loaded.blocks[0].text
+    assert loaded.tables == [] and not any(_inside(b.bbox) for b in loaded.blocks)
 
 
 def test_a_picture_that_does_not_read_as_text_adds_nothing() -> None:
@@ -99,3 +115,20 @@ def test_thresholding_turns_tint_white_and_type_black() -> None:
     assert set(np.unique(grey)) <= {0, 255}
     assert grey[20 + 100 + 5, 600] == 255  # a pale tinted row's background
     assert grey[20 + 45, 600] == 255  # the dark header's middle: its white type is the ink there
+
+
+def test_chart_ticks_and_junk_grids_are_not_kept() -> None:
+    ticks = [TextBlock((0, 0, 10, 10), "Monthly churn rate (%) Jan-Sep 2024 3.0 2.8% 2.6% 2.4%")]
+    assert prose_blocks(ticks) == []
+    memo = [
+        TextBlock((0, 0, 10, 10), "Dossier réalisé par ATDX, 165 rue Maupas, Nîmes. Contact: atdx@atdx.fr")
+    ]
+    assert prose_blocks(memo) == memo
+
+    def table(*rows: tuple[str, ...]) -> Table:
+        cells = [[Cell(text, (0, 0, 1, 1)) for text in row] for row in rows]
+        return Table(0, "", ["a", "b"], 1, cells, (0, 0, 1, 1))
+
+    grid = table(("Corse", "i \\"), ("1 \\", "( ‘"), ("Normandie |", "! 1"))
+    kept = table(("Japon", "6,5"), ("Inde", "10,8"), ("Chine", "44,4"))
+    assert kept_tables([grid, kept]) == [kept]
