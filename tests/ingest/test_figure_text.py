@@ -120,9 +120,7 @@ def test_thresholding_turns_tint_white_and_type_black() -> None:
 def test_chart_ticks_and_junk_grids_are_not_kept() -> None:
     ticks = [TextBlock((0, 0, 10, 10), "Monthly churn rate (%) Jan-Sep 2024 3.0 2.8% 2.6% 2.4%")]
     assert prose_blocks(ticks) == []
-    memo = [
-        TextBlock((0, 0, 10, 10), "Dossier réalisé par ATDX, 165 rue Maupas, Nîmes. Contact: atdx@atdx.fr")
-    ]
+    memo = [TextBlock((0, 0, 10, 10), "The survey team visited every canal of the basin in March 2024.")]
     assert prose_blocks(memo) == memo
 
     def table(*rows: tuple[str, ...]) -> Table:
