@@ -34,6 +34,7 @@ from ingest.ocr import ocr_pdf_page
 from ingest.readable import PAGE_MIN_SCORE, is_wordlike, reading_score
 from ingest.tables import Table
 
+READABLE_CELLS = 0.6
 PROSE_SCORE = 0.8
 NUMBERS_SHARE = 0.3
 PAPER_SHARE = 0.25
@@ -73,11 +74,16 @@ def read_figure(image: Image.Image, languages: str, dpi: float) -> FigureText | 
 
 
 def kept_tables(tables: list[Table]) -> list[Table]:
-    """The tables found in a picture whose cells read as text: a bar chart's bars and
-    gridlines read as a grid of "i \\", "( '" are no table."""
-    return [
-        t for t in tables if reading_score(" ".join(c.text for row in t.rows for c in row)) >= PAGE_MIN_SCORE
-    ]
+    """The tables found in a picture whose cells read as text (at least READABLE_CELLS of
+    the filled ones): a bar chart's bars and gridlines read as a grid of "i \\", "( '" are
+    no table."""
+
+    def readable(table: Table) -> bool:
+        cells = [c.text for row in table.rows for c in row if c.text.strip()]
+        good = sum(1 for text in cells if reading_score(text) >= PAGE_MIN_SCORE)
+        return bool(cells) and good >= READABLE_CELLS * len(cells)
+
+    return [t for t in tables if readable(t)]
 
 
 def prose_blocks(blocks: list[TextBlock]) -> list[TextBlock]:
