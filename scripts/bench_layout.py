@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_layout.py                      # corpus, both modes
     .venv/bin/python scripts/bench_layout.py --max-pages 20       # at most 20 pages a PDF
     .venv/bin/python scripts/bench_layout.py --big-table 10000    # only the long table
+    .venv/bin/python scripts/bench_layout.py --figures            # pictures OCRed (CARTA_FIGURE_TEXT) on/off
 
 What is timed is what the layout setting changes: loading a page (render, text, tables)
 and chunking it. Embedding is the same work in both modes and is left out, except in
@@ -35,11 +36,17 @@ from ingest.table_worker import shared_worker  # noqa: E402
 CORPUS = REPO.parent / "shared" / "corpus" / "pdf"
 
 
-def parse(path: Path, layout: str, max_pages: int | None) -> tuple[int, int, float]:
-    """(pages, tables, seconds) to load and chunk the PDF's pages under `layout`."""
+def parse(
+    path: Path, layout: str, max_pages: int | None, figures: bool | None = None
+) -> tuple[int, int, float]:
+    """(pages, tables, seconds) to load and chunk the PDF's pages under `layout`; OCR off,
+    unless `figures` is given: then OCR (and chart reading) on, pictures read by OCR or not."""
     data = path.read_bytes()
     loader = PdfLoader()
-    options = LoadOptions(ocr_enabled=False, layout=layout)  # type: ignore[arg-type]
+    if figures is None:
+        options = LoadOptions(ocr_enabled=False, layout=layout)  # type: ignore[arg-type]
+    else:
+        options = LoadOptions(layout=layout, figure_text=figures)  # type: ignore[arg-type]
     opened = loader.open(data, loader.sniff(data), options)  # type: ignore[arg-type]
     context = SectionContext(path.stem)
     pages = tables = 0
@@ -55,27 +62,37 @@ def parse(path: Path, layout: str, max_pages: int | None) -> tuple[int, int, flo
     return pages, tables, time.perf_counter() - start
 
 
-def corpus(max_pages: int | None) -> None:
+def corpus(max_pages: int | None, figures: bool = False) -> None:
+    """Pages/s of each corpus PDF in two settings, the second's cost as a ratio: table
+    detection off and on (OCR off), or with `figures` pictures read by OCR off and on
+    (tables, OCR and charts on in both; table detection of each page is remembered by the
+    detector, so the second run's extra time is the pictures')."""
     files = sorted(CORPUS.glob("*.pdf"))
     if not files:
         sys.exit(f"no PDFs in {CORPUS}")
     shared_worker().tables("warm-up", _one_page_pdf(), 0, 120)  # the detector's start is not a page's cost
-    print(f"{'pdf':46} {'pages':>5} {'tables':>6} {'text p/s':>9} {'tables p/s':>10} {'cost':>6}")
+    base, other = ("no pics p/s", "pics p/s") if figures else ("text p/s", "tables p/s")
+    print(f"{'pdf':46} {'pages':>5} {'tables':>6} {base:>11} {other:>10} {'cost':>6}")
     totals = {"text": 0.0, "tables": 0.0}
     count = 0
     for path in files:
-        n, _, text_s = parse(path, "text", max_pages)
-        _, found, tables_s = parse(path, "tables", max_pages)
+        if figures:
+            parse(path, "tables", max_pages, False)  # the page tables detected once, for both runs
+            n, _, text_s = parse(path, "tables", max_pages, False)
+            _, found, tables_s = parse(path, "tables", max_pages, True)
+        else:
+            n, _, text_s = parse(path, "text", max_pages)
+            _, found, tables_s = parse(path, "tables", max_pages)
         totals["text"] += text_s
         totals["tables"] += tables_s
         count += n
         print(
-            f"{path.name[:46]:46} {n:5d} {found:6d} {n / text_s:9.2f} {n / tables_s:10.2f} "
+            f"{path.name[:46]:46} {n:5d} {found:6d} {n / text_s:11.2f} {n / tables_s:10.2f} "
             f"{tables_s / text_s:5.1f}x"
         )
     text_rate, tables_rate = count / totals["text"], count / totals["tables"]
     print(
-        f"{'TOTAL':46} {count:5d} {'':6} {text_rate:9.2f} {tables_rate:10.2f} "
+        f"{'TOTAL':46} {count:5d} {'':6} {text_rate:11.2f} {tables_rate:10.2f} "
         f"{totals['tables'] / totals['text']:5.1f}x"
     )
 
@@ -174,11 +191,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-pages", type=int, default=None, help="pages per PDF at most")
     parser.add_argument("--big-table", type=int, default=0, help="ingest a table of this many rows instead")
     parser.add_argument("--timeout", type=float, default=30.0, help="CARTA_TABLE_TIMEOUT_S for --big-table")
+    parser.add_argument(
+        "--figures", action="store_true", help="pictures on text pages read by OCR off vs on (OCR on in both)"
+    )
     args = parser.parse_args(argv)
     if args.big_table:
         big_table(args.big_table, args.timeout)
     else:
-        corpus(args.max_pages)
+        corpus(args.max_pages, figures=args.figures)
     return 0
 
 
