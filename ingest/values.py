@@ -206,6 +206,56 @@ def find_periods(text: str) -> list[tuple[int, int, tuple[int, int]]]:
     return out
 
 
+# A quantity's unit as bands write it, one spelling each (folded): "22 kg", "12 anos", "6 months"
+_BAND_UNITS = {
+    "kg": "kg", "g": "g", "mg": "mg", "cm": "cm", "m": "m", "km": "km", "%": "%",
+    "year": "year", "years": "year", "ano": "year", "anos": "year", "an": "year", "ans": "year",
+    "month": "month", "months": "month", "mes": "month", "meses": "month", "mois": "month",
+    "week": "week", "weeks": "week", "semana": "week", "semanas": "week",
+    "semaine": "week", "semaines": "week",
+}  # fmt: skip
+_UNIT = r"(kg|g|mg|cm|m|km|%|years?|anos?|ans?|months?|mes|meses|mois|weeks?|semanas?|semaines?)(?![\w])"
+_AMOUNT = r"(\d+(?:[.,]\d+)?)"
+# "20–<30 kg", "20-29 kg", "12 to 17 years", "3 a 11 anos"; "<20 kg"; ">=45 kg", "≥ 45 kg"
+_BAND = re.compile(
+    rf"(?<![\d.,]){_AMOUNT}\s*(?:[-–—]|to|a|à)\s*([<≤])?\s*{_AMOUNT}\s*{_UNIT}"
+    rf"|(?<![\d.,\w])([<≤]|[>≥]=?|>=)\s*{_AMOUNT}\s*{_UNIT}"
+)
+_QUANTITY = re.compile(rf"(?<![\d.,]){_AMOUNT}\s*{_UNIT}")
+
+
+def find_bands(text: str) -> list[tuple[float, float, bool, str]]:
+    """The ranges of a quantity the text writes, as a dosing table's rows do: (low, high,
+    high included, unit); "20–<30 kg" -> (20, 30, False, "kg"), "12 to 17 years" -> (12, 17,
+    True, "year"), "<20 kg" -> (-inf, 20, False, "kg"), "≥45 kg" -> (45, inf, True, "kg")."""
+    out = []
+    for m in _BAND.finditer(fold(text)):
+        if m[1] is not None:
+            low, high = parse_number(m[1]), parse_number(m[3])
+            if low is not None and high is not None and low < high:
+                out.append((low, high, m[2] is None, _BAND_UNITS[m[4]]))
+        else:
+            bound = parse_number(m[6])
+            if bound is None:
+                continue
+            if m[5] in ("<", "≤"):
+                out.append((float("-inf"), bound, m[5] == "≤", _BAND_UNITS[m[7]]))
+            else:
+                out.append((bound, float("inf"), True, _BAND_UNITS[m[7]]))
+    return out
+
+
+def quantity_of(text: str, start: int, end: int) -> str | None:
+    """The unit written right after the number at text[start:end] ("22 kg" -> "kg"), or None."""
+    m = _QUANTITY.match(fold(text), start)
+    return _BAND_UNITS[m[2]] if m and m.end(1) == end else None
+
+
+def in_band(value: float, unit: str, band: tuple[float, float, bool, str]) -> bool:
+    low, high, high_included, band_unit = band
+    return unit == band_unit and low <= value and (value < high or (high_included and value == high))
+
+
 def number_token(value: float) -> str:
     """One spelling per number: 4738950.0 -> "4738950", 99.620 -> "99.62"."""
     text = f"{round(value, 6):.6f}".rstrip("0").rstrip(".")

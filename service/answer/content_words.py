@@ -81,6 +81,7 @@ _QUESTION_FRAMES = frozenset(
     came come fell grew grow lie lies lay use uses usa usam utilise generate generates exceed
     bring brings brought earn earns earned
     season seasons temporada temporadas saison saisons
+    vai vao vou
     exceeds
     belong belongs expect expects define defines cause causes make made take took give gave get got
     faz fazem fez fizeram fazer parte partes part

@@ -35,11 +35,14 @@ from geo.country_names import demonym_country, longest_country_words, same_count
 from geo.folding import fold
 from ingest.values import (
     MONTHS,
+    find_bands,
     find_dates,
     find_numbers,
     find_periods,
+    in_band,
     number_token,
     parse_number,
+    quantity_of,
     value_tokens,
 )
 from models.sparse_encoder import SparseEncoder
@@ -196,13 +199,10 @@ def question_key_terms(question: str) -> list[KeyTerm]:
     bounds = threshold_spans(question)  # "above 40,000,000": compared with, not looked up
     for start, end, value in find_numbers(question):
         if free(start, end) and not any(start < e and s < end for s, e in bounds):
-            spans.append(
-                (
-                    start,
-                    end,
-                    KeyTerm(_spaced(question[start:end]), frozenset({f"num:{number_token(value)}"}), False),
-                )
-            )
+            values = {f"num:{number_token(value)}"}
+            if unit := quantity_of(question, start, end):  # "22 kg": also held by a band "20–<30 kg"
+                values.add(f"qty:{number_token(value)}:{unit}")
+            spans.append((start, end, KeyTerm(_spaced(question[start:end]), frozenset(values), False)))
     for start, end in _country_spans(question, words):  # "Estados Unidos": one name, not two
         if free(start, end):
             spans.append((start, end, KeyTerm(_spaced(question[start:end]), frozenset(), True)))
@@ -301,6 +301,7 @@ class Haystack:
         self._values: set[str] | None = None
         self._skeletons: set[str] | None = None
         self._acronyms: set[str] | None = None
+        self._bands: list[tuple[float, float, bool, str]] | None = None
 
     def contains(self, term: KeyTerm) -> bool:
         if self._literal(term):
@@ -321,7 +322,17 @@ class Haystack:
             return False
         if self._values is None:
             self._values = value_tokens(self.text) | axis_months(self.text)
-        return bool(term.values & self._values)
+        return bool(term.values & self._values) or self._in_band(term)
+
+    def _in_band(self, term: KeyTerm) -> bool:
+        """Whether a quantity of the term ("22 kg") lies in a band the text writes ("20–<30 kg"):
+        a dosing table's row for a weight, an age group's for an age."""
+        quantities = [v.split(":") for v in term.values if v.startswith("qty:")]
+        if not quantities:
+            return False
+        if self._bands is None:
+            self._bands = find_bands(self.text)
+        return any(in_band(float(x), unit, band) for _, x, unit in quantities for band in self._bands)
 
     def _literal(self, term: KeyTerm) -> bool:
         """The term as written; a term that starts or ends with a digit not inside a longer

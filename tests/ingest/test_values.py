@@ -6,11 +6,14 @@ import pytest
 
 from ingest.values import (
     DateValue,
+    find_bands,
     find_dates,
     find_numbers,
     find_periods,
+    in_band,
     parse_date,
     parse_number,
+    quantity_of,
     split_tokens,
     term_tokens,
     value_tokens,
@@ -146,3 +149,27 @@ def test_a_lone_capital_letter_after_a_word_or_alone_is_a_name() -> None:
     assert letters("D") == {"letter:d"}
     assert letters("A casa de Maria") == set()
     assert letters("Tabela A-1") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "bands"),
+    [
+        ("20–<30 kg 200/80 mg od", [(20.0, 30.0, False, "kg")]),
+        ("<20 kg: 150/60 mg", [(float("-inf"), 20.0, False, "kg")]),
+        ("≥45 kg", [(45.0, float("inf"), True, "kg")]),
+        ("Adolescents 12 to 17 years", [(12.0, 17.0, True, "year")]),
+        ("crianças de 3 a 11 anos", [(3.0, 11.0, True, "year")]),
+        ("the 2001-2011 decade", []),  # a period, no quantity
+    ],
+)
+def test_bands_of_a_quantity_are_read_with_their_unit(text: str, bands: list[tuple]) -> None:
+    assert find_bands(text) == bands
+
+
+def test_a_quantity_lies_in_the_band_of_its_unit() -> None:
+    question = "Qual a dose para uma criança de 22 kg?"
+    start = question.index("22")
+    assert quantity_of(question, start, start + 2) == "kg"
+    (band,) = find_bands("20–<30 kg")
+    assert in_band(22, "kg", band) and not in_band(30, "kg", band) and not in_band(22, "year", band)
+    assert in_band(17, "year", find_bands("12 to 17 years")[0])

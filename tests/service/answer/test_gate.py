@@ -595,3 +595,13 @@ def test_a_capitalised_name_of_several_words_is_no_month() -> None:
     terms = question_key_terms("Qual é a longitude do Marco Zero do Recife?")
     assert [(t.text, t.values) for t in terms][:2] == [("marco", frozenset()), ("zero", frozenset())]
     assert question_key_terms("Quanto choveu em Março de 2024?")[0].values == frozenset({"date:2024-03"})
+
+
+def test_a_quantity_is_held_by_the_band_that_holds_it() -> None:
+    """ "a child of 22 kg": a dosing table has no 22, its row "20–<30 kg" holds it; "30 kg"
+    is the next band's, and 22 years is no weight."""
+    (term,) = [t for t in question_key_terms("What dose for a child of 22 kg?") if t.values]
+    assert Haystack("Weight 20–<30 kg: 200/80 mg once daily").contains(term)
+    assert not Haystack("Weight 30–<45 kg: 250/100 mg once daily").contains(term)
+    (years,) = [t for t in question_key_terms("What dose at 22 years?") if t.values]
+    assert not Haystack("Weight 20–<30 kg: 200/80 mg once daily").contains(years)
