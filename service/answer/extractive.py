@@ -415,19 +415,11 @@ def beside_lead(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:
     words ("Em 2024, o Recife registrou 2.345 mm"), it is a whole statement, and a sentence
     of another page that holds them only through that page's headings states another case
     of them ("entre abril e julho ... 1.405 mm" on the next page) and cites a page without
-    the fact; the first's own page may add to it. When a lower sentence holds them and the
-    first does not, that one leads."""
-    if not chosen or not test.terms:
+    the fact; the first's own page may add to it."""
+    if not chosen or not test.terms or not test.answers(chosen[0].sentence):
         return chosen
     lead = chosen[0]
-    if not test.answers(lead.sentence) and not _answers(test, lead):
-        # the first holds the key terms neither itself nor by its page's headings: a lower one
-        # holding them all leads ("IBM DB2 for i supports nine built-in global variables"
-        # above the row of the CLIENT_IPADDR asked)
-        lead = next((c for c in chosen if test.answers(c.sentence)), lead)
-    if not test.answers(lead.sentence):
-        return chosen
-    return [lead, *(c for c in chosen if c is not lead and (c.page is lead.page or test.answers(c.sentence)))]
+    return [lead, *(c for c in chosen[1:] if c.page is lead.page or test.answers(c.sentence))]
 
 
 def rows_lack_asked_value(
