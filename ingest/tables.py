@@ -113,7 +113,8 @@ def aligned_tables(page: pymupdf.Page, table_no: int = 0) -> list[Table]:
     consecutive lines that each split into the same number (2 or more) of runs of words by
     gaps wider than ALIGNED_GAP line heights, each run overlapping its column's, is read as
     a grid through the same builder as the detector's tables."""
-    words = page.get_text("words", sort=True)
+    # a rule or a frame OCR'd as "|", "\\" or "—" is no word of a cell
+    words = [w for w in page.get_text("words", sort=True) if any(ch.isalnum() for ch in w[4])]
     rows = [_segments(line) for line in _lines(words)]
     best: tuple[int, int] | None = None
     start = 0
@@ -130,11 +131,17 @@ def aligned_tables(page: pymupdf.Page, table_no: int = 0) -> list[Table]:
     while first > 0 and best[0] - first < MAX_HEADER_ROWS and _heads(rows[first - 1], rows[first : best[1]]):
         first -= 1  # header lines above: fewer runs of words ("Pays", "Puissances raccordées")
     run, body = rows[first : best[1]], rows[best[0] : best[1]]
-    edges = (
-        [0.0]
-        + [(max(r[c][2] for r in body) + min(r[c + 1][0] for r in body)) / 2 for c in range(ncols - 1)]
-        + [float(page.rect.width)]
-    )
+    spans = [[min(r[c][0] for r in body), max(r[c][2] for r in body)] for c in range(ncols)]
+    for line in run[: best[0] - first]:  # a header's words widen the column they head
+        for seg in line:
+            c = max(range(ncols), key=lambda k: min(seg[2], spans[k][1]) - max(seg[0], spans[k][0]))
+            spans[c] = [min(spans[c][0], seg[0]), max(spans[c][1], seg[2])]
+    edges = [0.0] + [(spans[c][1] + spans[c + 1][0]) / 2 for c in range(ncols - 1)] + [float(page.rect.width)]
+    if any(b <= a for a, b in zip(edges, edges[1:], strict=False)):  # headers overlapping: the body's
+        spans = [[min(r[c][0] for r in body), max(r[c][2] for r in body)] for c in range(ncols)]
+        edges = (
+            [0.0] + [(spans[c][1] + spans[c + 1][0]) / 2 for c in range(ncols - 1)] + [float(page.rect.width)]
+        )
     tops = [min(s[1] for s in r) for r in run]
     bottoms = [max(s[3] for s in r) for r in run]
     cuts = [tops[0]] + [(bottoms[k] + tops[k + 1]) / 2 for k in range(len(run) - 1)] + [bottoms[-1]]

@@ -16,7 +16,7 @@ from ingest.figure_text import kept_tables, prose_blocks, read_figure, threshold
 from ingest.formats.pdf import PdfLoader
 from ingest.loaders import LoadedPage, LoadOptions, TextBlock
 from ingest.ocr import tesseract_available
-from ingest.tables import Cell, Table
+from ingest.tables import Cell, Table, aligned_tables
 from tests.ingest.test_charts import _font
 
 pytestmark = pytest.mark.skipif(not tesseract_available(), reason="tesseract (por+eng) is not installed")
@@ -130,3 +130,23 @@ def test_chart_ticks_and_junk_grids_are_not_kept() -> None:
     grid = table(("Corse", "i \\"), ("1 \\", "( ‘"), ("Normandie |", "! 1"))
     kept = table(("Japon", "6,5"), ("Inde", "10,8"), ("Chine", "44,4"))
     assert kept_tables([grid, kept]) == [kept]
+
+
+def test_an_unruled_table_is_read_by_its_aligned_columns_with_its_header() -> None:
+    """What tesseract leaves of a pictured table: words in aligned columns, no rules, a
+    header wider than the numbers it heads, a vertical rule read as "|"."""
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=300, height=200)
+    page.insert_text((10, 20), "Pays", fontsize=9)
+    page.insert_text((150, 20), "|", fontsize=9)
+    page.insert_text((190, 20), "Puissance (GW)", fontsize=9)
+    for k, (name, value) in enumerate(
+        [("Chine", "44,4"), ("Inde", "10,8"), ("Japon", "6,5"), ("Turquie", "1,6")]
+    ):
+        page.insert_text((10, 40 + 14 * k), name, fontsize=9)
+        page.insert_text((240, 40 + 14 * k), value, fontsize=9)
+    (table,) = aligned_tables(page)
+    assert table.columns == ["Pays", "Puissance (GW)"]
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["Chine", "44,4"], ["Inde", "10,8"], ["Japon", "6,5"], ["Turquie", "1,6"]
+    ]  # fmt: skip
