@@ -416,10 +416,25 @@ def beside_lead(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:
     of another page that holds them only through that page's headings states another case
     of them ("entre abril e julho ... 1.405 mm" on the next page) and cites a page without
     the fact; the first's own page may add to it."""
+    chosen = _on_the_identified_row(test, chosen)
     if not chosen or not test.terms or not test.answers(chosen[0].sentence):
         return chosen
     lead = chosen[0]
     return [lead, *(c for c in chosen[1:] if c.page is lead.page or test.answers(c.sentence))]
+
+
+def _on_the_identified_row(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:
+    """When a table row among the sentences holds every identifier of the question
+    ("CLIENT_IPADDR", "CN-CAV-03"), the sentences without them are left out: "IBM DB2 for i
+    supports nine built-in global variables" says nothing of the one asked, and cites a page
+    without it."""
+    codes = test.identifiers
+    if not codes:
+        return chosen
+    holding = [c for c in chosen if all(Haystack(c.sentence).contains(t) for t in codes)]
+    if not any(c.chunk.table is not None for c in holding):
+        return chosen
+    return holding
 
 
 def rows_lack_asked_value(

@@ -37,6 +37,12 @@ _RANKING = frozenset(
 _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
+# an identifier: a word with an underscore, or of four or more characters mixing letters and digits
+_IDENTIFIER = re.compile(r"^(?:\w*_\w*|(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{4,})$")
+_WORDS = re.compile(r"[\w-]+")
+_JOINERS = re.compile(r"[-_]")
+
+
 class AnswerTest:
     """Whether one sentence states the asked thing: every key term of the question, and a
     value of the asked kind the question does not give (when it asks for one)."""
@@ -46,6 +52,13 @@ class AnswerTest:
         self.asked = asked_value(question)
         self.given = {value for term in self.terms for value in term.values}
         self.given |= {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
+        # the key terms written as identifiers ("CLIENT_IPADDR", "CN-CAV-03")
+        written = {
+            " ".join(_JOINERS.sub(" ", w).split())
+            for w in _WORDS.findall(fold(question))
+            if _IDENTIFIER.match(w)
+        }
+        self.identifiers = [t for t in self.terms if t.text in written]
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""

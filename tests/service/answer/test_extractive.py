@@ -312,3 +312,25 @@ def test_a_whole_statement_is_not_followed_by_another_pages_case_of_it() -> None
     assert choose(question, other_page) == other_page[:1]
     same_page = candidates(pages[0])
     assert choose(question, same_page) == same_page
+
+
+def test_the_row_of_the_identifier_asked_is_quoted_without_the_general_sentence() -> None:
+    """ "What is the data type of CLIENT_IPADDR?": the paper's sentence on its nine global
+    variables ranks above the table row of the one asked; it names no variable and cites a page
+    without the type, so the row is quoted alone. Without an identifier both stay."""
+    lead_page = PageEvidence("ibm", 11, "IBM DB2 for i", "ibm.pdf", "pdf", 0.2)
+    row_page = PageEvidence("ibm", 12, "IBM DB2 for i", "ibm.pdf", "pdf", 0.1)
+    lead_chunk = ChunkEvidence("ibm", 11, 0, "", [0, 0, 1, 1], [1, 1], 1, 0.0)
+    row_chunk = ChunkEvidence("ibm", 12, 0, "", [0, 0, 1, 1], [1, 1], 1, 0.0, table={"rows": []})
+    lead = Candidate(
+        "IBM DB2 for i supports nine built-in global variables.", lead_chunk, lead_page, cosine=0.8, words=0.5
+    )
+    row = Candidate(
+        "Global variable: CLIENT_IPADDR · Type: VARCHAR(128) · Description: IP address of the client",
+        row_chunk,
+        row_page,
+        cosine=0.7,
+        words=0.5,
+    )
+    assert choose("What is the data type of the CLIENT_IPADDR global variable?", [lead, row]) == [row]
+    assert choose("What data types do the global variables have?", [lead, row]) == [lead, row]
