@@ -427,14 +427,21 @@ def _on_the_identified_row(test: AnswerTest, chosen: list[Candidate]) -> list[Ca
     """When a table row among the sentences holds every identifier of the question
     ("CLIENT_IPADDR", "CN-CAV-03"), the sentences without them are left out: "IBM DB2 for i
     supports nine built-in global variables" says nothing of the one asked, and cites a page
-    without it."""
-    codes = test.identifiers
-    if not codes:
-        return chosen
-    holding = [c for c in chosen if all(Haystack(c.sentence).contains(t) for t in codes)]
-    if not any(c.chunk.table is not None for c in holding):
-        return chosen
-    return holding
+    without it. A question asking for a table's value ("in the note's table") is answered by
+    the rows holding its key terms, when there are some, not by the prose beside them."""
+    if test.identifiers:
+        holding = [c for c in chosen if all(Haystack(c.sentence).contains(t) for t in test.identifiers)]
+        if any(c.chunk.table is not None for c in holding):
+            chosen = holding
+    if test.names_table and test.terms:
+        rows = [
+            c
+            for c in chosen
+            if c.chunk.table is not None
+            and all(Haystack(c.sentence).contains(t) for t in test.terms if t.name)
+        ]
+        chosen = rows or chosen
+    return chosen
 
 
 def rows_lack_asked_value(

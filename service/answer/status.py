@@ -41,6 +41,7 @@ _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _IDENTIFIER = re.compile(r"^(?:\w*_\w*|(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{4,})$")
 _WORDS = re.compile(r"[\w-]+")
 _JOINERS = re.compile(r"[-_]")
+_NAMES_TABLE = re.compile(r"\b(?:table|tabela|tableau|tabla|quadro)\b")
 
 
 class AnswerTest:
@@ -59,6 +60,7 @@ class AnswerTest:
             if _IDENTIFIER.match(w)
         }
         self.identifiers = [t for t in self.terms if t.text in written]
+        self.names_table = bool(_NAMES_TABLE.search(fold(question)))  # "in the note's table"
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""

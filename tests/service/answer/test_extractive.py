@@ -334,3 +334,21 @@ def test_the_row_of_the_identifier_asked_is_quoted_without_the_general_sentence(
     )
     assert choose("What is the data type of the CLIENT_IPADDR global variable?", [lead, row]) == [row]
     assert choose("What data types do the global variables have?", [lead, row]) == [lead, row]
+
+
+def test_a_question_asking_for_a_tables_value_is_answered_by_its_row() -> None:
+    """ "What is the status of Canal do Cavouco in the note's table?": the row is the answer;
+    the plan on the next page that also names the canal is not quoted beside it."""
+    page1 = PageEvidence("nt", 1, "Nota técnica", "nt.pdf", "pdf", 0.2)
+    page2 = PageEvidence("nt", 2, "Nota técnica", "nt.pdf", "pdf", 0.1)
+    row_chunk = ChunkEvidence("nt", 1, 0, "", [0, 0, 1, 1], [1, 1], 1, 0.0, table={"rows": []})
+    prose_chunk = ChunkEvidence("nt", 2, 0, "", [0, 0, 1, 1], [1, 1], 1, 0.0)
+    row = Candidate(
+        "Canal: Canal do Cavouco · Situação: Em execução", row_chunk, page1, cosine=0.7, words=0.5
+    )
+    plan = Candidate(
+        "Concluir o desassoreamento do Canal do Cavouco até janeiro de 2025.", prose_chunk, page2, cosine=0.6
+    )
+    asked = "What is the status of the dredging of Canal do Cavouco in the technical note's table?"
+    assert choose(asked, [row, plan]) == [row]
+    assert choose("What is the status of the dredging of Canal do Cavouco?", [row, plan]) == [row, plan]
