@@ -28,12 +28,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """When the corpus tests are among those to run, put them last and start their ingestion
     now: 14 PDFs through `carta ingest` in its own process, beside the rest of the suite
     (no sentence vectors, a fifth of the time: only /v1/ask's extractive gate reads them,
-    and these tests search; tests/service/answer checks the vectors)."""
+    and these tests search; tests/service/answer checks the vectors. No OCR of pictures on
+    text pages either: these tests search the text layer's facts, and the pictures cost a
+    quarter more ingestion; tests/ingest/test_figure_text.py checks them)."""
     corpus = [item for item in items if item.path.name == CORPUS_TESTS]
     if not corpus or config.option.collectonly or not (CORPUS / "pdf").is_dir():
         return
     items[:] = [item for item in items if item.path.name != CORPUS_TESTS] + corpus
-    env = {"CARTA_SENTENCE_VECTORS": "false"}
+    env = {"CARTA_SENTENCE_VECTORS": "false", "CARTA_FIGURE_TEXT": "false"}
     _corpus_ingest.append(BackgroundCommand("ingest", str(CORPUS / "pdf"), "--json", env=env))
 
 
