@@ -39,7 +39,7 @@ _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 # an identifier: a word with an underscore, or of four or more characters mixing letters and digits
 _IDENTIFIER = re.compile(r"^(?:\w*_\w*|(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{4,})$")
-_WORDS = re.compile(r"[\w-]+")
+_TOKENS = re.compile(r"[\w-]+")  # words with their hyphens and underscores
 _JOINERS = re.compile(r"[-_]")
 _NAMES_TABLE = re.compile(r"\b(?:table|tabela|tableau|tabla|quadro)\b")
 
@@ -56,7 +56,7 @@ class AnswerTest:
         # the key terms written as identifiers ("CLIENT_IPADDR", "CN-CAV-03")
         written = {
             " ".join(_JOINERS.sub(" ", w).split())
-            for w in _WORDS.findall(fold(question))
+            for w in _TOKENS.findall(fold(question))
             if _IDENTIFIER.match(w)
         }
         self.identifiers = [t for t in self.terms if t.text in written]

@@ -10,7 +10,7 @@ from models.text_encoder import TextEncoder
 from service.answer.asked import asks_identifier, states_value
 from service.answer.extractive import ExtractiveAnswerer, counts_rows, names_held
 from service.answer.gate import Candidate, RelevanceGate
-from service.answer.status import AnswerTest, answer_status, asked_value
+from service.answer.status import AnswerTest, answer_status, asked_value, ranks
 from service.query.types import PageEvidence
 from tests.service.answer.test_gate import SERANON, WHO, evidence
 
@@ -194,3 +194,12 @@ def test_a_count_of_the_rows_meeting_a_condition(question: str, counts: bool) ->
     """Such a question is answered by the table answerer's count; a row the gate passes on
     states one value, not the count (the extractive answer is then "passages")."""
     assert counts_rows(question) is counts
+
+
+def test_a_ranking_word_joined_by_a_hyphen_or_a_digit_still_ranks() -> None:
+    """ "highest-paid", "most-cited", "2nd-largest": the superlative is read inside its
+    compound (the identifier pattern of AnswerTest must not change how sentences are read)."""
+    assert ranks("Lisbon had the highest-recorded temperature in July.")
+    assert ranks("The 2nd-largest region was Oeste.")
+    assert not ranks("Lisbon recorded 33 degrees in July.")
+    assert AnswerTest("What type is CLIENT_IPADDR?").identifiers[0].text == "client ipaddr"
