@@ -131,17 +131,14 @@ def aligned_tables(page: pymupdf.Page, table_no: int = 0) -> list[Table]:
     while first > 0 and best[0] - first < MAX_HEADER_ROWS and _heads(rows[first - 1], rows[first : best[1]]):
         first -= 1  # header lines above: fewer runs of words ("Pays", "Puissances raccordées")
     run, body = rows[first : best[1]], rows[best[0] : best[1]]
-    spans = [[min(r[c][0] for r in body), max(r[c][2] for r in body)] for c in range(ncols)]
+    spans = _column_spans(body)
     for line in run[: best[0] - first]:  # a header's words widen the column they head
         for seg in line:
             c = max(range(ncols), key=lambda k: min(seg[2], spans[k][1]) - max(seg[0], spans[k][0]))
             spans[c] = [min(spans[c][0], seg[0]), max(spans[c][1], seg[2])]
-    edges = [0.0] + [(spans[c][1] + spans[c + 1][0]) / 2 for c in range(ncols - 1)] + [float(page.rect.width)]
+    edges = _edges(spans, float(page.rect.width))
     if any(b <= a for a, b in zip(edges, edges[1:], strict=False)):  # headers overlapping: the body's
-        spans = [[min(r[c][0] for r in body), max(r[c][2] for r in body)] for c in range(ncols)]
-        edges = (
-            [0.0] + [(spans[c][1] + spans[c + 1][0]) / 2 for c in range(ncols - 1)] + [float(page.rect.width)]
-        )
+        edges = _edges(_column_spans(body), float(page.rect.width))
     tops = [min(s[1] for s in r) for r in run]
     bottoms = [max(s[3] for s in r) for r in run]
     cuts = [tops[0]] + [(bottoms[k] + tops[k + 1]) / 2 for k in range(len(run) - 1)] + [bottoms[-1]]
@@ -152,6 +149,16 @@ def aligned_tables(page: pymupdf.Page, table_no: int = 0) -> list[Table]:
     lines = [b for b in page.get_text("blocks", sort=True) if b[6] == 0]
     built = _build(table_no, grid, words, lines, bbox, 0)
     return [built] if built is not None else []
+
+
+def _column_spans(body: list[list[BBox]]) -> list[list[float]]:
+    """Each column's left and right over the body lines (all with the same number of runs)."""
+    return [[min(r[c][0] for r in body), max(r[c][2] for r in body)] for c in range(len(body[0]))]
+
+
+def _edges(spans: list[list[float]], width: float) -> list[float]:
+    """Column boundaries: the page's edges and the middle of each gap between two columns."""
+    return [0.0] + [(spans[c][1] + spans[c + 1][0]) / 2 for c in range(len(spans) - 1)] + [width]
 
 
 def _segments(line: list[tuple]) -> list[BBox]:
@@ -172,7 +179,7 @@ def _heads(line: list[BBox], run: list[list[BBox]]) -> bool:
     """Whether `line`, just above `run`, is a header line of its columns: each of its runs
     of words over a column of the run's, and no wider gap above the run than a line."""
     body = [r for r in run if len(r) == len(run[-1])]
-    spans = [(min(r[c][0] for r in body), max(r[c][2] for r in body)) for c in range(len(body[0]))]
+    spans = _column_spans(body)
     height = max(s[3] - s[1] for s in line)
     gap = min(s[1] for s in run[0]) - max(s[3] for s in line)
     return gap <= 2 * height and all(

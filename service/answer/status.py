@@ -19,7 +19,7 @@ from geo.folding import fold
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, states_value
 from service.answer.gate import Candidate, Haystack, document_names, page_headings, question_key_terms
-from service.answer.tables import asks_extreme
+from service.answer.tables import TABLE_WORDS, asks_extreme
 from service.answer.types import AnswerStatus
 
 # Words that rank what a sentence names ("the most common", "reste la région dotée du plus
@@ -41,7 +41,6 @@ _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _IDENTIFIER = re.compile(r"^(?:\w*_\w*|(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{4,})$")
 _TOKENS = re.compile(r"[\w-]+")  # words with their hyphens and underscores
 _JOINERS = re.compile(r"[-_]")
-_NAMES_TABLE = re.compile(r"\b(?:table|tabela|tableau|tabla|quadro)\b")
 
 
 class AnswerTest:
@@ -60,7 +59,7 @@ class AnswerTest:
             if _IDENTIFIER.match(w)
         }
         self.identifiers = [t for t in self.terms if t.text in written]
-        self.names_table = bool(_NAMES_TABLE.search(fold(question)))  # "in the note's table"
+        self.names_table = not TABLE_WORDS.isdisjoint(_WORDS.findall(fold(question)))  # "in the note's table"
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""

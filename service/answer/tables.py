@@ -108,7 +108,7 @@ _UNIT = re.compile(
     r"|[a-z$€£]{1,5}\.?(?:/[a-z]{1,4})?(?:\s+[a-z]{1,5})?|\d+\s*[a-z]{1,4}|in\s+\d+)"
 )
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
-_TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
+TABLE_WORDS = frozenset({"tabela", "table", "quadro", "tableau", "tabla"})  # "na Tabela 1" names no cell
 # a question pointing at a chart ("In the Seattle weather stacked bar chart, ..."), folded
 _NAMES_CHART = re.compile(
     r"\b(?:chart|graph|plot|diagram|grafico|graphique|diagramme|camembert|pizza|pie|barras|bars?|"
@@ -1312,7 +1312,7 @@ class TableAnswerer:
         # print (the place or source the question gives it) is no other row or column of it
         from_picture = TITLE_NOTE in table.title and bool(_NAMES_CHART.search(fold(question)))
         for key in key_terms(question):
-            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - _TABLE_WORDS
+            key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - TABLE_WORDS
             # a month or a date is addressed by its value, however written ("june": "01-06-2016")
             key_tokens = {t for t in key_tokens if ":" in t} or key_tokens
             if not key_tokens and _compound_of_small_numbers(key) and key not in fold(_page_text(table)):
