@@ -6,7 +6,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from geo import country_names
 from service.carta import Carta
+from service.query import dictionary
 
 
 def test_the_ingestor_is_built_on_first_use(make_carta: Callable[..., Carta]) -> None:
@@ -19,7 +21,12 @@ def test_the_ingestor_is_built_on_first_use(make_carta: Callable[..., Carta]) ->
     assert "pymupdf" in sys.modules  # what it defers
 
 
-def test_warm_up_loads_the_text_model(make_carta: Callable[..., Carta]) -> None:
+def test_warm_up_loads_the_text_model_and_the_word_tables(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta()
+    dictionary._table.cache_clear()
+    country_names._tables.cache_clear()
     carta.warm_up()
     assert carta.text.loaded
+    # the bilingual dictionaries and CLDR's country names, a first question's other second
+    assert dictionary._table.cache_info().currsize == 1
+    assert country_names._tables.cache_info().currsize == 1
