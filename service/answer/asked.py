@@ -31,6 +31,12 @@ _QUANTITY_PT = (
     "custo|preco|multa|capacidade|producao|concentracao|temperatura|crescimento|desvio|tempo|gasto|"
     "orcamento|dose|producao|extensao|altura|profundidade|peso"
 )
+# a measure asked without its article ("qual taxa", "qual área"); "qual valor" may ask for a
+# name ("qual valor contém o registrador CURRENT USER?")
+_MEASURE_PT = (
+    "taxa|percentual|porcentagem|proporcao|area|quantidade|populacao|potencia|capacidade|temperatura|"
+    "altura|profundidade|extensao|peso|dose|media|custo|preco|multa"
+)
 _QUANTITY_FR = (
     "puissance|capacite|production|part|taux|nombre|montant|valeur|superficie|surface|croissance|"
     "resistance|vitesse|debit|prix|cout|population|altitude|hauteur|densite|temperature|rendement|dose"
@@ -41,10 +47,30 @@ _ASKS_NUMBER = re.compile(
     rf"what (?:was|is|were|are) (?:the|its|their|[\w-]+['’]s) (?:[\w-]+ ){{0,3}}(?:{_QUANTITY_EN})|"
     rf"what (?:[\w-]+ ){{0,2}}(?:{_QUANTITY_EN})s? (?:did|does|do|was|were|is|are|has|had|will)|"
     rf"quant[oa]s?|qual (?:(?:foi|era|e) )?(?:o|a) (?:[\w/-]+ ){{0,3}}(?:{_QUANTITY_PT})|"
+    rf"qual (?:(?:foi|era|e) )?(?:{_MEASURE_PT})|"  # "qual taxa de resposta", "qual percentual"
     r"que percentual|cuant[oa]s?|combien|"
     rf"quel(?:le)?s? (?:(?:est|etait|a ete|sera|seront|sont|etaient|ont ete) )?(?:la |le |les )?"
     rf"(?:[\w-]+ ){{0,2}}(?:{_QUANTITY_FR}))\b"
 )
+
+
+# A rate or a share is asked ("qual taxa de resposta", "what percentage", "quel taux"): the
+# answer is a percentage, not the weeks or doses of the sentence beside it
+_ASKS_PERCENT = re.compile(
+    r"\b(?:rate|percentage|percent|proportion|share|taxa|percentual|porcentagem|proporcao|taux|"
+    r"pourcentage|tasa|porcentaje)\b"
+)
+_PERCENT = re.compile(r"\d\s?%|\b(?:per ?cent|por cento|pour cent|por ciento)\b")
+
+
+def asks_percent(question: str) -> bool:
+    """Whether the question asks for a rate or a share (a number question naming one)."""
+    return asked_value(question) == "number" and bool(_ASKS_PERCENT.search(fold(question)))
+
+
+def states_percent(sentence: str) -> bool:
+    """Whether the sentence states a percentage ("52%", "12 per cent", "30 por cento")."""
+    return bool(_PERCENT.search(fold(sentence)))
 
 
 def number_asked_at(question: str) -> int | None:

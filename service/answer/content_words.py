@@ -24,7 +24,7 @@ import qdrant_edge as E
 
 from geo.folding import fold
 from ingest.values import MONTHS
-from service.answer.asked import identifier_frames
+from service.answer.asked import asked_value, identifier_frames
 from service.answer.conditions import first_asked
 from service.query.dictionary import dictionaries_read, translations_of
 from service.query.translate import EN_PT, FR_EN, PT_EN
@@ -165,6 +165,9 @@ _MORE_EN: dict[str, str] = {
 # A year's own noun ("ano de 2018", "the year 2011", "l'année 2011"): the year says it.
 _YEAR_WORDS = frozenset("ano anos year years annee annees exercicio".split())
 _YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
+# the kind of date a date question asks ("em que ano", "in which year", "quel jour"): the date
+# answers it, the page need not write the word
+_DATE_WORDS = _YEAR_WORDS | frozenset("data datas date dates dia dias day days jour jours".split())
 _DEMONSTRATIVES = frozenset(
     "this these este esta estes estas esse essa esses essas neste nesta nestes nestas nesse nessa "
     "nesses nessas deste desta destes destas desse dessa desses dessas cet cette ces".split()
@@ -193,7 +196,8 @@ def singular(word: str) -> str:
 def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]:
     """The question's content words, folded, in order, each once: no function word, no
     question frame, no month, no word a demonstrative points with ("desta região"), no
-    identifier kind ("form number"), no "ano" beside a year, no "for the first time" (a
+    identifier kind ("form number"), no "ano" beside a year or asked by a date question
+    ("em que ano"), no "for the first time" (a
     row's order answers it), nothing in `skip` (its key terms, checked as such)."""
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
     # the kind of identifier asked ("form number", "código"): the value answers it, not the word
@@ -202,6 +206,8 @@ def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]
     skipped |= {w for frame in identifier_frames(question) if " " in frame for w in _WORD.findall(frame)}
     if _YEAR.search(question):
         skipped |= _YEAR_WORDS
+    if asked_value(question) == "date":
+        skipped |= _DATE_WORDS
     if first := first_asked(question):  # "pela primeira vez", "for the first time": the asking
         skipped |= set(_WORD.findall(fold(question)[slice(*first)]))
     out: list[str] = []

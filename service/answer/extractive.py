@@ -394,8 +394,12 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
     top_score = max(c.score for c in ranked)
     reach = [c for c in ranked if c.score >= top_score * ANSWER_REACH]
     answering = [c for c in reach if _answers(test, c)]
+    # asked for a rate or a share, the sentences stating a percentage answer it ("an SVR rate
+    # of around 52%"), not the one beside them giving the treatment's weeks
+    rated = [c for c in answering if test.states_percent(c.sentence)]
+    answering = rated or answering
     top = ranked[0]
-    if answering and test.states_value(top.sentence):
+    if answering and test.states_value(top.sentence) and (not rated or test.states_percent(top.sentence)):
         # a sentence holding every key term but less of the subject than the best-ranked one,
         # which states a value, repeats the document's names ("This IBM Redpaper publication
         # ... IBM i 7.2" beside "the average cost ... increased to $145 per record")

@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 
 from geo.folding import fold
 from ingest.values import find_numbers, number_token
-from service.answer.asked import asked_value, states_value
+from service.answer.asked import asked_value, asks_percent, states_percent, states_value
 from service.answer.gate import Candidate, Haystack, document_names, page_headings, question_key_terms
 from service.answer.tables import TABLE_WORDS, asks_extreme
 from service.answer.types import AnswerStatus
@@ -50,6 +50,7 @@ class AnswerTest:
     def __init__(self, question: str) -> None:
         self.terms = question_key_terms(question)
         self.asked = asked_value(question)
+        self.percent = asks_percent(question)  # a rate or a share: a percentage answers it
         self.given = {value for term in self.terms for value in term.values}
         self.given |= {f"num:{number_token(v)}" for _, _, v in find_numbers(question)}
         # the key terms written as identifiers ("CLIENT_IPADDR", "CN-CAV-03")
@@ -60,6 +61,10 @@ class AnswerTest:
         }
         self.identifiers = [t for t in self.terms if t.text in written]
         self.names_table = not TABLE_WORDS.isdisjoint(_WORDS.findall(fold(question)))  # "in the note's table"
+
+    def states_percent(self, sentence: str) -> bool:
+        """A percentage, when the question asks for a rate or a share (False otherwise)."""
+        return self.percent and states_percent(sentence)
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""

@@ -367,10 +367,33 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
     table.complete = numbers == list(range(len(numbers))) and (
         len(numbers) == body_rows if isinstance(body_rows, int) else _reaches_bottom(rows, first.get("bbox"))
     )
+    if numbers and numbers[0] == 0 and table.complete:
+        _promote_sub_header(table)
     table.label_columns = _label_columns(table)
     table.name_column = _name_column(table)
     table.total_rows, table.total_columns = _totals(table)
     return table
+
+
+def _promote_sub_header(table: EvidenceTable) -> None:
+    """A header of two lines whose first spans columns ("Pangenotypic DAA regimens" over
+    three drug names) is stored with its second line as the first body row: when a column
+    label is empty, the first row names every column in words and each later row holds a
+    number, that row joins the labels (the group's label carried over the columns it
+    spans), so "the sofosbuvir/velpatasvir dose" finds its column."""
+    columns, rows = table.columns, table.rows
+    if len(rows) < 2 or not any(c.strip() for c in columns) or all(c.strip() for c in columns):
+        return
+    first = rows[0]
+    if any(c.empty or any(ch.isdigit() for ch in c.text.split()[0]) for c in first):
+        return  # a value or an empty cell: a body row
+    if not all(any(ch.isdigit() for c in row for ch in c.text) for row in rows[1:]):
+        return
+    group, labels = "", []
+    for label, cell in zip(columns, first, strict=True):
+        group = label.strip() or group
+        labels.append(f"{group} {cell.text}".strip())
+    table.columns, table.rows = labels, rows[1:]
 
 
 def _int(value: object) -> int:
@@ -858,7 +881,7 @@ class TableAnswerer:
             else:  # "how many states reported zero permit checks": the rows whose cell meets it
                 found = self._count_where(question, labels, condition) if condition else None
             if found is None:
-                found = self._lookup(labels, query)
+                found = self._lookup(labels, query) or self._cell_holding(labels, query)
                 if words & _TOTAL_ASKED:
                     found = (
                         self._as_total(labels, found)
@@ -870,6 +893,24 @@ class TableAnswerer:
                 found = self._count(question, table)
         if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
+        return found
+
+    @staticmethod
+    def _cell_holding(labels: _Labels, query: set[str]) -> _Found | None:
+        """A table whose cells carry their own row labels (a dosing table: ">30 kg 400/100 mg
+        od" under each drug, the bands differing by drug): the one column the question names,
+        and the one cell of it holding every number of the question the column does not."""
+        table = labels.table
+        column = _unique_best(labels.match_columns(query))
+        if column is None:
+            return None
+        wanted = {t for t in query - column.matched if t.startswith("num:")}
+        rows = [i for i, row in enumerate(table.rows) if wanted and wanted <= tokens(row[column.index].text)]
+        if len(rows) != 1:
+            return None
+        cell = table.rows[rows[0]][column.index]
+        found = _Found("lookup", [(rows[0], column.index)], column.score + len(wanted), row_text=cell.text)
+        found.addressed = labels.columns[column.index] | tokens(cell.text)
         return found
 
     @staticmethod
@@ -1747,6 +1788,10 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
         return TEMPLATES["lookup_rows"][language].format(
             lead=lead_text, measure=measure, pairs=_join(pairs, language)
         )
+    if found.operation == "lookup" and found.row_text == table.rows[r][c].text:
+        # the cell names its own row (_cell_holding): the value with its column alone
+        measure = _safe(display(table.columns[c]))
+        return TEMPLATES["lookup_rows"][language].format(lead=lead_text, measure=measure, pairs=value)
     if found.operation == "lookup":
         row, column = display(found.row_text or row_name(table, r)), display(table.columns[c])
         row_time, column_time = time_text(row_name(table, r), language), time_text(table.columns[c], language)

@@ -104,6 +104,9 @@ def test_the_kind_of_identifier_asked_and_a_years_noun_are_not_subjects() -> Non
     words = question_content_words("Quantos MW a França conectou no ano de 2018?", ["mw", "franca", "2018"])
     assert "ano" not in words
     assert "ano" in question_content_words("Qual ano teve mais chuva?")  # no year given: the asked thing
+    # a date question's kind of date is its frame: "adopted in 1997" answers "em que ano"
+    assert "ano" not in question_content_words("Em que ano foi adotado o tratado internacional?")
+    assert "year" not in question_content_words("In which year was the international treaty adopted?")
 
 
 def test_a_unit_symbol_right_after_a_number_stands_for_its_words() -> None:

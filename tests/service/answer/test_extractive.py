@@ -176,6 +176,20 @@ def test_the_sentence_stating_the_asked_value_is_quoted_alone() -> None:
     assert choose(pt, ranked) == [ranked[1]]
 
 
+def test_a_rate_is_answered_by_the_sentence_stating_a_percentage() -> None:
+    """Asked for a rate, the sentence giving the treatment's weeks (a number, every key term,
+    more of the question's words) is not the answer; the one stating a percentage is."""
+    question = "Qual taxa de resposta o tratamento com interferon alcançava nos genótipos 1 e 4?"
+    weeks = "The treatment with interferon lasted 48 weeks for genotypes 1 and 4 (75-83)."
+    rate = "This interferon combination resulted in a response rate of around 52% for genotypes 1 and 4."
+    ranked = scored((weeks, 0.82), (rate, 0.61))
+    assert [c.sentence for c in choose(question, ranked)] == [rate]
+    # asked for a number that is no rate, the weeks are still the answer
+    assert [c.sentence for c in choose("Por quantas semanas durava o tratamento com interferon?", ranked)][
+        0
+    ] == weeks
+
+
 def test_without_an_answering_sentence_value_sentences_go_first() -> None:
     question = "How many MW were connected in Occitanie in 2016?"
     ranked = scored(

@@ -26,6 +26,9 @@ def cands(*sentences: str) -> list[Candidate]:
         ("Quantos pontos de alagamento foram registrados?", "number"),
         ("What percentage of people had been diagnosed?", "number"),
         ("Qual a área total de milho em Mato Grosso?", "number"),
+        ("Qual taxa de resposta o tratamento alcançava?", "number"),  # the quantity without "a"
+        ("Qual percentual da área foi colhido?", "number"),
+        ("Qual valor contém o registrador especial CURRENT USER?", None),  # a name may be the value
         ("When was the bulletin published?", "date"),
         ("Quando foi publicado o boletim?", "date"),
         ("Em que ano o relatório foi publicado?", "date"),

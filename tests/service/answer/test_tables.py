@@ -961,3 +961,49 @@ def test_the_first_row_past_a_threshold_answers_when_did_it_first_pass() -> None
     assert answer is not None and answer.operation == "first_where" and "14-jul-17" in answer.text
     answer = ask("Em qual semana o Oeste passou de 90% pela primeira vez?", page)
     assert answer is None or answer.operation != "first_where"
+
+
+WHO_BANDS = synthetic_grid(
+    ["Pangenotypic DAA regimens", "", "", "Non-pangenotypic DAA regimen"],
+    [
+        [
+            "Sofosbuvir/ daclatasvir",
+            "Sofosbuvir/ velpatasvir",
+            "Glecaprevir/ pibrentasvir",
+            "Sofosbuvir/ ledipasvir",
+        ],  # noqa: E501
+        [">26 kg 400/60 mg od", ">30 kg 400/100 mg od (FDC tablet)", ">45 kg 300/120 mg", "≥35kg 90/400 mg"],
+        ["14–25 kg 200 mg/30 mg", "17–29 kg 200/50 mg od", "30–<45 kg 250/100 mg od", "17– 35kg 45/200 mg"],
+        ["", "<17 kg 150/37.5 mg od", "<20 kg 150/60mg od", "<17 kg 33.75/150 mg"],
+    ],
+    title="TABLE 4.2. Dosing by weight bands",
+)
+
+
+def test_a_header_line_under_a_spanning_label_names_the_columns() -> None:
+    """WHO's Table 4.2: "Pangenotypic DAA regimens" spans three columns, the drug names under
+    it are stored as the first body row; they become the column labels."""
+    (table,) = evidence_tables([table_page("who", WHO_BANDS)])
+    assert table.columns[1] == "Pangenotypic DAA regimens Sofosbuvir/ velpatasvir"
+    assert table.columns[3] == "Non-pangenotypic DAA regimen Sofosbuvir/ ledipasvir"
+    assert table.rows[0][1].text.startswith(">30 kg")
+    # a first row holding a value is a body row: nothing is promoted
+    plain = synthetic_grid(["Região", ""], [["Médio-Norte", "2.025.045"], ["Norte", "1.100"]])
+    (kept,) = evidence_tables([table_page("imea", plain)])
+    assert kept.columns == ["Região", ""] and kept.rows[0][0].text == "Médio-Norte"
+
+
+def test_the_cell_of_the_named_column_holding_the_asked_band_answers() -> None:
+    """Each cell carries its own weight band: the drug's column, and the one cell of it that
+    holds the question's "30 kg" (the glecaprevir column's "30–<45 kg" is another drug's)."""
+    question = "What is the sofosbuvir/velpatasvir dose for children weighing more than 30 kg?"
+    answer = ask(question, table_page("who", WHO_BANDS))
+    assert answer is not None and answer.operation == "lookup"
+    assert "400/100 mg" in answer.text and "Sofosbuvir/ velpatasvir" in answer.text
+    (citation,) = answer.citations
+    assert citation.bbox == WHO_BANDS["rows"][1][1]["bbox"]
+    gp = "What is the glecaprevir/pibrentasvir dose for a child of 30 kg?"
+    answer = ask(gp, table_page("who", WHO_BANDS))
+    assert answer is not None and "250/100 mg" in answer.text
+    # two cells of the column hold the number: which band is meant is unclear, no answer
+    assert ask("What is the sofosbuvir/ledipasvir dose for 17 kg?", table_page("who", WHO_BANDS)) is None
