@@ -48,7 +48,14 @@ from service.answer.gate import (
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
-from service.answer.tables import COUNT_ASKED, PageChunks, TableAnswer, TableAnswerer, evidence_tables
+from service.answer.tables import (
+    COUNT_ASKED,
+    PageChunks,
+    TableAnswer,
+    TableAnswerer,
+    evidence_tables,
+    names_table,
+)
 from service.answer.types import Answer, Citation, InvalidCitation
 from service.query.types import PageEvidence, SearchResult
 
@@ -71,7 +78,10 @@ class ExtractiveAnswerer:
         card = self.cards.answer(question, grade.language, pages, place)
         if card is not None:  # a map's CRS, extent or size: the card line that holds it
             return self._from_card(question, result, grade, card)
-        table = self.tables.answer(question, grade.language, pages, page_chunks)
+        # a question naming a table reads the tables of every page returned: the dosing table
+        # on the fourth page, below three pages of prose on the same drugs
+        read = pages + [p for p in result.pages if p not in pages] if names_table(question) else pages
+        table = self.tables.answer(question, grade.language, read, page_chunks)
         absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
         if (
             table is not None

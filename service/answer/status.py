@@ -19,7 +19,7 @@ from geo.folding import fold
 from ingest.values import find_numbers, number_token
 from service.answer.asked import asked_value, asks_percent, states_percent, states_value
 from service.answer.gate import Candidate, Haystack, document_names, page_headings, question_key_terms
-from service.answer.tables import TABLE_WORDS, asks_extreme
+from service.answer.tables import asks_extreme, names_table
 from service.answer.types import AnswerStatus
 
 # Words that rank what a sentence names ("the most common", "reste la région dotée du plus
@@ -60,7 +60,7 @@ class AnswerTest:
             if _IDENTIFIER.match(w)
         }
         self.identifiers = [t for t in self.terms if t.text in written]
-        self.names_table = not TABLE_WORDS.isdisjoint(_WORDS.findall(fold(question)))  # "in the note's table"
+        self.names_table = names_table(question)  # "in the note's table"
 
     def states_percent(self, sentence: str) -> bool:
         """A percentage, when the question asks for a rate or a share (False otherwise)."""

@@ -21,7 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import takewhile
 from typing import Any, Literal
 
@@ -29,13 +29,16 @@ from geo.folding import fold
 from ingest.chart_note import TITLE_NOTE
 from ingest.values import (
     MONTHS,
+    find_bands,
     find_dates,
     find_numbers,
     find_periods,
+    in_band,
     month_names,
     number_token,
     parse_date,
     parse_number,
+    quantity_of,
     split_tokens,
 )
 from service.answer.conditions import Condition, count_condition, first_asked, without_condition
@@ -71,6 +74,8 @@ _ARGMAX = frozenset(
 _ARGMIN = frozenset(
     "lowest smallest least fewest minimum min shortest menor menores minimo minima menos baixo baixa".split()
 )
+# progress most behind is the least made ("qual região tinha a colheita mais atrasada")
+_BEHIND = frozenset("atrasada atrasado atrasadas atrasados behind lagging retard retardataire".split())
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
 # French superlatives, folded: "la plus grande puissance", "le moins d'installations", "la
@@ -87,6 +92,7 @@ def superlatives_named(folded: str) -> str:
     return _FR_LARGEST.sub(" maximum ", _FR_SMALLEST.sub(" minimum ", folded))
 
 
+_EVERY_ROW = frozenset("all every todas todos toutes tous".split())
 _TOTAL_ASKED = frozenset(
     "total totais soma sum overall somado somados somadas somando somar summing somme additionnant".split()
 )
@@ -303,17 +309,22 @@ PageChunks = Callable[[str, int], list[dict[str, Any]]]
 
 
 def evidence_tables(
-    pages: Sequence[PageEvidence], page_chunks: PageChunks | None = None
+    pages: Sequence[PageEvidence], page_chunks: PageChunks | None = None, every_table: bool = False
 ) -> list[EvidenceTable]:
     """The tables of the pages' chunks, one per (page, table_no), best page first. A table
     the search returned only some rows of is completed from the page's stored chunks when
     `page_chunks` is given: an argmax over a column, or the row the question names, needs
-    rows whose chunks rank below the top (the NICS table is one chunk per state)."""
+    rows whose chunks rank below the top (the NICS table is one chunk per state). With
+    `every_table` (the question names a table: "pela tabela de doses"), a page's tables
+    none of whose rows the search returned are read from its stored chunks too."""
     tables = []
     for page in pages:
         groups = _table_groups(page.chunks)
         other = " ".join(c.text for c in page.chunks if not c.table)
-        if page_chunks is not None and groups:
+        if page_chunks is not None and every_table and not groups:
+            stored = [_chunk_evidence(page, p) for p in page_chunks(page.doc_id, page.page_no)]
+            groups = _table_groups(stored)
+        elif page_chunks is not None and groups:
             merged = [_merge(page, chunks, other) for chunks in groups.values()]
             if not all(t.complete for t in merged):
                 stored = [_chunk_evidence(page, p) for p in page_chunks(page.doc_id, page.page_no)]
@@ -369,10 +380,30 @@ def _merge(page: PageEvidence, chunks: list[ChunkEvidence], other_text: str) -> 
     )
     if numbers and numbers[0] == 0 and table.complete:
         _promote_sub_header(table)
+    _name_by_section(table)
     table.label_columns = _label_columns(table)
     table.name_column = _name_column(table)
     table.total_rows, table.total_columns = _totals(table)
     return table
+
+
+def _name_by_section(table: EvidenceTable) -> None:
+    """Rows grouped under section rows (a row with only its first cell: "General population",
+    "People living with HIV"), whose first cells repeat from group to group ("Comparator
+    studies"): each repeated name is qualified by its section ("General population ·
+    Non-comparator studies"), so a row is named, and found, as the table means it."""
+    if len(table.columns) < 3:
+        return
+    sections = [i for i, row in enumerate(table.rows) if not row[0].empty and all(c.empty for c in row[1:])]
+    if len(sections) < 2:
+        return
+    names = Counter(row[0].text for i, row in enumerate(table.rows) if i not in sections and not row[0].empty)
+    section = ""
+    for i, row in enumerate(table.rows):
+        if i in sections:
+            section = row[0].text
+        elif section and names[row[0].text] > 1:
+            row[0] = replace(row[0], text=f"{section} · {row[0].text}")
 
 
 def _promote_sub_header(table: EvidenceTable) -> None:
@@ -439,6 +470,13 @@ def _label_columns(table: EvidenceTable) -> list[int]:
         if texts and sum(c.number is None for c in texts) >= 0.5 * len(texts):
             out.append(j)
     return out or [0]
+
+
+def _leads_with_numbers(table: EvidenceTable, j: int) -> bool:
+    """Whether most filled cells of column `j` open with a number ("93% (87–97) (n=5
+    studies)"): values with their intervals, which name no row though they parse as text."""
+    cells = [r[j].text for r in table.rows if not r[j].empty]
+    return bool(cells) and sum(c.lstrip()[:1].isdigit() for c in cells) > len(cells) / 2
 
 
 def _name_column(table: EvidenceTable) -> int:
@@ -831,7 +869,7 @@ class TableAnswerer:
         completes the tables the search returned some rows of (evidence_tables)."""
         best: tuple[EvidenceTable, _Found] | None = None
         letters = letter_tokens(question)
-        for table in evidence_tables(pages, page_chunks):
+        for table in evidence_tables(pages, page_chunks, every_table=names_table(question)):
             if names_another_letter(letters, table.title):
                 continue
             found = self.read(question, table)
@@ -861,6 +899,8 @@ class TableAnswerer:
         query -= range_letters(question)
         line_query = query - {_stem(w) for w in _TOTAL_ASKED}
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
+        if extreme == "argmax" and words & _BEHIND:
+            extreme = "argmin"  # "a colheita mais atrasada", "lagging most": the least progress
         if extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
@@ -880,8 +920,12 @@ class TableAnswerer:
                 found = self._first_where(question, labels, condition, first)
             else:  # "how many states reported zero permit checks": the rows whose cell meets it
                 found = self._count_where(question, labels, condition) if condition else None
+            if found is None and words & _TOTAL_ASKED and words & _EVERY_ROW:
+                # "a soma de todas as multas listadas": the column's total, not the one row that
+                # the words describing the document ("autuações ambientais ... no Amazonas") match
+                found = self._total(question, labels, line_query)
             if found is None:
-                found = self._lookup(labels, query) or self._cell_holding(labels, query)
+                found = self._lookup(labels, query) or self._cell_holding(question, labels, query)
                 if words & _TOTAL_ASKED:
                     found = (
                         self._as_total(labels, found)
@@ -896,20 +940,30 @@ class TableAnswerer:
         return found
 
     @staticmethod
-    def _cell_holding(labels: _Labels, query: set[str]) -> _Found | None:
+    def _cell_holding(question: str, labels: _Labels, query: set[str]) -> _Found | None:
         """A table whose cells carry their own row labels (a dosing table: ">30 kg 400/100 mg
         od" under each drug, the bands differing by drug): the one column the question names,
-        and the one cell of it holding every number of the question the column does not."""
+        and the one cell of it holding every number of the question the column does not, or
+        a band holding each of its quantities ("35 kg" in "30–<45 kg")."""
         table = labels.table
         column = _unique_best(labels.match_columns(query))
         if column is None:
             return None
         wanted = {t for t in query - column.matched if t.startswith("num:")}
-        rows = [i for i, row in enumerate(table.rows) if wanted and wanted <= tokens(row[column.index].text)]
+        found_numbers = find_numbers(question)
+        quantities = [(v, unit) for s, e, v in found_numbers if (unit := quantity_of(question, s, e))]
+
+        def holds(text: str) -> bool:
+            if wanted and wanted <= tokens(text):
+                return True
+            bands = find_bands(text)
+            return bool(quantities) and all(any(in_band(v, u, b) for b in bands) for v, u in quantities)
+
+        rows = [i for i, row in enumerate(table.rows) if holds(row[column.index].text)]
         if len(rows) != 1:
             return None
         cell = table.rows[rows[0]][column.index]
-        found = _Found("lookup", [(rows[0], column.index)], column.score + len(wanted), row_text=cell.text)
+        found = _Found("lookup", [(rows[0], column.index)], column.score + 1.0, row_text=cell.text)
         found.addressed = labels.columns[column.index] | tokens(cell.text)
         return found
 
@@ -1294,7 +1348,9 @@ class TableAnswerer:
         table = labels.table
         words = {t for t in query if ":" not in t}  # a date names the line, not the rows' kind
         matches = [
-            m for m in labels.match_columns(words) if m.index in table.label_columns and m.matched - line
+            m
+            for m in labels.match_columns(words)
+            if m.index in table.label_columns and m.matched - line and not _leads_with_numbers(table, m.index)
         ]
         best = _unique_best(matches)
         return best.index if best else None
@@ -1473,6 +1529,11 @@ def _compound_of_small_numbers(key: str) -> bool:
     return bool(m) and not (1 <= int(m[1]) <= 31 and 1 <= int(m[2]) <= 12)
 
 
+def names_table(question: str) -> bool:
+    """Whether the question says its answer is in a table ("pela tabela de doses da OMS")."""
+    return not TABLE_WORDS.isdisjoint(_WORD_PARTS.findall(fold(question)))
+
+
 def asks_extreme(question: str) -> bool:
     """Whether the question asks for the largest or smallest of something ("which region
     had the largest area", "qual estado teve o menor gasto"): a superlative in lower case
@@ -1639,6 +1700,9 @@ def format_number(value: float, cells: list[tuple[int, int]], table: EvidenceTab
     return text
 
 
+_PERCENT_VALUE = re.compile(r"\d\s?%")
+
+
 def unit_of(*labels: str) -> str:
     """The unit the labels give, first found: "(ha)" -> "ha", "(Per cent)" -> "%", "% DEP." -> "%"."""
     for label in labels:
@@ -1648,7 +1712,8 @@ def unit_of(*labels: str) -> str:
                 return "%"
             if _UNIT.fullmatch(folded):
                 return group.strip()
-        if "%" in _UNIT_GROUP.sub("", label):
+        outside = _UNIT_GROUP.sub("", label)
+        if "%" in outside and not _PERCENT_VALUE.search(outside):  # "% DEP.", not "93% (87–97)"
             return "%"
     return ""
 

@@ -99,6 +99,13 @@ def test_imea_argmax_over_a_row_leaves_the_state_total_out(imea: Grid) -> None:
     smallest = ask("Qual região teve a menor área de milho?", table_page("imea", imea))
     assert smallest is not None and smallest.operation == "argmin"
     assert "Norte teve o menor valor" in smallest.text and "165.776 ha" in smallest.text
+    # the harvest "mais atrasada" (most behind) is the least harvested, not the most
+    behind = ask(
+        "No levantamento de 14 de julho de 2017, qual região tinha a colheita mais atrasada?",
+        table_page("imea", imea),
+    )
+    assert behind is not None and behind.operation == "argmin" and "Sudeste" in behind.text, behind
+    assert "35,76%" in behind.text
 
 
 def test_census_lookups_by_state_and_period_in_either_spelling(census: Grid) -> None:
@@ -1007,3 +1014,67 @@ def test_the_cell_of_the_named_column_holding_the_asked_band_answers() -> None:
     assert answer is not None and "250/100 mg" in answer.text
     # two cells of the column hold the number: which band is meant is unclear, no answer
     assert ask("What is the sofosbuvir/ledipasvir dose for 17 kg?", table_page("who", WHO_BANDS)) is None
+
+
+def test_the_sum_of_every_row_is_the_columns_sum_not_a_row_the_documents_words_match() -> None:
+    """ "a soma de todas as multas listadas": every row's fine, though one row's cells hold the
+    words that describe the document ("Controle ambiental", "AMAZONAS")."""
+    grid = synthetic_grid(
+        ["Nº A.I.", "Infração", "Estado", "Valor Multa"],
+        [
+            ["679199", "Flora", "AMAZONAS", "39.000,00"],
+            ["679200", "Controle ambiental", "AMAZONAS", "500,00"],
+            ["679201", "Fauna", "AMAZONAS", "1.000,00"],
+        ],
+        title="Relatório de Autuações Ambientais - Amazonas",
+    )
+    question = "Qual é a soma de todas as multas listadas no relatório de autuações ambientais no Amazonas?"
+    answer = ask(question, table_page("ibama", grid))
+    assert answer is not None and answer.operation == "sum", answer
+    assert "40.500,00" in answer.text
+
+
+def test_a_question_naming_a_table_reads_a_page_whose_rows_the_search_did_not_return() -> None:
+    """The dosing table's page came back with its prose chunk only: asked "pela tabela de
+    doses", its stored table chunks are read; a question naming no table does not reach them."""
+    full = table_page("who", WHO_BANDS)
+    text = "Dosing of DAAs in children by weight."
+    prose = ChunkEvidence("who", 1, 9, text, [0, 0, 1, 1], [600, 800], 1, 0.0)
+    returned = PageEvidence("who", 1, "who", "who.pdf", "pdf_page", 1.0, chunks=[prose])
+    stored = [{"chunk_no": c.chunk_no, "text": c.text, "bbox": c.bbox, "table": c.table} for c in full.chunks]
+
+    def page_chunks(doc_id: str, page_no: int) -> list[dict]:
+        return stored
+
+    question = "Pela tabela de doses, qual a dose de glecaprevir/pibrentasvir para uma criança de 35 kg?"
+    answer = TableAnswerer().answer(question, "pt", [returned], page_chunks)
+    assert answer is not None and "250/100 mg" in answer.text  # "35 kg" is in the band "30–<45 kg"
+    unnamed = "Qual a dose de glecaprevir/pibrentasvir para uma criança de 35 kg?"
+    assert TableAnswerer().answer(unnamed, "pt", [returned], page_chunks) is None
+
+
+WHO_SVR = synthetic_grid(
+    ["", "Non-specialist care, SVR12 % (95% CI)", "Specialist care, SVR12 % (95% CI)", "p value"],
+    [
+        ["People who inject drugs", "", "", ""],
+        ["Comparator studies", "93% (86–98)", "95% (92–97)", "0.460"],
+        ["Non-comparator studies", "96% (94–98) (n=22 studies)", "92% (86–96) (n=8 studies)", "0.145"],
+        ["General population", "", "", ""],
+        ["Comparator studies", "95% (92–98)", "94% (91–96)", "0.466"],
+        ["Non-comparator studies", "93% (87–97) (n=5 studies)", "94% (91–97) (n=9 studies)", "0.737"],
+    ],
+    title="TABLE 6.1. Comparison of SVR12 outcomes",
+)
+
+
+def test_rows_repeated_under_section_rows_are_named_with_their_section() -> None:
+    """WHO's Table 6.1 repeats "Comparator studies" under each population: the largest p
+    value is named by its population and study group, not by its SVR cell, and carries no
+    "%" (the SVR cells beside it are percentages, the p value is not)."""
+    question = "In Table 6.1, SVR12 under non-specialist and specialist care: which group has the largest p?"
+    answer = ask(question, table_page("who", WHO_SVR))
+    assert answer is not None and answer.operation == "argmax"
+    assert "General population · Non-comparator studies" in answer.text and "0.737" in answer.text
+    assert "0.737%" not in answer.text
+    rows = [row[0].text for row in evidence_tables([table_page("who", WHO_SVR)])[0].rows]
+    assert rows[1] == "People who inject drugs · Comparator studies" and rows[3] == "General population"
