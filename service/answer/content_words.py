@@ -26,7 +26,7 @@ from geo.folding import fold
 from ingest.values import MONTHS
 from service.answer.asked import asked_value, identifier_frames
 from service.answer.conditions import first_asked
-from service.query.dictionary import dictionaries_read, translations_of
+from service.query.dictionary import dictionaries_read, is_headword, translations_of
 from service.query.translate import EN_PT, FR_EN, PT_EN
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -163,6 +163,14 @@ _MORE_EN: dict[str, str] = {
 # what the asker has in view, the area of the geo filter or the document open ("nesta área",
 # "within this radius", "in this country"), not a subject the evidence must name.
 # A year's own noun ("ano de 2018", "the year 2011", "l'année 2011"): the year says it.
+# "the last three months (of 2020)", "les trois derniers mois", "os últimos três meses": a
+# report writes a quarter ("au dernier trimestre de l'année 2020", "Q4"), not the months
+_QUARTER = re.compile(
+    r"\b(?:(?:tres|três|trois|three)\s+(?:(?:ultimos|últimos|derniers|premiers|primeiros|last|first)\s+)?|"
+    r"(?:ultimos|últimos|derniers|premiers|primeiros|last|first)\s+(?:tres|três|trois|three)\s+)"
+    r"(?:meses|mois|months)\b",
+    re.IGNORECASE,
+)
 _YEAR_WORDS = frozenset("ano anos year years annee annees exercicio".split())
 _YEAR = re.compile(r"\b(?:1[89]|20)\d{2}\b")
 # the kind of date a date question asks ("em que ano", "in which year", "quel jour"): the date
@@ -199,6 +207,7 @@ def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]
     identifier kind ("form number"), no "ano" beside a year or asked by a date question
     ("em que ano"), no "for the first time" (a
     row's order answers it), nothing in `skip` (its key terms, checked as such)."""
+    question = _QUARTER.sub(" trimestre ", question)  # "os três últimos meses" is a quarter
     skipped = {w for term in skip for w in _WORD.findall(fold(term))}
     # the kind of identifier asked ("form number", "código"): the value answers it, not the word
     # (a phrase: "form number"; a single word, "código" or "reference", may be the subject too:
@@ -226,10 +235,16 @@ def question_content_words(question: str, skip: Iterable[str] = ()) -> list[str]
             or word in out
         ):
             continue
-        if len(word) >= 4 and _VERB_ENDINGS.search(word):
+        if len(word) >= 4 and _VERB_ENDINGS.search(word) and not _noun(word):
             continue
         out.append(word)
     return out
+
+
+def _noun(word: str) -> bool:
+    """A word ending like a participle that the dictionaries list as a word of its own ("estado",
+    "tratado", "resultado", "medida"; "tratados" by its singular): a noun, the question's subject."""
+    return is_headword(word) or is_headword(singular(word))
 
 
 class WordIndex:

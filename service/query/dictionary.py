@@ -195,6 +195,12 @@ def english_of(word: str, most: int = 2) -> list[str]:
     return next((list(to_english[form][:most]) for form in lemmas(word) if form in to_english), [])
 
 
+def is_headword(word: str) -> bool:
+    """Whether a folded Portuguese or French word is itself a headword of the dictionaries
+    ("estado", "tratado", "medida": nouns), not only a form of one ("registrado")."""
+    return word in _table()[0]
+
+
 def is_english(word: str) -> bool:
     """Whether a folded word is an English headword of the dictionaries ("area", "total")."""
     return word in _table()[1]

@@ -104,6 +104,14 @@ def test_the_kind_of_identifier_asked_and_a_years_noun_are_not_subjects() -> Non
     words = question_content_words("Quantos MW a França conectou no ano de 2018?", ["mw", "franca", "2018"])
     assert "ano" not in words
     assert "ano" in question_content_words("Qual ano teve mais chuva?")  # no year given: the asked thing
+    # a word ending like a participle that the dictionaries list itself is a noun: a subject
+    assert "estado" in question_content_words("Qual estado registrou mais casos?")
+    assert "registrou" not in question_content_words("Qual estado registrou mais casos?")
+    assert "registrados" not in question_content_words("Quantos pontos foram registrados?")
+    # "the last three months" is the quarter a report writes ("au dernier trimestre 2020")
+    question = "Quelle puissance a été raccordée pendant les trois derniers mois de 2020 ?"
+    assert "trimestre" in question_content_words(question) and "mois" not in question_content_words(question)
+    assert "trimestre" in question_content_words("Quanto foi conectado nos últimos três meses de 2020?")
     # a date question's kind of date is its frame: "adopted in 1997" answers "em que ano"
     assert "ano" not in question_content_words("Em que ano foi adotado o tratado internacional?")
     assert "year" not in question_content_words("In which year was the international treaty adopted?")
