@@ -145,3 +145,15 @@ def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
         return bool({f"date:{t}" for t in dates} - given) or bool(years - given)
     numbers = {f"num:{number_token(v)}" for _, _, v in find_numbers(sentence)}
     return bool(numbers - given)
+
+
+def states_share(sentence: str, given: set[str]) -> bool:
+    """Whether the sentence states a number that may be a rate or a share: any but the years
+    ("the 2018 WHO Guidelines" gives no percentage of anything)."""
+    sentence = _LABEL_NUMBER.sub(" ", sentence)
+    numbers = {
+        f"num:{number_token(v)}"
+        for _, _, v in find_numbers(sentence)
+        if not (v.is_integer() and 1900 <= v <= 2100)
+    }
+    return bool(numbers - given)

@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 
 from geo.folding import fold
 from ingest.values import find_numbers, number_token
-from service.answer.asked import asked_value, asks_percent, states_percent, states_value
+from service.answer.asked import asked_value, asks_percent, states_percent, states_share, states_value
 from service.answer.gate import Candidate, Haystack, document_names, page_headings, question_key_terms
 from service.answer.tables import asks_extreme, names_table
 from service.answer.types import AnswerStatus
@@ -68,6 +68,8 @@ class AnswerTest:
 
     def states_value(self, sentence: str) -> bool:
         """A value of the asked kind that the question does not give (True when none is asked)."""
+        if self.percent:  # a rate or a share: a year is none
+            return states_share(sentence, self.given)
         return self.asked is None or states_value(sentence, self.asked, self.given)
 
     def answers(

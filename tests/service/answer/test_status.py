@@ -59,6 +59,10 @@ def test_no_value_of_the_asked_kind_gives_passages() -> None:
     # the only number is the one the question gives
     assert answer_status("How many cases in 2019?", cands("Cases were reported in 2019.")) == "passages"
     assert answer_status("When was it built?", cands("It was built by the city.")) == "passages"
+    # asked for a percentage, a year is no value of it
+    share = "Que percentual das crianças da OMS é infectado?"
+    assert answer_status(share, cands("As diretrizes da OMS de 2018 tratam das crianças.")) == "passages"
+    assert answer_status(share, cands("Segundo a OMS, 6% das crianças são infectadas.")) == "answer"
 
 
 def test_key_terms_split_over_sentences_give_passages() -> None:
