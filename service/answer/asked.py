@@ -73,6 +73,11 @@ def states_percent(sentence: str) -> bool:
     return bool(_PERCENT.search(fold(sentence)))
 
 
+def numbers_asked(question: str) -> int:
+    """How many times the question asks for a number ("quantos no dia e quantos no acumulado": 2)."""
+    return len(_ASKS_NUMBER.findall(fold(question)))
+
+
 def number_asked_at(question: str) -> int | None:
     """Where (in the folded question) the last frame asking a number starts: "How long ago
     did Jim begin his career, and in which lab?" asks its number first; None if none does."""

@@ -41,6 +41,7 @@ from ingest.values import (
     quantity_of,
     split_tokens,
 )
+from service.answer.asked import numbers_asked
 from service.answer.conditions import Condition, count_condition, first_asked, without_condition
 from service.answer.content_words import (
     counted_noun,
@@ -926,6 +927,8 @@ class TableAnswerer:
                 found = self._total(question, labels, line_query)
             if found is None:
                 found = self._lookup(labels, query) or self._cell_holding(question, labels, query)
+                if found is not None and numbers_asked(question) >= 2:
+                    found.also = self._second_column(labels, query, found)
                 if words & _TOTAL_ASKED:
                     found = (
                         self._as_total(labels, found)
@@ -938,6 +941,30 @@ class TableAnswerer:
         if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
         return found
+
+    @staticmethod
+    def _second_column(labels: _Labels, query: set[str], found: _Found) -> _Found | None:
+        """Asked for two numbers ("quantos estados no dia 10-07 e quantos no acumulado de 01-06
+        a 10-07?"), the looked-up row's cell in the other column the question names: the best
+        one whose label holds a word of the question the first column's lacks ("dia")."""
+        table = labels.table
+        if found.operation != "lookup" or len(found.cells) != 1:
+            return None
+        ((r, c),) = found.cells
+        others = [
+            m
+            for m in labels.match_columns(query - labels.rows[r])
+            if m.index != c
+            and m.index not in table.label_columns
+            and not table.rows[r][m.index].empty
+            and m.matched - labels.columns[c]
+        ]
+        best = _unique_best(others)
+        if best is None:
+            return None
+        second = _Found("lookup", [(r, best.index)], best.score)
+        second.addressed = labels.columns[best.index]
+        return second
 
     @staticmethod
     def _cell_holding(question: str, labels: _Labels, query: set[str]) -> _Found | None:

@@ -1078,3 +1078,20 @@ def test_rows_repeated_under_section_rows_are_named_with_their_section() -> None
     assert "0.737%" not in answer.text
     rows = [row[0].text for row in evidence_tables([table_page("who", WHO_SVR)])[0].rows]
     assert rows[1] == "People who inject drugs · Comparator studies" and rows[3] == "General population"
+
+
+def test_two_numbers_asked_of_one_row_read_both_columns() -> None:
+    """ "quantos estados no dia 10-07 e quantos no acumulado": the Excess row's cell in the
+    period column and in the day column, each with its label; asked once, one cell."""
+    grid = synthetic_grid(
+        ["CATEGORY", "Day:10-07-2016 / NO.OF STATES", "Period:01-06-2016 To 10-07-2016 / NO.OF STATES"],
+        [["Excess", "12", "5"], ["Normal", "3", "22"], ["Deficient", "6", "8"]],
+        title="CATEGORYWISE DISTRIBUTION OF NO.OF STATES",
+    )
+    page = table_page("imd", grid)
+    both = "Quantos estados na categoria Excess no dia 10-07-2016 e quantos no acumulado 01-06 a 10-07-2016?"
+    answer = ask(both, page)
+    assert answer is not None and "é 5" in answer.text and "é 12" in answer.text, answer
+    assert len(answer.citations) == 2
+    once = ask("Quantos estados ficaram na categoria Excess no acumulado de 01-06 a 10-07-2016?", page)
+    assert once is not None and "é 5" in once.text and "12" not in once.text
