@@ -43,8 +43,8 @@ _NOT_ZERO = re.compile(
     r"|nao nul[oa]s?|nao zero|non nul(?:le)?s?|differente?s? de zero|autres? que zero)\b"
 )
 _ZERO = re.compile(r"\b(?:zero|nul|nulle|nuls|nulles)\b")
-# "at 100%", "a 100%", "em 100%": a share the rows are at
-_AT_SHARE = re.compile(r"\b(?:at|a|em|de)\s+(\d+(?:[.,]\d+)?)\s*%")
+# "at 100%", "a 100%", "em 100%", "had finished harvesting (100%)": a share the rows are at
+_AT_SHARE = re.compile(r"(?:\b(?:at|a|em|de)\s+|\(\s*)(\d+(?:[.,]\d+)?)\s*%")
 
 
 # "when did X pass 50% for the first time": the first row (in the table's order) that meets it

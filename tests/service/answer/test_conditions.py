@@ -18,6 +18,8 @@ from service.answer.conditions import count_condition, first_asked
         ("Quando a colheita passou de 50% pela primeira vez?", "gt", 50.0, True),
         ("Quand la récolte a-t-elle dépassé 50 % pour la première fois ?", "gt", 50.0, True),
         ("How many weeks were below 10?", "lt", 10.0, False),
+        ("How many regions had finished harvesting (100%)?", "eq", 100.0, True),
+        ("Quantas regiões estavam a 100%?", "eq", 100.0, True),
     ],
 )
 def test_the_condition_is_read_in_each_language(
