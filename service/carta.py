@@ -736,7 +736,9 @@ class Carta:
         found = None
         if evidence is None and self.global_channel is not None and self._asks_global(query, result):
             found = self.global_channel.ranked(query.tenant, query.text, query.acl, query.doc_ids)
-        if evidence is not None and (_data_lacks(evidence) or _nothing_found(evidence)):
+        if evidence is not None and (
+            _data_lacks(evidence) or _nothing_found(evidence) or _none_listed(evidence)
+        ):
             # the loaded data lacks the asked category or attribute ("pontos de alagamento"),
             # or holds nothing that meets the question ("near which landmark is the sampling
             # point ON 200": no landmark pair in Salvador's data): the documents may still say
@@ -805,6 +807,19 @@ class Carta:
 def _data_lacks(evidence: GraphEvidence) -> bool:
     """The graph's analytic plan asked for a category or attribute the loaded data lacks."""
     return evidence.analytic is not None and evidence.analytic.unknown is not None
+
+
+def _none_listed(evidence: GraphEvidence) -> bool:
+    """An analytic list or filter over the loaded data that found no feature ("Quais são as
+    coordenadas do Parque da Jaqueira?" read as the parks in the bairro Jaqueira): the
+    documents may name it; "none in the loaded data" stands only when they do not."""
+    found = evidence.analytic
+    return (
+        found is not None
+        and found.plan.operation in ("list", "filter")
+        and not found.rows
+        and not found.value
+    )
 
 
 def _nothing_found(evidence: GraphEvidence) -> bool:

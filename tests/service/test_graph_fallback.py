@@ -57,3 +57,27 @@ def test_a_question_about_what_the_data_lacks_per_polygon_is_the_documents(
     answer = carta.ask(SearchQuery("Qual bairro do Recife teve mais pontos de alagamento em 2024?", tenant))
     assert not answer.refused and "Afogados" in answer.answer, answer.answer
     assert answer.graph is None and answer.citations
+
+
+def test_a_list_the_data_finds_nothing_for_is_answered_by_the_documents(
+    make_carta: Callable[..., Carta],
+) -> None:
+    """ "Quais são as coordenadas do Parque da Jaqueira?" with Recife's bairros loaded reads
+    as the parks in the bairro Jaqueira, of which the data has none: the report that gives
+    the park's coordinates answers it, not "no park in Jaqueira in the loaded data"."""
+    carta = make_carta()
+    assert carta.graph is not None
+    bairros = corpus_path("poi", "recife_bairros.geojson").read_bytes()
+    carta.graph.add_dataset(bairros, "recife_bairros.geojson", "default", "bairro")
+    lines = [
+        "Relatório ambiental do Recife, 2024: pontos de referência.",
+        "Parque da Jaqueira (-8,0375; -34,9030), no bairro da Jaqueira.",
+    ]
+    carta.ingest(IngestRequest(make_pdf([lines]), "relatorio.pdf", "default"))
+    tenant = carta.settings.default_tenant
+    question = "Quais são as coordenadas do Parque da Jaqueira?"
+    evidence = carta.graph_evidence.run(question, tenant, None, "pt")
+    assert evidence is not None and evidence.analytic is not None and not evidence.analytic.rows
+    answer = carta.ask(SearchQuery(question, tenant))
+    assert not answer.refused and "-34,9030" in answer.answer, answer.answer
+    assert answer.graph is None and answer.citations
