@@ -26,6 +26,7 @@ from itertools import takewhile
 from typing import Any, Literal
 
 from geo.folding import fold
+from graph.analytics_text import number
 from ingest.chart_note import TITLE_NOTE
 from ingest.values import (
     MONTHS,
@@ -93,6 +94,7 @@ def superlatives_named(folded: str) -> str:
     return _FR_LARGEST.sub(" maximum ", _FR_SMALLEST.sub(" minimum ", folded))
 
 
+_GRAND = frozenset({"grand", "geral", "general", "generale"})  # "grand total", "total geral"
 _EVERY_ROW = frozenset("all every todas todos toutes tous".split())
 _TOTAL_ASKED = frozenset(
     "total totais soma sum overall somado somados somadas somando somar summing somme additionnant".split()
@@ -1046,7 +1048,8 @@ class TableAnswerer:
         table = labels.table
         query = question_tokens(without_condition(question, condition))
         query -= {_stem(w) for w in _ARGMAX | _ARGMIN} | range_letters(question)
-        line = self._line(labels, query, totals=False)
+        # "how many states have a grand total above 40,000,000": a total line, when it is named
+        line = self._line(labels, query, totals=bool(query & {_stem(w) for w in _TOTAL_ASKED}))
         if line is None:
             return None
         match, is_column = line
@@ -1302,9 +1305,19 @@ class TableAnswerer:
             ]
             candidates = plain or candidates
         candidates.sort(key=lambda c: -c[0].score)
-        if not candidates or (
-            len(candidates) > 1 and candidates[1][0].score >= candidates[0][0].score - 1e-6
-        ):
+        if not candidates:
+            return None
+        tied = [c for c in candidates if c[0].score >= candidates[0][0].score - 1e-6]
+        if len(tied) > 1 and query & _GRAND:
+            # "a grand total above 40,000,000": of total lines labelled alike, the grand one
+            for is_column in (True, False):
+                totals = {m.index for m, col in tied if col is is_column} & (
+                    table.total_columns if is_column else table.total_rows
+                )
+                if len(totals) == len(tied):
+                    grand = grand_total(table, totals, rows=not is_column)
+                    return next(c for c in tied if c[0].index == grand)
+        if len(tied) > 1:
             return None
         return candidates[0]
 
@@ -1953,7 +1966,13 @@ def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: st
 
 def _condition_words(language: str, condition: Condition, unit: str) -> str:
     """ "above 50%", "acima de 50%": the condition as the answer writes it."""
-    threshold = _safe(with_unit(f"{condition.threshold:g}", "%" if condition.percent else unit))
+    value = condition.threshold
+    written = (  # "40,000,000", not "4e+07"; "0,145" in Portuguese and French
+        number(value, "en" if language == "en" else "pt")
+        if value.is_integer()
+        else f"{value:g}".replace(".", "." if language == "en" else ",")
+    )
+    threshold = _safe(with_unit(written, "%" if condition.percent else unit))
     return f"{CONDITION_WORDS[language][condition.comparison]} {threshold}"
 
 

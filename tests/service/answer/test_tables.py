@@ -351,6 +351,10 @@ def test_of_two_total_columns_the_grand_total_is_read() -> None:
     assert_cites_cell(answer, grid, "Beta", 5, "outlay")
     pt = ask("Qual foi o gasto total de Gamma?", table_page("outlay", grid))
     assert pt is not None and "60" in pt.text and pt.text.startswith("Segundo a tabela")
+    # a count over "a grand total above": the grand total column, its threshold written out
+    count = ask("How many states have a grand total above 120?", table_page("outlay", grid))
+    assert count is not None and count.operation == "count_where", count
+    assert "2 of its 4 rows" in count.text and "Alpha and Beta" in count.text and "above 120" in count.text
 
 
 def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_by() -> None:
@@ -690,11 +694,11 @@ def test_how_many_rows_meet_a_condition_on_the_named_column_is_counted_and_each_
     assert others is not None and "5 das suas 6 linhas têm Handgun diferente de 0" in others.text
     assert "Georgia" not in others.text
     many = ask("How many states had more than 20,000 long gun checks?", page)
-    assert many is not None and "3 of its 6 rows have Long Gun above 20000" in many.text
+    assert many is not None and "3 of its 6 rows have Long Gun above 20,000" in many.text
     assert all(name in many.text for name in ("Georgia", "Ohio", "Texas"))
     none = ask("How many states had more than 90,000 handgun checks?", page)
     assert none is not None and none.text.startswith('According to the table "Background checks')
-    assert "0 of its 6 rows have Handgun above 90000" in none.text and len(none.citations) == 1
+    assert "0 of its 6 rows have Handgun above 90,000" in none.text and len(none.citations) == 1
 
 
 def test_a_total_over_the_rows_a_name_selects_sums_only_those_rows() -> None:
