@@ -179,7 +179,7 @@ _FRAME_WORDS = frozenset(
     "media medio mean average moyenne moyen taille largeur hauteur bandes etendue emprise carte cartes "
     "systeme couvre couvrent minimale maximale quel quelle minima maxima lowest highest menor maior "
     "altitude altitudes elevation elevacao metros meters metres metre registrada registrado recorded "
-    "planisphere planisferio".split()
+    "planisphere planisferio satellite satelite imagery aerial aerea aerienne orthophoto ortofoto".split()
 )
 
 

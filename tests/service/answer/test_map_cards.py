@@ -123,3 +123,12 @@ def test_a_map_named_by_its_file_and_a_minimum_asked_in_portuguese() -> None:
     assert asked_fields("What are the projected coordinates of the upper-left corner of the image?") == [
         "corners"
     ]
+
+
+def test_a_satellite_image_is_named_by_its_place_not_by_the_word_satellite() -> None:
+    """ "the Luxembourg satellite image": "satellite" says what kind of map is meant (its card
+    writes "Raster map"), as "map" and "image" do; the card still answers."""
+    answer = MapCardAnswerer().answer(
+        "What is the bounding box of the Luxembourg satellite image?", "en", [_page(LUX_EN)]
+    )
+    assert answer is not None and answer.text.startswith("Extent in degrees (WGS84): west 5.7417")
