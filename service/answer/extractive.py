@@ -56,7 +56,7 @@ from service.answer.tables import (
     evidence_tables,
     names_table,
 )
-from service.answer.types import Answer, Citation, InvalidCitation
+from service.answer.types import Answer, AnswerStatus, Citation, InvalidCitation
 from service.query.types import PageEvidence, SearchResult
 
 
@@ -108,13 +108,17 @@ class ExtractiveAnswerer:
             # role asked, so no sentence there says who holds it
             return self.gate.refusal(question, result, grade)
         # passed on stating sentences (a row, a "label: value" line), those are what to quote
-        language, candidates = grade.language, grade.stated or grade.candidates
-        best = max(candidates, key=lambda c: c.score)
+        candidates = grade.stated or grade.candidates
         rank = quote_rank(question, self.gate.params.keys_weight, pages)
         ranked = sorted(candidates, key=lambda c: -rank(c))
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
+        contact = asked_contact(question)
+        holding = [c for c in grade.candidates if contact.search(c.sentence)] if contact is not None else []
+        holding.sort(key=lambda c: -rank(c))
+        if holding:  # "which e-mail address does the bulletin give?": the lines that hold one
+            return self._quoted(question, result, grade, _dedupe(holding)[: self.max_sentences], "answer")
         test = AnswerTest(question)
         of_quantity = self._of_asked_quantity(question, test, grade, pool, rank, chosen)
         if of_quantity is None:
@@ -152,6 +156,13 @@ class ExtractiveAnswerer:
             if not valued:
                 return self.gate.refusal(question, result, grade)
             chosen = _dedupe(valued)[: self.max_sentences]
+        return self._quoted(question, result, grade, chosen, status)
+
+    @staticmethod
+    def _quoted(
+        question: str, result: SearchResult, grade: Grade, chosen: list[Candidate], status: AnswerStatus
+    ) -> Answer:
+        """The chosen sentences quoted, each cited as [doc_id p.N]."""
         parts, citations = [], []
         for cand in chosen:
             quote = neutralise(cand.sentence, fragment=True)
@@ -160,10 +171,11 @@ class ExtractiveAnswerer:
             citations.append(Citation(page.doc_id, page.page_no, page.title, cand.chunk.bbox, quote))
         text = " ".join(parts)
         invalid = outside_evidence(text, result)
+        best = max(grade.stated or grade.candidates, key=lambda c: c.score)
         return Answer(
             question,
             text,
-            language,
+            grade.language,
             grounded=not invalid,
             refused=False,
             citations=citations,
@@ -289,6 +301,33 @@ def asked_quantity(question: str) -> list[str]:
         # answer name instances, not the kind; no one word must be in the passage
         return []
     return asked_words(question, key_terms(question))
+
+
+# A contact asked by its kind, and how one is written: the answer is a line holding one
+_CONTACTS = (
+    (
+        re.compile(r"\b(?:e-?mail|endereco eletronico|courriel|adresse electronique|correo electronico)\b"),
+        re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ),
+    (
+        re.compile(
+            r"\b(?:website|web site|web page|url|site web|site internet|pagina na internet"
+            r"|endereco na internet)\b"
+        ),
+        re.compile(r"\bhttps?://\S+|\bwww\.[\w-]+(?:\.[\w-]+)+"),
+    ),
+    (
+        re.compile(r"\b(?:phone|telephone|telefone|fone|telefono)\b"),
+        re.compile(r"(?:\+?\d[\d ().-]{6,}\d)"),
+    ),
+)
+
+
+def asked_contact(question: str) -> re.Pattern[str] | None:
+    """How the contact the question asks for is written (an e-mail address, a web address, a
+    phone number), when it asks for one by its kind; None otherwise."""
+    folded = fold(question)
+    return next((written for asks, written in _CONTACTS if asks.search(folded)), None)
 
 
 _ASKS_PERSON = re.compile(r"^\W*(?:who|quem|qui|quien)\b")

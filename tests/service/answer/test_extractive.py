@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from ingest.values import find_numbers
-from service.answer.extractive import asked_quantity, asked_role, choose, quote_rank, title_like
+from service.answer.extractive import (
+    asked_contact,
+    asked_quantity,
+    asked_role,
+    choose,
+    quote_rank,
+    title_like,
+)
 from service.answer.gate import (
     Candidate,
     key_share,
@@ -366,3 +373,16 @@ def test_a_question_asking_for_a_tables_value_is_answered_by_its_row() -> None:
     asked = "What is the status of the dredging of Canal do Cavouco in the technical note's table?"
     assert choose(asked, [row, plan]) == [row]
     assert choose("What is the status of the dredging of Canal do Cavouco?", [row, plan]) == [row, plan]
+
+
+def test_a_contact_asked_by_its_kind_is_the_line_that_holds_one() -> None:
+    """ "Which e-mail address does the bulletin give?": the line with the address, though
+    it holds none of the question's words; "the area of the site" asks for no web address."""
+    assert asked_contact("Which e-mail address does the bulletin give for contacting INEMA?") is not None
+    email = asked_contact("Qual o e-mail de contato do INEMA?")
+    assert email is not None and email.search("Tel.: (71) 3118-4267 balneabilidade@inema.ba.gov.br")
+    assert not email.search("Evitar contato com a água do mar.")
+    phone = asked_contact("Qual o telefone do Disque Meio Ambiente?")
+    assert phone is not None and phone.search("Disque Meio Ambiente: 0800 71 1400")
+    assert asked_contact("What is the area of the site?") is None
+    assert asked_contact("Quantos pontos de coleta?") is None
