@@ -75,7 +75,6 @@ _QUESTION_FRAMES = frozenset(
     maior menor maiores menores maximo minimo pior melhor unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     dois duas tres ambos ambas both deux trois
-    tipo tipos type types kind kinds sort sorts espece especes genero generos
     among approximately roughly exact exactly around cerca aproximadamente
     end beginning start begin began begun fim final inicio comeco fin debut ate whole inteiro todo
     long ago level levels nivel niveis niveau niveaux

@@ -30,7 +30,14 @@ from geo.folding import fold
 from ingest.values import find_numbers
 from service.answer.asked import asked_value, asks_identifier, number_asked_at, opens_with_label
 from service.answer.conditions import count_condition
-from service.answer.content_words import asked_words, counted_noun, holds_any, last_frame_at, translations
+from service.answer.content_words import (
+    asked_words,
+    counted_noun,
+    holds_any,
+    last_frame_at,
+    singular,
+    translations,
+)
 from service.answer.gate import (
     Candidate,
     Grade,
@@ -82,7 +89,9 @@ class ExtractiveAnswerer:
         # on the fourth page, below three pages of prose on the same drugs
         read = pages + [p for p in result.pages if p not in pages] if names_table(question) else pages
         table = self.tables.answer(question, grade.language, read, page_chunks)
-        absent = [w for w in grade.absent_words if table is None or w not in table.qualifiers]
+        # a word that only qualifies the table's labels, in either number ("vários tipos", "do tipo")
+        qualifiers = {singular(w) for w in table.qualifiers} if table is not None else set()
+        absent = [w for w in grade.absent_words if singular(w) not in qualifiers]
         if (
             table is not None
             and (absent or grade.other_year or [w for w in table.unaddressed if w not in table.qualifiers])

@@ -104,8 +104,6 @@ def test_the_kind_of_identifier_asked_and_a_years_noun_are_not_subjects() -> Non
     words = question_content_words("Quantos MW a França conectou no ano de 2018?", ["mw", "franca", "2018"])
     assert "ano" not in words
     assert "ano" in question_content_words("Qual ano teve mais chuva?")  # no year given: the asked thing
-    # "do tipo 'Multiple'", "what kind of": the kind named, not a subject
-    assert "tipo" not in question_content_words("Qual estado registrou mais verificações do tipo Multiple?")
     # "as duas taxas", "both rates": how many values are asked, no subject
     assert "duas" not in question_content_words("Qual estado teve a maior taxa? Informe as duas taxas.")
     # a word ending like a participle that the dictionaries list itself is a noun: a subject

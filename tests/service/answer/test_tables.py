@@ -1099,3 +1099,24 @@ def test_two_numbers_asked_of_one_row_read_both_columns() -> None:
     assert len(answer.citations) == 2
     once = ask("Quantos estados ficaram na categoria Excess no acumulado de 01-06 a 10-07-2016?", page)
     assert once is not None and "é 5" in once.text and "12" not in once.text
+
+
+def test_a_word_qualifying_the_tables_labels_in_the_plural_does_not_refuse(
+    answerer: ExtractiveAnswerer, text_encoder: TextEncoder
+) -> None:
+    """ "do tipo 'Multiple' (vários tipos de arma)": "tipo" and "tipos" qualify the column's
+    label and are on no page; in either number they do not make the table another subject."""
+    grid = synthetic_grid(
+        ["State", "Permit", "Handgun", "Multiple"],
+        [
+            ["Texas", "10,000", "50,000", "3,048"],
+            ["Ohio", "5,000", "20,000", "900"],
+            ["Iowa", "8,785", "267", "4"],
+        ],
+        title="NICS Firearm Background Checks November - 2015",
+    )
+    question = "Qual estado registrou mais verificações do tipo 'Multiple' (vários tipos de arma) em 2015?"
+    result = table_result(question, [table_page("nics", grid)])
+    result.query_vector = text_encoder.embed([question])[0]
+    answer = answerer.answer(question, result)
+    assert not answer.refused and "Texas" in answer.answer and "3,048" in answer.answer, answer.answer
