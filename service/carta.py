@@ -447,7 +447,7 @@ class Carta:
         self.text.embed(["warm-up"])
         if self.gazetteer is not None:
             self.gazetteer.find_places("Recife")
-        dictionary.translations_of("agua")
+        dictionary.load()
         country_code("Brasil")
 
     def reindex_needed(self) -> str | None:

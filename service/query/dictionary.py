@@ -195,6 +195,11 @@ def english_of(word: str, most: int = 2) -> list[str]:
     return next((list(to_english[form][:most]) for form in lemmas(word) if form in to_english), [])
 
 
+def load() -> None:
+    """Read the dictionaries now (a first question would otherwise wait for them)."""
+    _table()
+
+
 def is_headword(word: str) -> bool:
     """Whether a folded Portuguese or French word is itself a headword of the dictionaries
     ("estado", "tratado", "medida": nouns), not only a form of one ("registrado")."""

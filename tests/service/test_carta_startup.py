@@ -23,6 +23,7 @@ def test_the_ingestor_is_built_on_first_use(make_carta: Callable[..., Carta]) ->
 
 def test_warm_up_loads_the_text_model_and_the_word_tables(make_carta: Callable[..., Carta]) -> None:
     carta = make_carta()
+    dictionary.translations_of("agua")  # an earlier question's words stay cached after the tables go
     dictionary._table.cache_clear()
     country_names._tables.cache_clear()
     carta.warm_up()
