@@ -155,10 +155,7 @@ def states_value(sentence: str, asked: AskedValue, given: set[str]) -> bool:
 def states_share(sentence: str, given: set[str]) -> bool:
     """Whether the sentence states a number that may be a rate or a share: any but the years
     ("the 2018 WHO Guidelines" gives no percentage of anything)."""
-    sentence = _LABEL_NUMBER.sub(" ", sentence)
-    numbers = {
-        f"num:{number_token(v)}"
-        for _, _, v in find_numbers(sentence)
-        if not (v.is_integer() and 1900 <= v <= 2100)
-    }
-    return bool(numbers - given)
+    numbers = [v for _, _, v in find_numbers(_LABEL_NUMBER.sub(" ", sentence))]
+    return bool(
+        {f"num:{number_token(v)}" for v in numbers if not (v.is_integer() and 1900 <= v <= 2100)} - given
+    )

@@ -87,7 +87,11 @@ class ExtractiveAnswerer:
             return self._from_card(question, result, grade, card)
         # a question naming a table reads the tables of every page returned: the dosing table
         # on the fourth page, below three pages of prose on the same drugs
-        read = pages + [p for p in result.pages if p not in pages] if names_table(question) else pages
+        read = (
+            pages + [p for p in result.pages if all(p is not q for q in pages)]
+            if names_table(question)
+            else pages
+        )
         table = self.tables.answer(question, grade.language, read, page_chunks)
         # a word that only qualifies the table's labels, in either number ("vários tipos", "do tipo")
         qualifiers = {singular(w) for w in table.qualifiers} if table is not None else set()
@@ -120,14 +124,14 @@ class ExtractiveAnswerer:
         candidates = grade.stated or grade.candidates
         rank = quote_rank(question, self.gate.params.keys_weight, pages)
         ranked = sorted(candidates, key=lambda c: -rank(c))
+        contact = asked_contact(question)
+        holding = [c for c in grade.candidates if contact.search(c.sentence)] if contact is not None else []
+        if holding:  # "which e-mail address does the bulletin give?": the lines that hold one
+            holding.sort(key=lambda c: -rank(c))
+            return self._quoted(question, result, grade, _dedupe(holding)[: self.max_sentences], "answer")
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
-        contact = asked_contact(question)
-        holding = [c for c in grade.candidates if contact.search(c.sentence)] if contact is not None else []
-        holding.sort(key=lambda c: -rank(c))
-        if holding:  # "which e-mail address does the bulletin give?": the lines that hold one
-            return self._quoted(question, result, grade, _dedupe(holding)[: self.max_sentences], "answer")
         test = AnswerTest(question)
         of_quantity = self._of_asked_quantity(question, test, grade, pool, rank, chosen)
         if of_quantity is None:

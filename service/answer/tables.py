@@ -979,8 +979,8 @@ class TableAnswerer:
         if column is None:
             return None
         wanted = {t for t in query - column.matched if t.startswith("num:")}
-        found_numbers = find_numbers(question)
-        quantities = [(v, unit) for s, e, v in found_numbers if (unit := quantity_of(question, s, e))]
+        numbers = find_numbers(question)
+        quantities = [(v, unit) for start, end, v in numbers if (unit := quantity_of(question, start, end))]
 
         def holds(text: str) -> bool:
             if wanted and wanted <= tokens(text):
@@ -1967,11 +1967,10 @@ def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: st
 def _condition_words(language: str, condition: Condition, unit: str) -> str:
     """ "above 50%", "acima de 50%": the condition as the answer writes it."""
     value = condition.threshold
-    written = (  # "40,000,000", not "4e+07"; "0,145" in Portuguese and French
-        number(value, "en" if language == "en" else "pt")
-        if value.is_integer()
-        else f"{value:g}".replace(".", "." if language == "en" else ",")
-    )
+    if value.is_integer():  # "40,000,000", not "4e+07"
+        written = number(value, "en" if language == "en" else "pt")
+    else:  # "0.145"; "0,145" in Portuguese and French
+        written = f"{value:g}" if language == "en" else f"{value:g}".replace(".", ",")
     threshold = _safe(with_unit(written, "%" if condition.percent else unit))
     return f"{CONDITION_WORDS[language][condition.comparison]} {threshold}"
 
