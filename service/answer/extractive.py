@@ -51,6 +51,7 @@ from service.answer.gate import (
     question_key_terms,
     question_language,
     table_title,
+    years_of,
 )
 from service.answer.map_cards import MapCardAnswer, MapCardAnswerer
 from service.answer.markers import cite_label, neutralise, parse
@@ -131,7 +132,7 @@ class ExtractiveAnswerer:
             return self._quoted(question, result, grade, _dedupe(holding)[: self.max_sentences], "answer")
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
-        chosen = _dedupe(choose(question, pool, rank))[: self.max_sentences]
+        chosen = _dedupe(of_asked_years(question, choose(question, pool, rank)))[: self.max_sentences]
         test = AnswerTest(question)
         of_quantity = self._of_asked_quantity(question, test, grade, pool, rank, chosen)
         if of_quantity is None:
@@ -168,7 +169,7 @@ class ExtractiveAnswerer:
             ]
             if not valued:
                 return self.gate.refusal(question, result, grade)
-            chosen = _dedupe(valued)[: self.max_sentences]
+            chosen = _dedupe(of_asked_years(question, valued))[: self.max_sentences]
         return self._quoted(question, result, grade, chosen, status)
 
     @staticmethod
@@ -474,6 +475,29 @@ def choose(question: str, ranked: list[Candidate], rank: Rank | None = None) -> 
         return beside_lead(test, sorted((c for c in answering if c.words >= most), key=lambda c: -c.cosine))
     valued = [c for c in near if test.states_value(c.sentence)]
     return beside_lead(test, valued + [c for c in near if all(c is not v for v in valued)])
+
+
+def of_asked_years(question: str, chosen: list[Candidate]) -> list[Candidate]:
+    """The chosen sentences less those dated to other years than the question asks, when
+    one is left: "la puissance raccordée dans l'Union européenne ... en 2018" is not quoted
+    beside "le volume raccordé au dernier trimestre de l'année 2020 représente 183 MW" for
+    what was connected in the last months of 2020."""
+    asked = years_of(question)
+    if not asked:
+        return chosen
+    dated = [c for c in chosen if not _dated_elsewhere(c, asked)]
+    return dated or chosen
+
+
+def _dated_elsewhere(cand: Candidate, asked: set[int]) -> bool:
+    """Whether a sentence states years, none of them asked, and neither its page title nor its
+    chunk's heading line dates it to an asked one ("214 pontos ... uma redução de 12,7% em
+    relação a 2023" in the report of 2024 is of 2024)."""
+    years = years_of(cand.sentence)
+    if not years or years & asked:
+        return False
+    context = f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
+    return not years_of(context) & asked
 
 
 def beside_lead(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:

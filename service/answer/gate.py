@@ -439,7 +439,9 @@ def document_described(
     that answers with the rest ("The Identity Theft Resource Center reports that almost 5000
     data breaches have occurred since 2005"). A name on the sentence's own page is that
     page's subject ("Var" in a table of departments), not a description: it must be in the
-    sentence. Names only: a number or a date must be the sentence's own or its headings'.
+    sentence, unless every evidence page of the document holds it ("France" on each page of
+    the French study). Names only: a number or a date
+    must be the sentence's own or its headings'.
     `pages`: more evidence pages to read (those the candidates were filtered out of)."""
     names = [t for t in terms if t.name]
     if not names:
@@ -452,9 +454,10 @@ def document_described(
             of_doc[page.page_no] = {t.text for t in names if hay.contains(t)}
     out: dict[tuple[str, int], set[str]] = {}
     for doc_id, of_doc in held.items():
+        every = set.intersection(*of_doc.values()) if len(of_doc) >= 2 else set()
         for page_no, own in of_doc.items():
             others = set().union(*(h for n, h in of_doc.items() if n != page_no))
-            out[(doc_id, page_no)] = others - own
+            out[(doc_id, page_no)] = (others - own) | every
     return out
 
 

@@ -386,3 +386,23 @@ def test_a_contact_asked_by_its_kind_is_the_line_that_holds_one() -> None:
     assert phone is not None and phone.search("Disque Meio Ambiente: 0800 71 1400")
     assert asked_contact("What is the area of the site?") is None
     assert asked_contact("Quantos pontos de coleta?") is None
+
+
+def test_sentences_dated_to_other_years_are_left_out_when_one_of_the_asked_year_is_chosen() -> None:
+    """Asked for the last quarter of 2020, the 2018 sentence goes; a sentence comparing with
+    2023 in a page titled 2024 is of 2024; with none of the asked year left, all stay."""
+    from service.answer.extractive import of_asked_years
+
+    page = PageEvidence("fr", 8, "Etude d'impact", "fr.pdf", "pdf", 0.1)
+    page.chunks = [ChunkEvidence("fr", 8, 0, "2.3 Etat des lieux", [0, 0, 1, 1], [1, 1], 1, 0.0)]
+    old = Candidate("La puissance raccordée en Europe repart à la hausse en 2018.", page.chunks[0], page)
+    asked = Candidate("Le volume raccordé au dernier trimestre 2020 représente 183 MW.", page.chunks[0], page)
+    question = "Quelle puissance a été raccordée au dernier trimestre de 2020 ?"
+    assert of_asked_years(question, [old, asked]) == [asked]
+    assert of_asked_years(question, [old]) == [old]
+    assert of_asked_years("Quelle puissance a été raccordée ?", [old, asked]) == [old, asked]
+    report = PageEvidence("rec", 1, "Relatório Ambiental Municipal 2024", "rec.pdf", "pdf", 0.1)
+    report.chunks = [ChunkEvidence("rec", 1, 0, "Drenagem", [0, 0, 1, 1], [1, 1], 1, 0.0)]
+    compared = Candidate("Foram 214 pontos, 12,7% menos que em 2023.", report.chunks[0], report)
+    other = Candidate("Em 2022 foram 250 pontos.", report.chunks[0], report)
+    assert of_asked_years("Quantos pontos de alagamento em 2024?", [other, compared]) == [other, compared]

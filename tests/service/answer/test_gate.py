@@ -470,6 +470,27 @@ def test_the_names_describing_the_document_need_not_be_in_its_answering_sentence
     assert "rcac" not in described[("ibm", 2)]  # page 2 holds it: there it is the page's own
 
 
+def test_a_name_every_evidence_page_of_the_document_holds_describes_it_on_each() -> None:
+    """ "France" on each evidence page of the French study describes it for every page, its
+    own pages included; a name one page holds stays that page's subject there."""
+    from service.answer.gate import Candidate, document_described
+
+    question = "Quelle puissance a été raccordée en France au dernier trimestre de 2020 à Séranon ?"
+    texts = {
+        7: "La France a fixé ses objectifs solaires.",
+        8: "La puissance raccordée en France et en Europe en 2018.",
+        9: "Le parc solaire de France à Séranon : 183 MW au dernier trimestre de 2020.",
+    }
+    candidates = []
+    for no, text in texts.items():
+        p = page("fr", text, "Etude d'impact", "etude.pdf")
+        p.page_no = no
+        candidates.append(Candidate(text, p.chunks[0], p))
+    described = document_described(question_key_terms(question), candidates)
+    assert all("france" in described[("fr", no)] for no in texts)
+    assert "seranon" in described[("fr", 7)] and "seranon" not in described[("fr", 9)]
+
+
 def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
     """ "8 layers" is not on a row that reads "0.853" or "188": a number key term matches
     written whole (or by its value), never as the digits of another number."""
