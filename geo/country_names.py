@@ -103,11 +103,18 @@ _DEMONYMS: dict[str, str] = {
     **dict.fromkeys(("brazilian", "brasileiro", "brasileira", "bresilien", "bresilienne"), "brazil"),
     **dict.fromkeys(("european", "europeu", "europeia", "europeen", "europeenne"), "europe"),
     **dict.fromkeys(("italiano", "italiana", "italien", "italienne"), "italy"),
-    **dict.fromkeys(("indiano", "indiana", "indien", "indienne"), "india"),
+    # not "indiana": the US state of that name is no Indian one
+    **dict.fromkeys(("indiano", "indien", "indienne"), "india"),
     **dict.fromkeys(("mexicano", "mexicana", "mexicain", "mexicaine"), "mexico"),
     **dict.fromkeys(("canadense", "canadien", "canadienne"), "canada"),
     **dict.fromkeys(("americano", "americana", "americain", "americaine", "american"), "united states"),
 }
+
+
+def demonyms(country: str) -> set[str]:
+    """The folded demonyms of a country named in English ("france" -> "french", "francais",
+    "francesa", ...); empty for a name that is no country listed here."""
+    return {word for word, place in _DEMONYMS.items() if place == country}
 
 
 def demonym_country(word: str) -> str | None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from geo.country_names import demonym_country, longest_country_words, same_country
+from geo.country_names import demonym_country, demonyms, longest_country_words, same_country
 from geo.folding import fold
 from ingest.values import (
     MONTHS,
@@ -140,6 +140,8 @@ def name_forms(name: str) -> set[str]:
     if country := demonym_country(name):  # "French" = "France" = "França"
         forms |= {country} | {form for form in same_country(country) if len(form) > 3}
     forms |= {form for form in same_country(name) if len(form) > 3}  # "Índia" = "Inde" = "India"
+    # its people's adjective in any of the languages: "French" = "français", "France" = "francesa"
+    forms |= {word for form in (name, *forms) for word in demonyms(form)} - {name}
     if " " not in name:
         forms |= translations(name) - {name}
         if len(name) > 5 and name.endswith("an"):

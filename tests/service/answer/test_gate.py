@@ -513,10 +513,18 @@ def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
         ("VIH", "people living with HIV"),
         ("French", "la région Occitanie, deuxième parc de France"),  # a demonym: its country
         ("Brazilian", "os estados do Brasil"),
+        ("French", "2.3 ETAT DES LIEUX FRANÇAIS"),  # a demonym: its people's adjective elsewhere
+        ("France", "le parc solaire français"),  # a country: its people's adjective
+        ("Brasil", "a produção brasileira"),
     ],
 )
 def test_a_name_is_found_in_its_spelling_in_another_language(name: str, text: str) -> None:
     assert Haystack(text).contains(KeyTerm(name.casefold(), frozenset(), True))
+
+
+def test_the_state_of_indiana_is_not_india() -> None:
+    """ "indiana" is no demonym of India here: the NICS table's state is no Indian page's."""
+    assert not Haystack("India's population").contains(KeyTerm("indiana", frozenset(), True))
 
 
 def test_a_name_is_compared_whole_not_by_prefix() -> None:
