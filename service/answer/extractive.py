@@ -45,6 +45,7 @@ from service.answer.gate import (
     RelevanceGate,
     document_described,
     document_names,
+    document_phrase,
     key_share,
     key_terms,
     page_headings,
@@ -138,7 +139,9 @@ class ExtractiveAnswerer:
         if of_quantity is None:
             return self.gate.refusal(question, result, grade)
         chosen = of_quantity
-        described = document_described(question_key_terms(question), grade.candidates)
+        described = document_described(
+            question_key_terms(question), grade.candidates, phrase=document_phrase(question)
+        )
         status = answer_status(question, chosen, described)
         if status == "answer" and counts_rows(question) and all(c.chunk.table is not None for c in chosen):
             # "how many states have a total above 40,000,000": the table answerer counted none,
@@ -417,8 +420,9 @@ def quote_rank(question: str, keys_weight: float, pages: list[PageEvidence]) -> 
     headings: dict[str, list[str]] = {}
     for page in pages:
         headings.setdefault(page.doc_id, []).append(page_headings(page))
+    naming = document_phrase(question)  # "the IBM Redpaper on RCAC": names of the document too
     own = {  # per document: the key terms no heading of its evidence pages holds
-        doc_id: [t for t in terms if not Haystack("\n".join(texts)).contains(t)]
+        doc_id: [t for t in terms if not Haystack("\n".join([*texts, naming])).contains(t)]
         for doc_id, texts in headings.items()
     }
 

@@ -432,8 +432,59 @@ def key_share(terms: list[KeyTerm], sentence: str, given: Collection[str] = ()) 
     return sum(t.text in given or hay.contains(t) for t in terms) / len(terms)
 
 
+# Nouns that name a document, folded, singular and plural: "the RCAC Redpaper", "o relatório
+# ambiental do Recife", "les lignes directrices de l'OMS", "the Séranon PV impact study"
+_DOCUMENT_NOUN = re.compile(
+    r"^(?:redpapers?|redbooks?|reports?|relatorios?|rapports?|papers?|articles?|artigos?|stud(?:y|ies)"
+    r"|estudos?|etudes?|guidelines?|diretrizes|directives|bulletins?|boletins?|boletim|notes?|notas?"
+    r"|surveys?|levantamentos?|publications?|publicac(?:ao|oes)|documents?|documentos?|guides?|guias?"
+    r"|manuals?|manuais|manual|plans?|planos?|theses|thesis|teses?|books?|livros?|livres?)$"
+)
+# where a phrase naming a document ends: punctuation, a question word
+_PHRASE_END = re.compile(
+    r"[,;:?!()]|^(?:what|which|how|who|when|where|qual|quais|quanto|quantos|quanta"
+    r"|quantas|quem|quando|onde|como|quel|quelle|quels|quelles|combien|comment|que)$"
+)
+# what opens a phrase before its noun: an article or a preposition ("in the RCAC Redpaper")
+_PHRASE_START = re.compile(
+    r"^(?:the|a|an|in|on|at|from|by|to|according|o|os|as|um|uma|no|na|nos|nas|pelo|pela|segundo"
+    r"|conforme|de|do|da|dos|das|le|la|les|l|un|une|dans|selon|d|du|des|em|en)$"
+)
+_PHRASE_TOKEN = re.compile(r"[\w'’./-]+|[,;:?!()]", re.UNICODE)
+_PHRASE_REACH = 6  # tokens after the noun ("da IBM sobre RCAC", "ambiental do Recife de 2024")
+
+
+def document_phrase(question: str) -> str:
+    """The words of the question that name a document ("Redpaper da IBM sobre RCAC", "the
+    IBM DB2 for i RCAC Redpaper", "WHO 2022 HCV guidelines"), "" when it names none: a noun
+    of a document with its modifiers before it (back to an article or a preposition) and
+    after it (up to punctuation or a question word)."""
+    tokens = _PHRASE_TOKEN.findall(question)
+    # possessives off ("the Séranon study's text"); an acronym is no question word ("WHO")
+    folded = [re.sub(r"['’]s$", "", fold(t)).strip("'’.") if not t.isupper() else "" for t in tokens]
+    spans: list[str] = []
+    for i, word in enumerate(folded):
+        if not _DOCUMENT_NOUN.match(word):
+            continue
+        start = i
+        while (
+            start > 0
+            and not _PHRASE_END.search(folded[start - 1])
+            and not _PHRASE_START.match(folded[start - 1])
+        ):
+            start -= 1
+        end = i + 1
+        while end < len(tokens) and end - i <= _PHRASE_REACH and not _PHRASE_END.search(folded[end]):
+            end += 1
+        spans.append(" ".join(tokens[start:end]))
+    return " | ".join(spans)
+
+
 def document_described(
-    terms: list[KeyTerm], candidates: list[Candidate], pages: Collection[PageEvidence] = ()
+    terms: list[KeyTerm],
+    candidates: list[Candidate],
+    pages: Collection[PageEvidence] = (),
+    phrase: str = "",
 ) -> dict[tuple[str, int], set[str]]:
     """Per evidence page (doc_id, page_no), the question's names that other evidence pages of
     its document hold and it does not: names that describe the document ("o Redpaper da IBM
@@ -442,12 +493,16 @@ def document_described(
     data breaches have occurred since 2005"). A name on the sentence's own page is that
     page's subject ("Var" in a table of departments), not a description: it must be in the
     sentence, unless every evidence page of the document holds it ("France" on each page of
-    the French study). Names only: a number or a date
-    must be the sentence's own or its headings'.
+    the French study). Names only: a number or a date must be the sentence's own or its
+    headings'. `phrase`: the question's words naming its document (document_phrase); when it
+    names one, only the names in it describe it from other pages: "Theresa", held by page 9,
+    does not make the preface's "This IBM Redpaper publication provides ..." about her.
     `pages`: more evidence pages to read (those the candidates were filtered out of)."""
     names = [t for t in terms if t.name]
     if not names:
         return {}
+    naming = Haystack(phrase)
+    describing = {t.text for t in names if not phrase or naming.contains(t)}
     held: dict[str, dict[int, set[str]]] = {}
     for page in [*(c.page for c in candidates), *pages]:
         of_doc = held.setdefault(page.doc_id, {})
@@ -459,7 +514,7 @@ def document_described(
         every = set.intersection(*of_doc.values()) if len(of_doc) >= 2 else set()
         for page_no, own in of_doc.items():
             others = set().union(*(h for n, h in of_doc.items() if n != page_no))
-            out[(doc_id, page_no)] = (others - own) | every
+            out[(doc_id, page_no)] = ((others - own) & describing) | every
     return out
 
 
@@ -763,7 +818,7 @@ class RelevanceGate:
         frames = identifier_frames(question)
         axes = {id(c.chunk): month_axis(c.chunk.text) for c in candidates}
         headings = {id(c.page): page_headings(c.page) for c in candidates}
-        described = document_described(terms, candidates)
+        described = document_described(terms, candidates, phrase=document_phrase(question))
         for cand, doc in zip(candidates, doc_terms, strict=True):
             cand.overlap = _overlap(query_terms, doc)
             cand.keys = key_share(terms, cand.sentence)

@@ -491,6 +491,55 @@ def test_a_name_every_evidence_page_of_the_document_holds_describes_it_on_each()
     assert "seranon" in described[("fr", 7)] and "seranon" not in described[("fr", 9)]
 
 
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        (
+            "Dans le Redpaper IBM sur RCAC, de quelles autorisations Theresa avait-elle besoin ?",
+            "Redpaper IBM sur RCAC",
+        ),
+        (
+            "Em que instituição Bedoya, um dos autores do Redpaper da IBM sobre RCAC, fez o mestrado?",
+            "Redpaper da IBM sobre RCAC",
+        ),
+        (
+            "According to the IBM DB2 for i RCAC Redpaper, what was the average cost?",
+            "IBM DB2 for i RCAC Redpaper",
+        ),
+        ("In the WHO 2022 HCV guidelines, what dose is given to children?", "WHO 2022 HCV guidelines"),
+        ("According to the Séranon study's text, how much was connected in 2020?", "Séranon study's text"),
+        ("How many flooding points were registered in Recife in 2024?", ""),
+    ],
+)
+def test_the_words_naming_a_document(question: str, phrase: str) -> None:
+    """A document's noun with its modifiers: back to an article or a preposition, on to
+    punctuation or a question word ("WHO" the organisation is no "who")."""
+    from service.answer.gate import document_phrase
+
+    assert document_phrase(question) == phrase
+
+
+def test_only_the_names_naming_the_document_describe_it_from_other_pages() -> None:
+    """ "Theresa", held by the page of her authorities, does not describe the Redpaper for its
+    preface; "RCAC", in the words naming the document and on another page, does."""
+    from service.answer.gate import Candidate, document_described, document_phrase
+
+    question = "Dans le Redpaper IBM sur RCAC, de quelles autorisations Theresa avait-elle besoin ?"
+    texts = {
+        4: "This IBM Redpaper publication provides information.",
+        9: "Theresa had to have *OBJMGT authority under RCAC.",
+    }
+    candidates = []
+    for no, text in texts.items():
+        p = page("ibm", text, "Row and column access", "redp5110.pdf")
+        p.page_no = no
+        candidates.append(Candidate(text, p.chunks[0], p))
+    terms = question_key_terms(question)
+    described = document_described(terms, candidates, phrase=document_phrase(question))
+    assert described[("ibm", 4)] == {"rcac"}
+    assert "theresa" in document_described(terms, candidates)[("ibm", 4)]  # without the phrase
+
+
 def test_a_number_of_the_question_is_not_found_inside_a_longer_number() -> None:
     """ "8 layers" is not on a row that reads "0.853" or "188": a number key term matches
     written whole (or by its value), never as the digits of another number."""
