@@ -23,6 +23,7 @@ and each is checked against the evidence pages all the same.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -35,6 +36,7 @@ from service.answer.content_words import (
     counted_noun,
     holds_any,
     last_frame_at,
+    question_content_words,
     singular,
     translations,
 )
@@ -66,6 +68,7 @@ from service.answer.tables import (
     names_table,
 )
 from service.answer.types import Answer, AnswerStatus, Citation, InvalidCitation
+from service.query.decompose import decompose
 from service.query.types import PageEvidence, SearchResult
 
 
@@ -80,7 +83,17 @@ class ExtractiveAnswerer:
 
     def answer(self, question: str, result: SearchResult, page_chunks: PageChunks | None = None) -> Answer:
         """The answer composed from the evidence, or the gate's refusal. `page_chunks` reads
-        an evidence page's stored chunks: the rows of its table the search left out."""
+        an evidence page's stored chunks: the rows of its table the search left out. A
+        question in parts (service/query/decompose.py) answered as a whole gets the answer of
+        each part its answer lacks (with_parts)."""
+        whole = self._answer(question, result, page_chunks)
+        parts = [p for p in decompose(question) if stands_alone(p)]
+        if whole.refused or not 2 <= len(parts) <= MAX_PARTS:
+            return whole
+        return with_parts(whole, [self._answer(part, result, page_chunks) for part in parts])
+
+    def _answer(self, question: str, result: SearchResult, page_chunks: PageChunks | None = None) -> Answer:
+        """The answer to one question from the evidence, or the gate's refusal."""
         grade = self.gate.grade(question, result)
         pages = grade.pages
         place = result.named_place or result.geo_filter or result.geo_prior
@@ -281,6 +294,44 @@ class ExtractiveAnswerer:
     @staticmethod
     def _from_table(question: str, result: SearchResult, grade: Grade, table: TableAnswer) -> Answer:
         return _read_answer(question, result, grade, table.text, table.citations)
+
+
+MAX_PARTS = 3  # a question in more parts is a list, answered as a whole
+
+
+def stands_alone(part: str) -> bool:
+    """Whether a part of a question says what it asks about: a key term or two content
+    words of its own. "e em que forma?", "e o que ela informa?" lean on the part before
+    them, which the whole question's answer already reads."""
+    terms = key_terms(part)
+    return bool(terms) or len(question_content_words(part, terms)) >= 2
+
+
+def with_parts(whole: Answer, parts: list[Answer]) -> Answer:
+    """The whole question's answer followed by the answers of its parts that say what it
+    does not: "Quantos pontos de alagamento o Recife registrou em 2024 e qual bairro teve
+    mais?" answered by the count's sentence gets the table's argmax after it. Only parts
+    answered as answers (no passages, no refusal) from a page the whole answer does not
+    cite: a part read off the same page is mostly the whole's answer again, or a row of its
+    table beside it ("Regiões do IMEA: 30-jun-17 · ..."). The status is "answer" when every
+    part was one."""
+    cited = {(c.doc_id, c.page_no) for c in whole.citations}
+    added: list[Answer] = []
+    for part in parts:
+        pages = {(c.doc_id, c.page_no) for c in part.citations}
+        if part.status == "answer" and pages and not pages & cited:
+            added.append(part)
+            cited |= pages
+    if not added:
+        return whole
+    return dataclasses.replace(
+        whole,
+        answer=" ".join([whole.answer, *(p.answer for p in added)]),
+        citations=[*whole.citations, *(c for p in added for c in p.citations)],
+        grounded=whole.grounded and all(p.grounded for p in added),
+        invalid_citations=[*whole.invalid_citations, *(i for p in added for i in p.invalid_citations)],
+        status="answer" if all(p.status == "answer" for p in parts) else whole.status,
+    )
 
 
 def _read_answer(

@@ -406,3 +406,36 @@ def test_sentences_dated_to_other_years_are_left_out_when_one_of_the_asked_year_
     compared = Candidate("Foram 214 pontos, 12,7% menos que em 2023.", report.chunks[0], report)
     other = Candidate("Em 2022 foram 250 pontos.", report.chunks[0], report)
     assert of_asked_years("Quantos pontos de alagamento em 2024?", [other, compared]) == [other, compared]
+
+
+def _said(text: str, quote: str, status: str = "answer", page_no: int = 1) -> Any:
+    from service.answer.types import Answer, Citation
+
+    citation = Citation("rec", page_no, "Relatório", [0, 0, 1, 1], quote)
+    return Answer(
+        "q", text, "pt", grounded=True, refused=status == "refused", citations=[citation], status=status
+    )  # type: ignore[arg-type]
+
+
+def test_a_question_in_parts_gets_the_answer_of_each_part_its_answer_lacks() -> None:
+    """The count's sentence answers the first part; the table's argmax of another page, the
+    second part's answer, follows it. A part answered by passages or refused adds nothing, nor
+    does one read off a page the answer already cites (its answer again, or a row beside it)."""
+    from service.answer.extractive import with_parts
+
+    count = "Foram registrados 214 pontos de alagamento."
+    whole = _said(f"{count} [rec p.1]", count, "passages")
+    most = _said("Afogados teve o maior valor: 45 [rec p.2].", "Afogados · Pontos: 45", page_no=2)
+    joined = with_parts(whole, [_said(f"{count} [rec p.1]", count), most])
+    assert joined.answer == f"{count} [rec p.1] Afogados teve o maior valor: 45 [rec p.2]."
+    assert [c.page_no for c in joined.citations] == [1, 2] and joined.status == "answer"
+    assert with_parts(whole, [_said("x", "x", "passages"), _said("y", "y", "refused")]) is whole
+    assert with_parts(whole, [_said("Row: 30-jun-17 [rec p.1]", "Row: 30-jun-17")]) is whole
+
+
+def test_a_part_leaning_on_the_one_before_does_not_stand_alone() -> None:
+    from service.answer.extractive import stands_alone
+
+    assert not stands_alone("em que forma") and not stands_alone("o que ela informa")
+    assert stands_alone("quantos metros cúbicos de material a EMLURB removeu")
+    assert stands_alone("qual a meta de plantio de mudas para 2025")
