@@ -3,6 +3,8 @@ language of a question, and refusals on evidence that only shares words with the
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from models.sparse_encoder import SparseEncoder
@@ -470,10 +472,22 @@ def test_the_names_describing_the_document_need_not_be_in_its_answering_sentence
     assert "rcac" not in described[("ibm", 2)]  # page 2 holds it: there it is the page's own
 
 
+def _one_per_page(doc_id: str, texts: dict[int, str]) -> list[Any]:
+    """A candidate sentence per page of one document: {page_no: its text}."""
+    from service.answer.gate import Candidate
+
+    candidates = []
+    for no, text in texts.items():
+        p = page(doc_id, text, "A document", f"{doc_id}.pdf")
+        p.page_no = no
+        candidates.append(Candidate(text, p.chunks[0], p))
+    return candidates
+
+
 def test_a_name_every_evidence_page_of_the_document_holds_describes_it_on_each() -> None:
     """ "France" on each evidence page of the French study describes it for every page, its
     own pages included; a name one page holds stays that page's subject there."""
-    from service.answer.gate import Candidate, document_described
+    from service.answer.gate import document_described
 
     question = "Quelle puissance a été raccordée en France au dernier trimestre de 2020 à Séranon ?"
     texts = {
@@ -481,11 +495,7 @@ def test_a_name_every_evidence_page_of_the_document_holds_describes_it_on_each()
         8: "La puissance raccordée en France et en Europe en 2018.",
         9: "Le parc solaire de France à Séranon : 183 MW au dernier trimestre de 2020.",
     }
-    candidates = []
-    for no, text in texts.items():
-        p = page("fr", text, "Etude d'impact", "etude.pdf")
-        p.page_no = no
-        candidates.append(Candidate(text, p.chunks[0], p))
+    candidates = _one_per_page("fr", texts)
     described = document_described(question_key_terms(question), candidates)
     assert all("france" in described[("fr", no)] for no in texts)
     assert "seranon" in described[("fr", 7)] and "seranon" not in described[("fr", 9)]
@@ -522,18 +532,14 @@ def test_the_words_naming_a_document(question: str, phrase: str) -> None:
 def test_only_the_names_naming_the_document_describe_it_from_other_pages() -> None:
     """ "Theresa", held by the page of her authorities, does not describe the Redpaper for its
     preface; "RCAC", in the words naming the document and on another page, does."""
-    from service.answer.gate import Candidate, document_described, document_phrase
+    from service.answer.gate import document_described, document_phrase
 
     question = "Dans le Redpaper IBM sur RCAC, de quelles autorisations Theresa avait-elle besoin ?"
     texts = {
         4: "This IBM Redpaper publication provides information.",
         9: "Theresa had to have *OBJMGT authority under RCAC.",
     }
-    candidates = []
-    for no, text in texts.items():
-        p = page("ibm", text, "Row and column access", "redp5110.pdf")
-        p.page_no = no
-        candidates.append(Candidate(text, p.chunks[0], p))
+    candidates = _one_per_page("ibm", texts)
     terms = question_key_terms(question)
     described = document_described(terms, candidates, phrase=document_phrase(question))
     assert described[("ibm", 4)] == {"rcac"}
