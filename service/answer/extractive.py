@@ -45,6 +45,7 @@ from service.answer.gate import (
     Grade,
     Haystack,
     RelevanceGate,
+    dating_context,
     document_described,
     document_names,
     document_phrase,
@@ -551,8 +552,7 @@ def _dated_elsewhere(cand: Candidate, asked: set[int]) -> bool:
     years = years_of(cand.sentence)
     if not years or years & asked:
         return False
-    context = f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
-    return not years_of(context) & asked
+    return not years_of(dating_context(cand)) & asked
 
 
 def beside_lead(test: AnswerTest, chosen: list[Candidate]) -> list[Candidate]:

@@ -937,12 +937,16 @@ def asked_in_other_year(question: str, candidates: list[Candidate]) -> bool:
     if not about:
         return False
     for cand in about:
-        # its page title and its chunk's heading line (none in scripts/calibrate_gate.py's cache)
-        context = f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
-        years = years_of(cand.sentence) or years_of(context)
+        years = years_of(cand.sentence) or years_of(dating_context(cand))
         if not years or years & asked:
             return False
     return True
+
+
+def dating_context(cand: Candidate) -> str:
+    """What dates a sentence besides itself: its page title and its chunk's heading line
+    ("" without a page, as in scripts/calibrate_gate.py's cache)."""
+    return f"{cand.page.title}\n{cand.chunk.text.split(chr(10), 1)[0]}" if cand.page else ""
 
 
 def table_title(chunk: ChunkEvidence) -> str:
