@@ -72,6 +72,8 @@ _QUESTION_FRAMES = frozenset(
     coordinates coordenadas coordonnees latitude longitude
     less least highest lowest largest smallest higher lower larger smaller farthest nearest
     shortest tallest longest shorter taller longer
+    earliest oldest latest newest recent recente recentes recently recentemente recemment
+    antiga antigo antigas antigos ancien ancienne anciens anciennes
     maior menor maiores menores maximo minimo pior melhor unico unica one two three first last
     primeiro primeira terceiro terceira quarto quarta second third fourth premier deuxieme troisieme
     dois duas tres ambos ambas both deux trois

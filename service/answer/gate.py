@@ -450,21 +450,27 @@ _PHRASE_START = re.compile(
     r"^(?:the|a|an|in|on|at|from|by|to|according|o|os|as|um|uma|no|na|nos|nas|pelo|pela|segundo"
     r"|conforme|de|do|da|dos|das|le|la|les|l|un|une|dans|selon|d|du|des|em|en)$"
 )
+# ...and of a table ("the FBI NICS table", "o quadro 1 do relatório"), for the table reader
+TABLE_NOUN = re.compile(rf"{_DOCUMENT_NOUN.pattern}|^(?:tables?|tabelas?|tableaux?|quadros?)$")
 _PHRASE_TOKEN = re.compile(r"[\w'’./-]+|[,;:?!()]", re.UNICODE)
+_ELISION = re.compile(r"^(?:l|d|qu)['’]")  # "l'étude", "d'impact": the word after the apostrophe
 _PHRASE_REACH = 6  # tokens after the noun ("da IBM sobre RCAC", "ambiental do Recife de 2024")
 
 
-def document_phrase(question: str) -> str:
+def document_phrase(question: str, nouns: re.Pattern[str] = _DOCUMENT_NOUN) -> str:
     """The words of the question that name a document ("Redpaper da IBM sobre RCAC", "the
     IBM DB2 for i RCAC Redpaper", "WHO 2022 HCV guidelines"), "" when it names none: a noun
-    of a document with its modifiers before it (back to an article or a preposition) and
-    after it (up to punctuation or a question word)."""
+    of a document (`nouns`; TABLE_NOUN: of a table too) with its modifiers before it (back
+    to an article or a preposition) and after it (up to punctuation or a question word)."""
     tokens = _PHRASE_TOKEN.findall(question)
     # possessives off ("the Séranon study's text"); an acronym is no question word ("WHO")
-    folded = [re.sub(r"['’]s$", "", fold(t)).strip("'’.") if not t.isupper() else "" for t in tokens]
+    folded = [
+        _ELISION.sub("", re.sub(r"['’]s$", "", fold(t))).strip("'’.") if not t.isupper() else ""
+        for t in tokens
+    ]
     spans: list[str] = []
     for i, word in enumerate(folded):
-        if not _DOCUMENT_NOUN.match(word):
+        if not nouns.match(word):
             continue
         start = i
         while (

@@ -51,15 +51,36 @@ from service.answer.content_words import (
     translations,
     word_index,
 )
-from service.answer.gate import axis_months, key_terms, name_forms, question_key_terms, question_language
+from service.answer.gate import (
+    TABLE_NOUN,
+    axis_months,
+    document_phrase,
+    key_terms,
+    name_forms,
+    question_key_terms,
+    question_language,
+)
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
 from service.query.translate import EN_PT, FR_EN, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
 Operation = Literal[
-    "lookup", "argmax", "argmin", "total", "sum", "count", "count_where", "first_where", "no_value"
+    "lookup",
+    "argmax",
+    "argmin",
+    "earliest",
+    "latest",
+    "total",
+    "sum",
+    "count",
+    "count_where",
+    "count_marked",
+    "first_where",
+    "no_value",
 ]
+# a cell that only marks its row ("X" under a feature it has, "✓", "Sim")
+_MARK = re.compile(r"^(?:[xX✓✔✗•●]|yes|sim|oui|si)$", re.IGNORECASE)
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -78,6 +99,11 @@ _ARGMIN = frozenset(
 )
 # progress most behind is the least made ("qual região tinha a colheita mais atrasada")
 _BEHIND = frozenset("atrasada atrasado atrasadas atrasados behind lagging retard retardataire".split())
+# superlatives of time, folded: a date column's first or last date ("a autuação mais antiga")
+_EARLIEST = frozenset(
+    "earliest oldest antiga antigo antigas antigos ancien ancienne anciens anciennes".split()
+)
+_LATEST = frozenset("latest newest recent recents recente recentes recently recentemente recemment".split())
 # "mais de 30%", "menos do que": a comparison, not a superlative
 _COMPARISON = re.compile(r"\b(?:mais|menos)\s+(?:de|do|da|que)\b")
 # French superlatives, folded: "la plus grande puissance", "le moins d'installations", "la
@@ -149,6 +175,16 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "pt": "{lead}{entities} {verb} o maior valor {of_line}: {value}",
         "fr": "{lead}{entities} {verb_fr} la valeur la plus élevée {of_line} : {value}",
     },
+    "earliest": {
+        "en": "{lead}the earliest {line} is {value} ({entities})",
+        "pt": "{lead}a data mais antiga de {line} é {value} ({entities})",
+        "fr": "{lead}la date la plus ancienne de {line} est {value} ({entities})",
+    },
+    "latest": {
+        "en": "{lead}the latest {line} is {value} ({entities})",
+        "pt": "{lead}a data mais recente de {line} é {value} ({entities})",
+        "fr": "{lead}la date la plus récente de {line} est {value} ({entities})",
+    },
     "argmin": {
         "en": "{lead}{entities} had the lowest value {of_line}: {value}",
         "pt": "{lead}{entities} {verb} o menor valor {of_line}: {value}",
@@ -183,6 +219,11 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{lead}the first row with {line} {condition} is {entity}: {value}",
         "pt": "{lead}a primeira linha com {line} {condition} é {entity}: {value}",
         "fr": "{lead}la première ligne avec {line} {condition} est {entity} : {value}",
+    },
+    "count_marked": {
+        "en": "{lead}{value} of its {n} rows are marked under {line}: {names}",
+        "pt": "{lead}{value} das suas {n} linhas estão marcadas em {line}: {names}",
+        "fr": "{lead}{value} de ses {n} lignes sont cochées sous {line} : {names}",
     },
     "count_where": {
         "en": "{lead}{value} of its {n} {items} have {line} {condition}{names}",
@@ -219,6 +260,7 @@ CONDITION_WORDS: dict[str, dict[str, str]] = {
     },
 }
 MAX_NAMES_LISTED = 15  # a count lists the rows it counted up to this many
+MAX_DETAILS = 2  # an extreme's row gives at most this many other cells the question asks of it
 
 # "how many autuações in Manacapuru": a count of the rows naming it, when no cell holds the number
 COUNT_ASKED = re.compile(r"\b(?:how many|quant[oa]s|combien|cuant[oa]s)\b")
@@ -551,6 +593,19 @@ def row_label(table: EvidenceTable, i: int) -> str:
     return " ".join(table.rows[i][j].text for j in table.label_columns if not table.rows[i][j].empty)
 
 
+# a two-character symbol a label starts with ("bc (V/dec)", "pH", "OD (mg/L)"): too short to
+# name a row or column as a word, it does when the question writes it alike, case and all
+_SYMBOL = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9])(?![\w.])")
+
+
+def symbol_tokens(text: str, *, first_only: bool) -> set[str]:
+    """The short symbols of `text` as tokens "sym:<as written>" (a label: its first word only)."""
+    found = _SYMBOL.findall(text)
+    if first_only:
+        found = found[:1] if _SYMBOL.match(text.strip()) else []
+    return {f"sym:{w}" for w in found if w.casefold() not in _STOPWORDS}
+
+
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("s") else word
 
@@ -576,8 +631,27 @@ HEADER_WORDS: dict[str, str] = {
     "licencas": "permits",
     "codificador": "encoder",
     "decodificador": "decoder",
+    # a measured value, against the normal or the target beside it ("chuva observada": ACTUAL)
+    "observada": "actual",
+    "observado": "actual",
+    "realizada": "actual",
+    "realizado": "actual",
 }
 _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
+# Unit names a question spells out and headers write as symbols: "quantos milímetros" asks
+# for the "(mm)" column, "how many hectares" for the "(ha)" one
+_UNIT_SYMBOLS: dict[str, str] = {
+    name: symbol
+    for symbol, names in {
+        "mm": "milimetros millimetres millimeters millimetre millimeter",
+        "km": "quilometros kilometres kilometers kilometre kilometer",
+        "ha": "hectares hectare",
+        "mw": "megawatts megawatt",
+        "gw": "gigawatts gigawatt",
+        "kg": "quilos quilogramas kilograms kilogrammes",
+    }.items()
+    for name in names.split()
+}
 
 
 # "de 01/06 a 10/07/2016": a range whose first date takes the year of the second
@@ -609,7 +683,9 @@ def question_tokens(question: str) -> set[str]:
     for word in words:
         for glossary in (PT_EN, EN_PT, FR_EN, HEADER_WORDS, _HEADER_WORDS_EN):
             out |= {_stem(w) for w in glossary.get(word, "").split() if w not in _STOPWORDS}
-    return out
+        if word in _UNIT_SYMBOLS:
+            out.add(_UNIT_SYMBOLS[word])
+    return out | symbol_tokens(question, first_only=False)
 
 
 COGNATE_PREFIX = 6  # "corrosao" ~ "corrosion", "inferencia" ~ "inference", "populacao" ~ "population"
@@ -678,7 +754,7 @@ def _strong(token: str) -> bool:
     """Tokens that can address a row or column alone (not a month, a day or a short word)."""
     if token.startswith("num:"):
         return len(token.split(":")[1].lstrip("-").split(".")[0]) >= 3
-    if token.startswith(("date:", "period:", "code:", "cell:")):
+    if token.startswith(("date:", "period:", "code:", "cell:", "sym:")):
         return True
     return ":" not in token and len(token) >= 3
 
@@ -724,8 +800,11 @@ class _Labels:
             month = MONTHS.get(fold(row_label(table, i)).strip(" ."))
             if month is not None and f"month:{month}" in axis:
                 row |= {f"month:{month}", *(_stem(name) for name in month_names(month) if _unambiguous(name))}
+        for i, row in enumerate(rows):
+            row |= symbol_tokens(row_label(table, i), first_only=True)
         body = [i for i, r in enumerate(table.rows) if sum(not c.empty for c in r) >= 2]
-        return cls(table, rows, [tokens(c) for c in table.columns], body, tokens(table.title))
+        columns = [tokens(c) | symbol_tokens(c, first_only=True) for c in table.columns]
+        return cls(table, rows, columns, body, tokens(table.title))
 
     def match_rows(self, query: set[str]) -> list[_Match]:
         return self._match(query, self.rows, self.body_rows)
@@ -855,6 +934,9 @@ class _Found:
     # Tripura e Manipur, qual ...": Manipur's), given beside the extreme
     compared: list[tuple[int, int]] = field(default_factory=list)
     also: _Found | None = None  # the other extreme, when the question asks both ("a maior e a menor")
+    # the chosen row's cells in the other columns the question asks of it ("diga ... o valor
+    # da multa" of the earliest fine), given after the answer
+    details: list[tuple[int, int]] = field(default_factory=list)
 
 
 class TableAnswerer:
@@ -904,7 +986,10 @@ class TableAnswerer:
         extreme: Operation | None = "argmin" if words & _ARGMIN else "argmax" if words & _ARGMAX else None
         if extreme == "argmax" and words & _BEHIND:
             extreme = "argmin"  # "a colheita mais atrasada", "lagging most": the least progress
-        if extreme:
+        timed: Operation | None = "earliest" if words & _EARLIEST else "latest" if words & _LATEST else None
+        if timed:  # "a mais antiga" asks a date column's first date, not the largest value
+            found = self._date_extreme(labels, timed, line_query)
+        elif extreme:
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
             if found and words & _ARGMIN and words & _ARGMAX:
@@ -923,6 +1008,10 @@ class TableAnswerer:
                 found = self._first_where(question, labels, condition, first)
             else:  # "how many states reported zero permit checks": the rows whose cell meets it
                 found = self._count_where(question, labels, condition) if condition else None
+            if found is None and counting and condition is None:
+                # "how many of the listed actions can be performed with no authority": the
+                # rows an X marks in the column the question names (a feature matrix)
+                found = self._count_marked(labels, line_query)
             if found is None and words & _TOTAL_ASKED and words & _EVERY_ROW:
                 # "a soma de todas as multas listadas": the column's total, not the one row that
                 # the words describing the document ("autuações ambientais ... no Amazonas") match
@@ -942,7 +1031,71 @@ class TableAnswerer:
                 found = self._count(question, table)
         if found is None or not self._addresses_every_key_term(question, labels, found):
             return None
+        extreme_row = found.operation in ("argmax", "argmin", "earliest", "latest") and found.line_is_column
+        if extreme_row and found.also is None:  # a second extreme already reads the other column
+            found.details = self._row_details(labels, line_query, found)
         return found
+
+    @staticmethod
+    def _count_marked(labels: _Labels, query: set[str]) -> _Found | None:
+        """The rows marked ("X", "✓", "Sim") in the one column of marks the question names
+        (a column holding marks only, some rows left blank), when the table is whole."""
+        table = labels.table
+        if not table.complete:
+            return None
+        rows = _entities(table, True)
+        marks = [j for j in range(len(table.columns)) if _marks_rows(table, j, rows)]
+        column = _unique_best([m for m in labels.match_columns(query) if m.index in marks])
+        if column is None:
+            return None
+        marked = [(i, column.index) for i in rows if not table.rows[i][column.index].empty]
+        found = _Found("count_marked", marked, column.score, table.columns[column.index])
+        found.value, found.counted_over = str(len(marked)), len(rows)
+        found.addressed = labels.columns[column.index]
+        return found
+
+    @staticmethod
+    def _date_extreme(labels: _Labels, operation: Operation, query: set[str]) -> _Found | None:
+        """ "A autuação com data mais antiga", "the most recent inspection": the rows whose
+        date is the earliest (latest) of the table's date column, the one the question names
+        when it has several; None without a date column or with several and none named."""
+        table = labels.table
+        if not table.complete:
+            return None
+        rows = _entities(table, True)
+        dated = {j: dates for j in range(len(table.columns)) if (dates := _column_dates(table, j, rows))}
+        named = _unique_best([m for m in labels.match_columns(query) if m.index in dated])
+        if named is None and len(dated) != 1:
+            return None
+        column = named or _Match(next(iter(dated)), 0.5, set())
+        dates = dated[column.index]
+        target = min(dates.values()) if operation == "earliest" else max(dates.values())
+        chosen = [(i, column.index) for i, d in dates.items() if d == target][:MAX_NAMES_LISTED]
+        found = _Found(operation, chosen, column.score, table.columns[column.index], True)
+        found.addressed = labels.columns[column.index]
+        found.name_column = TableAnswerer._asked_by(labels, query - column.matched, found.addressed)
+        return found
+
+    @staticmethod
+    def _row_details(labels: _Labels, query: set[str], found: _Found) -> list[tuple[int, int]]:
+        """The chosen row's cells in the other columns the question names by a word of its
+        own ("... e qual o valor da multa": Valor Multa), not the line, the column naming the
+        row or a column named by the table's title words alone; at most MAX_DETAILS."""
+        table = labels.table
+        r, line = found.cells[0]
+        if len(found.cells) > 1:
+            return []
+        skip = {line, table.name_column if found.name_column is None else found.name_column}
+        out = []
+        for m in labels.match_columns(query - labels.columns[line]):
+            own = {t for t in m.matched - labels.context if _strong(t)}
+            if m.index in skip or not own or table.rows[r][m.index].empty:
+                continue
+            if tokens(table.rows[r][m.index].text) & m.matched:
+                continue  # a cell that holds the question's own words restates it
+            out.append((r, m.index))
+            found.addressed |= labels.columns[m.index]
+        return out[:MAX_DETAILS]
 
     @staticmethod
     def _second_column(labels: _Labels, query: set[str], found: _Found) -> _Found | None:
@@ -1448,7 +1601,9 @@ class TableAnswerer:
         # a table read from a chart's picture, asked as a chart: a name the picture does not
         # print (the place or source the question gives it) is no other row or column of it
         from_picture = TITLE_NOTE in table.title and bool(_NAMES_CHART.search(fold(question)))
-        for key in key_terms(question):
+        phrases = [fold(p) for p in document_phrase(question, TABLE_NOUN).split(" | ") if p]
+        keys = key_terms(question)
+        for key in keys:
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - TABLE_WORDS
             # a month or a date is addressed by its value, however written ("june": "01-06-2016")
             key_tokens = {t for t in key_tokens if ":" in t} or key_tokens
@@ -1464,6 +1619,8 @@ class TableAnswerer:
             if fold(key) not in context and not any(f in context for f in forms):
                 if from_picture and all(part.isalpha() for part in key.split()):
                     continue  # "Seattle" of "the Seattle weather chart": a chart prints no subject
+                if _known_by_another_name(key, keys, phrases, context):
+                    continue  # "FBI" of "the FBI NICS table": the page names it NICS alone
                 return False
             # a term of the page's text that names one or two other rows asks about them; one
             # that many rows hold ("Ibama" in the sanctions of most rows) is the page's context
@@ -1474,6 +1631,32 @@ class TableAnswerer:
 
 
 _MONTH_OF_YEAR = re.compile(r"^date:(\d{4})-(\d{2})$")
+
+
+def _known_by_another_name(key: str, keys: list[str], phrases: list[str], context: str) -> bool:
+    """Whether a name the page lacks is one of the words the question names its table or
+    document by, beside another name of that phrase (`keys`: the question's key terms) that
+    the page holds: the issuer of "the FBI NICS table", of a table titled "NICS Firearm
+    Background Checks". A number or a date is never so: "the 2019 report" asked of the 2020
+    one is another report."""
+    if not _is_name(key):
+        return False
+    for phrase in phrases:
+        if not re.search(rf"\b{re.escape(fold(key))}\b", phrase):
+            continue
+        others = [
+            fold(k)
+            for k in keys
+            if k != key and _is_name(k) and re.search(rf"\b{re.escape(fold(k))}\b", phrase)
+        ]
+        if any(re.search(rf"\b{re.escape(other)}\b", context) for other in others):
+            return True
+    return False
+
+
+def _is_name(key: str) -> bool:
+    """A key term of letters only ("FBI", "Rio Capibaribe"), not a number, date or code."""
+    return fold(key).replace(" ", "").isalpha()
 
 
 def month_of_year_addressed(token: str, addressed: set[str], context: str) -> bool:
@@ -1584,7 +1767,9 @@ def asks_extreme(question: str) -> bool:
 
 
 # what a question asks a table with, not about: its operations ("maior", "total geral")
-_OPERATION_WORDS = _ARGMAX | _ARGMIN | _TOTAL_ASKED | frozenset("geral general grand overall".split())
+_OPERATION_WORDS = (
+    _ARGMAX | _ARGMIN | _EARLIEST | _LATEST | _TOTAL_ASKED | frozenset("geral general grand overall".split())
+)
 
 
 def letter_tokens(text: str) -> frozenset[str]:
@@ -1651,6 +1836,28 @@ def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
     if missing and question_language(text) != question_language(question):
         missing = [w for w in missing if len(translations(w)) > 1]
     return missing
+
+
+def _marks_rows(table: EvidenceTable, j: int, rows: Sequence[int]) -> bool:
+    """Whether column `j` marks some of the rows and leaves the others blank."""
+    cells = [table.rows[i][j] for i in rows]
+    filled = [c for c in cells if not c.empty]
+    return 0 < len(filled) < len(cells) and all(_MARK.match(c.text.strip()) for c in filled)
+
+
+def _column_dates(table: EvidenceTable, j: int, rows: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+    """The column's cells as (year, month, day) by row, when it is a date column: two rows
+    or more, and every filled cell a date with its month."""
+    out = {}
+    for i in rows:
+        cell = table.rows[i][j]
+        if cell.empty:
+            continue
+        date = parse_date(cell.text)
+        if date is None or date.month is None:
+            return {}
+        out[i] = (date.year, date.month, date.day or 0)
+    return out if len(out) >= 2 else {}
 
 
 def _entities(table: EvidenceTable, over_rows: bool) -> list[int]:
@@ -1868,6 +2075,15 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
     unit = unit_of(table.columns[c], row_label(table, r), title) or table_unit(table)
     if found.operation == "count_where" and found.condition is not None:
         return _count_sentence(language, table, found, lead_text, unit)
+    if found.operation == "count_marked":
+        names = [_safe(display(row_name(table, i))) for i, _ in found.cells[:MAX_NAMES_LISTED]]
+        return TEMPLATES["count_marked"][language].format(
+            lead=lead_text,
+            value=found.value,
+            n=found.counted_over,
+            line=_safe(display(found.line)),
+            names=_join(names, language),
+        )
     if found.operation == "no_value":
         return TEMPLATES["no_value"][language].format(
             lead=lead_text,
@@ -1910,6 +2126,12 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
         measure, entity = (row, column) if row_is_measure else (column, row)
         return TEMPLATES["lookup"][language].format(**fill, measure=_safe(measure), entity=_safe(entity))
     line = _safe(display(found.line))
+    if found.operation in ("earliest", "latest"):
+        names = [display(row_name(table, i, found.name_column)) for i, _ in found.cells]
+        sentence = TEMPLATES[found.operation][language].format(
+            **fill, line=line, entities=_safe(_join(names, language))
+        )
+        return sentence + _details(table, found)
     if found.operation in ("argmax", "argmin"):
         names = [
             display(row_name(table, i, found.name_column) if found.line_is_column else table.columns[j])
@@ -1928,7 +2150,8 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
             f"{display(row_name(table, i, found.name_column))}: {with_unit(table.rows[i][j].text, unit)}"
             for i, j in found.compared
         ]
-        return f"{sentence} ({_safe('; '.join(others))})" if others else sentence
+        sentence = f"{sentence} ({_safe('; '.join(others))})" if others else sentence
+        return sentence + _details(table, found)
     if found.operation == "total":
         return TEMPLATES["total"][language].format(**fill, line=line, total=_safe(display(found.total_label)))
     if found.operation == "count":
@@ -1940,6 +2163,15 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
     return TEMPLATES["sum"][language].format(**fill, line=line, n=len(found.cells))
 
 
+def _details(table: EvidenceTable, found: _Found) -> str:
+    """The chosen row's other asked cells (_row_details), "; Valor Multa: 10.500,00"."""
+    parts = [
+        f"{display(table.columns[c])}: {with_unit(table.rows[r][c].text, unit_of(table.columns[c]))}"
+        for r, c in found.details
+    ]
+    return f"; {_safe('; '.join(parts))}" if parts else ""
+
+
 def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: str, unit: str) -> str:
     """ "7 of its 56 rows have Permit equal to 0: Guam, ..." (the rows, or columns, counted)."""
     assert found.condition is not None
@@ -1949,6 +2181,10 @@ def _count_sentence(language: str, table: EvidenceTable, found: _Found, lead: st
         names = [
             display(row_name(table, i) if found.line_is_column else table.columns[j]) for i, j in found.cells
         ]
+    if names and found.condition.comparison != "eq":  # "above 90%": each one's own value
+        short = unit if " " not in unit else ""  # "%", "ha", not "(Rs. in 000)" in the brackets
+        values = [with_unit(table.rows[i][j].text, short) for i, j in found.cells]
+        names = [f"{n} ({v})" for n, v in zip(names, values, strict=True)]
     listed = _join([_safe(n) for n in names[:MAX_NAMES_LISTED]], language) if names else ""
     more = len(names) - MAX_NAMES_LISTED
     if more > 0:
@@ -1986,7 +2222,7 @@ def _citations(table: EvidenceTable, found: _Found) -> list[Citation]:
         quote = f"{display(found.line)}: " + ", ".join(cell.text for cell in cells)
         return [Citation(page.doc_id, page.page_no, page.title, box, _safe(quote[:400]))]
     citations = []
-    for r, c in [*found.cells[:MAX_NAMES_LISTED], *found.compared]:
+    for r, c in [*found.cells[:MAX_NAMES_LISTED], *found.compared, *found.details]:
         cell = table.rows[r][c]
         quote = _safe(f"{display(row_name(table, r))} · {display(table.columns[c])}: {cell.text}")
         citations.append(

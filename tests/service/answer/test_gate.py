@@ -519,6 +519,7 @@ def test_a_name_every_evidence_page_of_the_document_holds_describes_it_on_each()
         ("In the WHO 2022 HCV guidelines, what dose is given to children?", "WHO 2022 HCV guidelines"),
         ("According to the Séranon study's text, how much was connected in 2020?", "Séranon study's text"),
         ("How many flooding points were registered in Recife in 2024?", ""),
+        ("Selon l'étude de l'OMS, combien de personnes ?", "l'étude de l'OMS"),  # elided article
     ],
 )
 def test_the_words_naming_a_document(question: str, phrase: str) -> None:

@@ -354,7 +354,8 @@ def test_of_two_total_columns_the_grand_total_is_read() -> None:
     # a count over "a grand total above": the grand total column, its threshold written out
     count = ask("How many states have a grand total above 120?", table_page("outlay", grid))
     assert count is not None and count.operation == "count_where", count
-    assert "2 of its 4 rows" in count.text and "Alpha and Beta" in count.text and "above 120" in count.text
+    assert "2 of its 4 rows" in count.text and "Alpha (150) and Beta (300)" in count.text
+    assert "above 120" in count.text
 
 
 def test_an_extreme_runs_over_the_named_line_not_a_total_the_question_qualifies_by() -> None:
@@ -911,7 +912,7 @@ def test_a_count_over_a_dates_row_names_the_state_its_regions_make_up(imea: Grid
     )
     answer = ask(question, page)
     assert answer is not None and answer.operation == "count_where", answer
-    assert "2 of its 7 columns" in answer.text and "Médio-Norte and Norte" in answer.text
+    assert "2 of its 7 columns" in answer.text and "Médio-Norte (96,86%) and Norte (92,53%)" in answer.text
 
 
 def test_an_extreme_of_two_columns_the_question_names_reads_both() -> None:
@@ -1120,3 +1121,88 @@ def test_a_word_qualifying_the_tables_labels_in_the_plural_does_not_refuse(
     result.query_vector = text_encoder.embed([question])[0]
     answer = answerer.answer(question, result)
     assert not answer.refused and "Texas" in answer.answer and "3,048" in answer.answer, answer.answer
+
+
+def test_the_earliest_and_the_latest_date_are_read_from_the_date_column() -> None:
+    """ "A autuação com data mais antiga": the row of the earliest date in the date column
+    (not the largest fine "mais" would otherwise ask for), named in the asked label column,
+    with the other cell the question asks of it ("o valor da multa"), each cell cited."""
+    path = corpus_path("pdf", "br_ibama_autuacoes_amazonas_2010_p2.pdf")
+    page = table_page("ibama", corpus_grid(path, header_rows=1, title="Relatório de Autuações Ambientais"))
+    question = "Qual é a autuação com data mais antiga? Diga o autuado, a data e o valor da multa."
+    earliest = ask(question, page)
+    assert earliest is not None and earliest.operation == "earliest", earliest
+    assert "08/03/2010" in earliest.text and "W G DE ALMEIDA NETO" in earliest.text
+    assert "10.500,00" in earliest.text and len(earliest.citations) == 2
+    latest = ask("Which fine was issued most recently, and how much was it?", page)
+    assert latest is not None and latest.operation == "latest", latest
+    assert "09/11/2010" in latest.text and "63.668,00" in latest.text
+
+
+def test_a_table_without_a_date_column_has_no_earliest_row() -> None:
+    grid = synthetic_grid(
+        ["Região", "Área (ha)"], [["Norte", "10"], ["Sul", "20"], ["Leste", "30"]], title="Área por região"
+    )
+    assert ask("Qual a região mais antiga?", table_page("area", grid)) is None
+
+
+def test_a_unit_the_question_spells_out_names_the_column_written_with_its_symbol() -> None:
+    """ "Quantos milímetros": the ACTUAL (mm) column of the day, not its departure (%) or
+    category columns, which the date names as well."""
+    path = corpus_path("pdf", "in_imd_rainfall_distribution_2016-07-10.pdf")
+    page = table_page("imd", corpus_grid(path, header_rows=2, title="State-wise rainfall distribution"))
+    question = "Qual subdivisão teve a maior chuva observada no dia 10/07/2016, e quantos milímetros?"
+    answer = ask(question, page)
+    assert answer is not None and answer.operation == "argmax", answer
+    assert "NAGAR HAVELI" in answer.text and "59.9 mm" in answer.text
+
+
+def test_a_two_letter_symbol_written_alike_names_its_column() -> None:
+    """ "(bc)" names the "bc (V/dec)" column, too short to name it as a word; "BC" or a
+    symbol the table does not start a label with names none."""
+    grid = synthetic_grid(
+        ["Inhibitor concentration (g)", "bc (V/dec)", "ba (V/dec)"],
+        [["0", "0.0335", "0.0409"], ["2", "1.9460", "0.0596"], ["4", "0.0163", "0.2369"]],
+        title="Potentiodynamic polarization data",
+    )
+    page = table_page("dib", grid)
+    answer = ask("With which inhibitor concentration was the cathodic slope (bc) the largest?", page)
+    assert answer is not None and answer.operation == "argmax" and "1.9460" in answer.text, answer
+    assert ask("With which inhibitor concentration was the BC the largest?", page) is None
+
+
+def test_a_name_of_the_table_its_page_lacks_is_known_by_the_other_names_of_the_phrase() -> None:
+    """ "the FBI NICS table": the page names it NICS alone, so "FBI" asks about no other
+    table; a name outside the words naming the table ("Texas FBI office") still refuses."""
+    grid = synthetic_grid(
+        ["State", "Permit", "Admin"],
+        [["Michigan", "10", "1,025"], ["Ohio", "90", "4"], ["Utah", "30", "0"]],
+        title="NICS Firearm Background Checks November - 2015",
+    )
+    page = table_page("nics", grid)
+    answer = ask("Which state had the most Admin checks in the FBI NICS table for November 2015?", page)
+    assert answer is not None and "Michigan" in answer.text and "1,025" in answer.text, answer
+    assert ask("Which state had the most Admin checks of the FBI in the NICS table?", page) is None
+
+
+def test_how_many_rows_a_column_of_marks_marks_is_counted_and_each_named() -> None:
+    """A feature matrix ("X" where an authority allows the action): "how many ... with no
+    authority" counts the rows the "No Authority" column marks, naming and citing each; a
+    column that marks every row, or holds other text, is no such count."""
+    grid = synthetic_grid(
+        ["User action", "*JOBCTL", "QIBM_DB_SQLADM", "No Authority"],
+        [
+            ["SET CURRENT DEGREE", "X", "X", ""],
+            ["STRDBMON for own job", "X", "X", "X"],
+            ["Visual Explain", "X", "X", "X"],
+            ["DUMP PLAN CACHE", "X", "X", ""],
+        ],
+        title="Table 2-2 Comparison of the function usage IDs and *JOBCTL authority",
+    )
+    page = table_page("ibm", grid)
+    answer = ask("How many of the listed user actions can be performed with no authority, and which?", page)
+    assert answer is not None and answer.operation == "count_marked", answer
+    assert "2 of its 4 rows" in answer.text and "STRDBMON for own job and Visual Explain" in answer.text
+    assert len(answer.citations) == 2
+    every = ask("How many of the listed user actions need *JOBCTL?", page)  # it marks every row
+    assert every is None or every.operation != "count_marked", every
