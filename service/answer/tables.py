@@ -62,6 +62,7 @@ from service.answer.gate import (
 )
 from service.answer.markers import cite_label, neutralise
 from service.answer.types import Citation
+from service.query.decompose import decompose
 from service.query.translate import EN_PT, FR_EN, PT_EN
 from service.query.types import ChunkEvidence, PageEvidence
 
@@ -1033,7 +1034,7 @@ class TableAnswerer:
             return None
         extreme_row = found.operation in ("argmax", "argmin", "earliest", "latest") and found.line_is_column
         if extreme_row and found.also is None:  # a second extreme already reads the other column
-            found.details = self._row_details(labels, line_query, found)
+            found.details = self._row_details(labels, later_asks(question), found)
         return found
 
     @staticmethod
@@ -1078,17 +1079,25 @@ class TableAnswerer:
 
     @staticmethod
     def _row_details(labels: _Labels, query: set[str], found: _Found) -> list[tuple[int, int]]:
-        """The chosen row's cells in the other columns the question names by a word of its
-        own ("... e qual o valor da multa": Valor Multa), not the line, the column naming the
-        row or a column named by the table's title words alone; at most MAX_DETAILS."""
+        """The chosen row's cells in the other columns the question's later parts name
+        (`query`: later_asks; "... Diga o autuado, a data e o valor da multa": Valor Multa),
+        at most MAX_DETAILS: by a word (no date or number) that does not also name the line
+        the extreme ran over (the period's "% DEP." beside its "ACTUAL (mm)") and is not one
+        of the table's title words. The column naming the row names it already."""
         table = labels.table
         r, line = found.cells[0]
         if len(found.cells) > 1:
             return []
         skip = {line, table.name_column if found.name_column is None else found.name_column}
         out = []
-        for m in labels.match_columns(query - labels.columns[line]):
-            own = {t for t in m.matched - labels.context if _strong(t)}
+        for m in labels.match_columns(query):
+            own = {
+                t
+                for t in m.matched - labels.context
+                if _kind(t) == "word"
+                and _strong(t)
+                and all(x.index != line for x in labels.match_columns({t}))
+            }
             if m.index in skip or not own or table.rows[r][m.index].empty:
                 continue
             if tokens(table.rows[r][m.index].text) & m.matched:
@@ -1836,6 +1845,16 @@ def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
     if missing and question_language(text) != question_language(question):
         missing = [w for w in missing if len(translations(w)) > 1]
     return missing
+
+
+def later_asks(question: str) -> set[str]:
+    """The tokens of what a question in parts asks after its first part, less the first
+    part's own: "Qual a autuação mais recente e qual o valor da multa?" -> valor, multa;
+    "... the largest p value, and what is it?" -> none (service/query/decompose.py)."""
+    parts = decompose(question)
+    if len(parts) < 2:
+        return set()
+    return set().union(*(question_tokens(p) for p in parts[1:])) - question_tokens(parts[0])
 
 
 def _marks_rows(table: EvidenceTable, j: int, rows: Sequence[int]) -> bool:
