@@ -18,7 +18,9 @@ AskedValue = Literal["number", "date"]
 _ASKS_DATE = re.compile(
     r"(?:^|[,;:]\s*)\W*(?:(?:and|e|et|y|since|desde|depuis)\s+)?(?:when|quando|cuando|quand)\b|"
     r"\b(?:what dates?|which dates?|which years?|what years?|in what years?|in which years?|"
-    r"em que (?:datas?|anos?|dias?|mes|meses)|(?:qual|quais) (?:a data|o ano|o dia|as datas|os anos)|"
+    r"by what years?|by which years?|until what years?|(?:by|until) what date|"
+    r"(?:em|ate|para|desde) que (?:datas?|anos?|dias?|mes|meses)|"
+    r"(?:qual|quais) (?:a data|o ano|o dia|as datas|os anos)|"
     r"en que (?:fechas?|anos?)|en quelles? annees?|(?:quelle|quelles) (?:annees?|dates?))\b"
 )
 _QUANTITY_EN = (

@@ -184,8 +184,9 @@ _DEMONSTRATIVES = frozenset(
     "nesses nessas deste desta destes destas desse dessa desses dessas cet cette ces".split()
 )
 MIN_PREFIX = 5  # a shared prefix this long (and all but 3 letters of the shorter word) is a cognate
-# words a prefix would take for another they only look like ("capita" of "per capita": "capital")
-_WRITTEN_ALIKE = frozenset({"capita"})
+# words a prefix would take for another they only look like ("capita" of "per capita": "capital"),
+# written alike in every language the glossary reads
+WRITTEN_ALIKE = frozenset({"capita"})
 
 
 def singular(word: str) -> str:
@@ -276,7 +277,7 @@ class WordIndex:
                 self.by_prefix.setdefault(w[: MIN_PREFIX - 1], set()).add(w)
 
     def _has(self, word: str) -> bool:
-        if word in _WRITTEN_ALIKE:  # "per capita" is no "capital", however cut
+        if word in WRITTEN_ALIKE:  # "per capita" is no "capital", however cut
             return word in self.words
         if singular(word) in self.stems:
             return True

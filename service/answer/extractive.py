@@ -148,6 +148,9 @@ class ExtractiveAnswerer:
         # a title or heading holds the question's names but states nothing: quote statements
         pool = [c for c in ranked if not title_like(c.sentence)] or ranked
         chosen = _dedupe(of_asked_years(question, choose(question, pool, rank)))[: self.max_sentences]
+        if of_other_seasons(question, chosen):
+            # "a área ... na safra 15/16" over the rows of the "Área 16/17 (ha)" line
+            return self.gate.refusal(question, result, grade)
         test = AnswerTest(question)
         of_quantity = self._of_asked_quantity(question, test, grade, pool, rank, chosen)
         if of_quantity is None:
@@ -543,6 +546,35 @@ def of_asked_years(question: str, chosen: list[Candidate]) -> list[Candidate]:
         return chosen
     dated = [c for c in chosen if not _dated_elsewhere(c, asked)]
     return dated or chosen
+
+
+# a season or an edition written as two short numbers ("safra 15/16", "2015/16"), not a day
+# and month ("10/07")
+_SEASON = re.compile(r"(?<![\d/])(\d{2}|\d{4})/(\d{2})(?![\d/])")
+
+
+def seasons_of(text: str) -> set[str]:
+    """The seasons a text names, as "15/16" (a four-digit first year shortened)."""
+    out = set()
+    for first, second in _SEASON.findall(text):
+        if len(first) == 2 and 1 <= int(first) <= 31 and 1 <= int(second) <= 12:
+            continue  # "10/07": a day and a month
+        out.add(f"{first[-2:]}/{second}")
+    return out
+
+
+def of_other_seasons(question: str, chosen: list[Candidate]) -> bool:
+    """Whether the question asks a season and every chosen sentence names other seasons
+    only, itself or by its table's title or heading: the 16/17 area row quoted for the 15/16
+    season is another season's figure."""
+    asked = seasons_of(question)
+    if not asked or not chosen:
+        return False
+    # a row naming no season is of its table's ("MILHO SAFRA 16/17: ACOMPANHAMENTO ...")
+    named = [
+        seasons_of(c.sentence) or seasons_of(f"{dating_context(c)}\n{table_title(c.chunk)}") for c in chosen
+    ]
+    return all(n and not n & asked for n in named)
 
 
 def _dated_elsewhere(cand: Candidate, asked: set[int]) -> bool:

@@ -45,6 +45,7 @@ from ingest.values import (
 from service.answer.asked import numbers_asked
 from service.answer.conditions import Condition, count_condition, first_asked, without_condition
 from service.answer.content_words import (
+    WRITTEN_ALIKE,
     counted_noun,
     question_content_words,
     singular,
@@ -697,6 +698,8 @@ def cognate(a: str, b: str) -> bool:
     of COGNATE_PREFIX letters or more, reaching within three letters of the shorter word."""
     if len(a) < COGNATE_PREFIX or len(b) < COGNATE_PREFIX or ":" in a or ":" in b:
         return False
+    if a in WRITTEN_ALIKE or b in WRITTEN_ALIKE:
+        return a == b  # "per capita" is no "Capital" column
     common = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
@@ -1843,7 +1846,8 @@ def unaddressed_words(question: str, table: EvidenceTable) -> list[str]:
         if not index.contains(w) and not (len(w) >= 6 and any(w.startswith(a) for a in short))
     ]
     if missing and question_language(text) != question_language(question):
-        missing = [w for w in missing if len(translations(w)) > 1]
+        # "capita" is written so in any language: its absence says the table lacks it
+        missing = [w for w in missing if len(translations(w)) > 1 or w in WRITTEN_ALIKE]
     return missing
 
 

@@ -408,6 +408,24 @@ def test_sentences_dated_to_other_years_are_left_out_when_one_of_the_asked_year_
     assert of_asked_years("Quantos pontos de alagamento em 2024?", [other, compared]) == [other, compared]
 
 
+def test_rows_of_another_season_are_no_answer_for_the_season_asked() -> None:
+    """Asked the 15/16 season, rows labelled "Área 16/17" or under a table titled "SAFRA
+    16/17" are another season's; a row naming both seasons (the change from one to the other)
+    or a question naming no season keeps them. "10/07" is a day and a month, no season."""
+    from service.answer.extractive import of_other_seasons, seasons_of
+
+    page = PageEvidence("imea", 1, "IMEA", "imea.pdf", "pdf", 0.1)
+    page.chunks = [ChunkEvidence("imea", 1, 0, "MILHO SAFRA 16/17: COLHEITA", [0, 0, 1, 1], [1, 1], 1, 0.0)]
+    area = Candidate("Área 16/17 (ha) · Norte: 165.776", page.chunks[0], page)
+    week = Candidate("19-mai-17 · Norte: 0,00%", page.chunks[0], page)
+    change = Candidate("∆ Safra 15/16 para 16/17 · Norte: -12%", page.chunks[0], page)
+    question = "Qual a área de milho do Norte na safra 15/16?"
+    assert of_other_seasons(question, [area, week])
+    assert not of_other_seasons(question, [area, change])
+    assert not of_other_seasons("Qual a área de milho do Norte?", [area, week])
+    assert seasons_of("safra 2015/16, em 10/07/2016 e 10/07") == {"15/16"}
+
+
 def _said(text: str, quote: str, status: str = "answer", page_no: int = 1) -> Any:
     from service.answer.types import Answer, Citation
 

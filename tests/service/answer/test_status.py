@@ -41,6 +41,8 @@ def cands(*sentences: str) -> list[Candidate]:
         ("Em que anos o daclatasvir foi aprovado pela EMA e pela FDA?", "date"),  # plurals too
         ("In which years was daclatasvir approved?", "date"),
         ("Quelle année a-t-elle été retenue ?", "date"),
+        ("Até que ano a Índia pretende alcançar a neutralidade de carbono?", "date"),
+        ("By what year does China aim at carbon neutrality?", "date"),
     ],
 )
 def test_the_kind_of_value_a_question_asks_for(question: str, asked: str | None) -> None:

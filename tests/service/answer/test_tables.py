@@ -1206,3 +1206,15 @@ def test_how_many_rows_a_column_of_marks_marks_is_counted_and_each_named() -> No
     assert len(answer.citations) == 2
     every = ask("How many of the listed user actions need *JOBCTL?", page)  # it marks every row
     assert every is None or every.operation != "count_marked", every
+
+
+def test_per_capita_names_no_capital_column() -> None:
+    """ "Per capita" is written so in every language: no cognate of the "Capital" column, and
+    its absence from a table in another language than the question's still counts."""
+    rows = [["Goa", "4,055,567", "330,053"], ["Bihar", "21,016,708", "5,329,000"]]
+    grid = synthetic_grid(["States", "Revenue", "Capital"], rows)
+    page = table_page("outlay", grid, title="Public Health Outlay 2012-13")
+    assert ask("What was the per capita health outlay of Goa?", page) is None
+    assert ask("Qual foi o gasto em saúde per capita de Goa?", page) is None
+    capital = ask("What was the capital health outlay of Goa?", page)
+    assert capital is not None and "330,053" in capital.text, capital
