@@ -193,17 +193,29 @@ def find_numbers(text: str) -> list[tuple[int, int, float]]:
     return out
 
 
+# a decade: "the 1970s", "década de 2000", "anos 1990", "les années 1980"
+_DECADE = re.compile(
+    r"\b(1[5-9]\d0|20\d0)'?s\b|\b(?:decadas? de|decade de|decennie|anos|annees)\s+(1[5-9]\d0|20\d0)\b"
+)
+
+
 def find_periods(text: str) -> list[tuple[int, int, tuple[int, int]]]:
-    """Year ranges: "2001-2011", "2001-11", "2001 a 2011", "1951–61" -> (2001, 2011)."""
+    """Year ranges: "2001-2011", "2001-11", "2001 a 2011", "1951–61" -> (2001, 2011); a
+    decade: "1970s", "década de 2000" -> (1970, 1979), (2000, 2009)."""
     out = []
-    for m in _PERIOD.finditer(fold(text)):
+    folded = fold(text)
+    for m in _PERIOD.finditer(folded):
         start = int(m[1])
         end = int(m[2]) if len(m[2]) == 4 else start // 100 * 100 + int(m[2])
         if len(m[2]) == 2 and end < start:
             end += 100
         if start < end <= start + 100:
             out.append((m.start(), m.end(), (start, end)))
-    return out
+    for m in _DECADE.finditer(folded):
+        if not any(m.start() < e and s < m.end() for s, e, _ in out):
+            first = int(m[1] or m[2])
+            out.append((m.start(), m.end(), (first, first + 9)))
+    return sorted(out)
 
 
 # A quantity's unit as bands write it, one spelling each (folded): "22 kg", "12 anos", "6 months"

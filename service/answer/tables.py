@@ -140,8 +140,8 @@ _ENDS_LABEL = re.compile(r"^\W*(?:start|end) \((?:first|last) point\)")
 _EMPTY = frozenset(["", "-", "–", "—", "..", "...", "n/a", "na", "nd", "n.d."])
 _UNIT_GROUP = re.compile(r"\(([^()]{1,24})\)")
 _PERCENT = frozenset(["per cent", "percent", "%", "pct", "porcentagem", "percentual", "pourcentage"])
-_UNIT = re.compile(
-    r"(?:(?:rs|r\$|us\$|inr|usd|brl|eur)\.?\s*(?:in\s*\d+|mil|milhoes|mi|bi)?"
+_UNIT = re.compile(  # not the "(first point)" of a chart line's start (ingest/chart_lines.py)
+    r"(?!(?:first|last) point)(?:(?:rs|r\$|us\$|inr|usd|brl|eur)\.?\s*(?:in\s*\d+|mil|milhoes|mi|bi)?"
     r"|[a-z$€£]{1,5}\.?(?:/[a-z]{1,4})?(?:\s+[a-z]{1,5})?|\d+\s*[a-z]{1,4}|in\s+\d+)"
 )
 _NUMBER_WITH_UNIT = re.compile(r"([-−+]?\d[\d.,  ]*)\s*(?:p\.\s?p\.|[a-z%$€]{1,4}\.?)", re.IGNORECASE)
@@ -638,6 +638,15 @@ HEADER_WORDS: dict[str, str] = {
     "observado": "actual",
     "realizada": "actual",
     "realizado": "actual",
+    # the first and last points of a line read from a chart (ingest/chart_lines.py)
+    "termina": "end",
+    "terminou": "end",
+    "termine": "end",
+    "fim": "end",
+    "comeca": "start",
+    "inicia": "start",
+    "iniciou": "start",
+    "commence": "start",
 }
 _HEADER_WORDS_EN = {en: pt for pt, en in HEADER_WORDS.items()}
 # Unit names a question spells out and headers write as symbols: "quantos milímetros" asks

@@ -114,6 +114,9 @@ def test_periods() -> None:
         (1951, 1961),
         (2001, 2011),
     ]
+    decades = "the 1970s, a década de 2000, les années 1980, the 1990's; not 1970 nor 10 anos"
+    found = [p for _, _, p in find_periods(decades)]
+    assert found == [(1970, 1979), (2000, 2009), (1980, 1989), (1990, 1999)]
 
 
 def test_the_same_value_gives_the_same_token_across_languages() -> None:

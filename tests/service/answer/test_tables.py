@@ -516,6 +516,11 @@ def test_a_row_stating_the_highest_value_answers_a_superlative_naming_no_line() 
     # where a line starts: the row that states it, not a tick's
     answer = ask("At what concentration does the 2000 – 2009 line start?", page)
     assert answer is not None and "369.7" in answer.text
+    # a decade named as one ("the 2000s", "a década de 2010") is its line; "termina" its end
+    answer = ask("At what concentration does the 2000s line end?", page)
+    assert answer is not None and "388.7" in answer.text and "(last point)" in answer.text, answer
+    answer = ask("Em que concentração termina a linha da década de 2010?", page)
+    assert answer is not None and "413.3" in answer.text, answer
 
 
 def _asked(
