@@ -1,7 +1,8 @@
 """Bar charts read from pixels into tables, so the table path (ingest/chunking.py,
 service/answer/tables.py) answers "what is the value of bar D", "which month had the highest
 revenue" or "how many sun days in July", citing the bar's box. Line charts are read by
-ingest/chart_lines.py, called from here when no bars are found.
+ingest/chart_lines.py, called from here when no bars are found, and pies by
+ingest/chart_pies.py when there are no lines either.
 
 A chart page has OCR'd tick labels but no values. The method is general, not tuned per
 file: solid saturated rectangles (>= 3 on one baseline) are the bars; the numbers OCR'd in a
@@ -59,6 +60,7 @@ from ingest.chart_axes import (
 )
 from ingest.chart_lines import read_line_charts
 from ingest.chart_note import TITLE_NOTE
+from ingest.chart_pies import read_pie_charts
 from ingest.ocr import Word, ocr_image_words
 from ingest.tables import BBox, Cell, Table
 
@@ -116,7 +118,8 @@ def _read(image: Image.Image, languages: str, page_scale: float, table_no: int) 
     rgb = np.asarray(image, dtype=np.int16)
     layout = find_layout(rgb)
     if layout is None:
-        return read_line_charts(image, rgb, languages, page_scale / shrink, table_no)
+        lines = read_line_charts(image, rgb, languages, page_scale / shrink, table_no)
+        return lines or read_pie_charts(image, rgb, languages, page_scale / shrink, table_no)
     zoom = min(4.0, max(1.0, OCR_TARGET / max(image.width, image.height)))
     words = ocr_image_words(image, languages, zoom)
     bars = layout.spans

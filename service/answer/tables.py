@@ -600,12 +600,16 @@ def row_label(table: EvidenceTable, i: int) -> str:
 _SYMBOL = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9])(?![\w.])")
 
 
+# two-letter words of the languages questions come in that no stop list above holds
+_SHORT_WORDS = frozenset("le la en et du au ou on il un ne se ce sa ma je tu te me el lo al es os".split())
+
+
 def symbol_tokens(text: str, *, first_only: bool) -> set[str]:
     """The short symbols of `text` as tokens "sym:<as written>" (a label: its first word only)."""
     found = _SYMBOL.findall(text)
     if first_only:
         found = found[:1] if _SYMBOL.match(text.strip()) else []
-    return {f"sym:{w}" for w in found if w.casefold() not in _STOPWORDS}
+    return {f"sym:{w}" for w in found if w.casefold() not in _STOPWORDS | _SHORT_WORDS}
 
 
 def _stem(word: str) -> str:
