@@ -309,7 +309,12 @@ def term_tokens(term: str) -> set[str]:
 
 # A capital letter standing alone as a name: after a word ("Product C", "bar D", "classe A")
 # or as the whole text (a chart's category label "D"); a sentence's "A casa" is not one.
-_LETTER_NAME = re.compile(r"(?<=[^\W\d_] )([A-Z])(?=[\s,.;:?!)]|$)|^\s*([A-Z])\s*$")
+_LETTER_NAME = re.compile(r"(?<=[^\W\d_] )([A-Z])(?=[\s,.;:?!)]|$)|^\s*([A-Za-z])\s*$")
+# ...or a small letter after a noun naming a part of a chart ("le secteur f", "a fatia c")
+_PART_LETTER = re.compile(
+    r"\b(?:slices?|secteurs?|fatias?|bars?|barras?|barres?|categor(?:y|ies|ia|ias|ie|ies)|series|serie"
+    r"|groups?|grupos?|groupes?|columns?|colunas?|colonnes?)\s+([a-z])(?![\w'])"
+)
 
 
 def split_tokens(text: str) -> tuple[set[str], set[str]]:
@@ -353,4 +358,5 @@ def split_tokens(text: str) -> tuple[set[str], set[str]]:
                 if part[0] in _FULL_MONTHS:
                     values.add(f"month:{_FULL_MONTHS[part[0]]}")
     values |= {f"letter:{(m[1] or m[2]).lower()}" for m in _LETTER_NAME.finditer(text)}
+    values |= {f"letter:{m[1]}" for m in _PART_LETTER.finditer(folded)}
     return values, words

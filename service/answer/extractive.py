@@ -306,9 +306,18 @@ MAX_PARTS = 3  # a question in more parts is a list, answered as a whole
 def stands_alone(part: str) -> bool:
     """Whether a part of a question says what it asks about: a key term or two content
     words of its own. "e em que forma?", "e o que ela informa?" lean on the part before
-    them, which the whole question's answer already reads."""
+    them, which the whole question's answer already reads; so does a part whose asking
+    refers back by a pronoun ("... que percentual do total ela representa")."""
+    if _REFERS_BACK.search(fold(part)):
+        return False
     terms = key_terms(part)
     return bool(terms) or len(question_content_words(part, terms)) >= 2
+
+
+# pronouns a part of a question refers back to the part before it with
+_REFERS_BACK = re.compile(
+    r"\b(?:ela|ele|elas|eles|dela|dele|delas|deles|it|its|they|their|them|elle|elles|ils|leur)\b"
+)
 
 
 def with_parts(whole: Answer, parts: list[Answer]) -> Answer:

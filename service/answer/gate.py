@@ -963,19 +963,10 @@ def table_title(chunk: ChunkEvidence) -> str:
 def page_headings(page: PageEvidence) -> str:
     """A page's document title and file name and the first line of each of its chunks
     (running headers, section titles): "Relatório Ambiental Municipal 2024", "Prefeitura do
-    Recife · Secretaria", "who_hcv_children_guidelines_2022.pdf"; not a first line that is
-    a paragraph (_prose)."""
-    firsts = (c.text.split("\n", 1)[0] for c in page.chunks)
-    return "\n".join([document_names(page), *(line for line in firsts if not _prose(line))])
-
-
-HEADING_WORDS = 12  # a first line longer than this that ends a sentence is prose, no heading
-
-
-def _prose(line: str) -> bool:
-    """A paragraph run on one line ("Coal is the most carbon-intensive fossil fuel, ... India
-    ..."): the names it mentions are no heading's that places the page's other sentences."""
-    return line.rstrip().endswith((".", "!", "?")) and len(line.split()) > HEADING_WORDS
+    Recife · Secretaria", "who_hcv_children_guidelines_2022.pdf"; a paragraph's first line
+    too: it introduces the list or the sentences under it ("We highlight below country case
+    studies ... Médecins du Monde ... Georgia")."""
+    return "\n".join([document_names(page), *(c.text.split("\n", 1)[0] for c in page.chunks)])
 
 
 def document_names(page: PageEvidence) -> str:

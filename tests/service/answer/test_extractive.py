@@ -457,3 +457,7 @@ def test_a_part_leaning_on_the_one_before_does_not_stand_alone() -> None:
     assert not stands_alone("em que forma") and not stands_alone("o que ela informa")
     assert stands_alone("quantos metros cúbicos de material a EMLURB removeu")
     assert stands_alone("qual a meta de plantio de mudas para 2025")
+    # the shared context the planner puts before a part does not make a pronoun's part stand alone
+    assert not stands_alone(
+        "No gráfico de pizza com as fatias a a f: que percentual aproximado do total ela representa"
+    )

@@ -690,21 +690,3 @@ def test_a_quantity_is_held_by_the_band_that_holds_it() -> None:
     assert not Haystack("Weight 30–<45 kg: 250/100 mg once daily").contains(term)
     (years,) = [t for t in question_key_terms("What dose at 22 years?") if t.values]
     assert not Haystack("Weight 20–<30 kg: 200/80 mg once daily").contains(years)
-
-
-def test_a_first_line_that_is_a_paragraph_is_no_heading() -> None:
-    """A chunk cut without line breaks starts with a paragraph naming China and India: those
-    names place no other sentence of the page; a short first line ("Coal") still heads it."""
-    from service.answer.gate import page_headings
-
-    page = PageEvidence("ucc", 2, "Understanding Climate Change", "ucc.pdf", "pdf", 0.1)
-    prose = (
-        "Coal remains a significant energy source. It is mined extensively in countries like "
-        "China, India, and the United States, contributing to their CO2 footprints."
-    )
-    page.chunks = [
-        ChunkEvidence("ucc", 2, 0, prose, [0, 0, 1, 1], [1, 1], 1, 0.0),
-        ChunkEvidence("ucc", 2, 1, "Coal\nCoal is the most carbon-intensive.", [0, 0, 1, 1], [1, 1], 1, 0.0),
-    ]
-    headings = page_headings(page)
-    assert "India" not in headings and "Coal" in headings and "Understanding Climate Change" in headings
