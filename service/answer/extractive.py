@@ -67,6 +67,7 @@ from service.answer.tables import (
     TableAnswerer,
     evidence_tables,
     names_table,
+    unaddressed_words,
 )
 from service.answer.types import Answer, AnswerStatus, Citation, InvalidCitation
 from service.query.decompose import decompose
@@ -164,6 +165,9 @@ class ExtractiveAnswerer:
             # "how many states have a total above 40,000,000": the table answerer counted none,
             # and a row stating some value is no count of the rows meeting the condition
             status = "passages"
+        if rows_lack_asked_words(question, chosen, pages, page_chunks):
+            # rows of a table that speaks of something else than the question asks
+            return self.gate.refusal(question, result, grade)
         if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
             # the nearest rows of a table that has no row for the asked case ("12 g" of a
             # table stopping at 10 g): listing them would answer another question
@@ -650,6 +654,20 @@ def rows_lack_asked_value(
         texts += [cell.text for row in table.rows for cell in row]
     hay = Haystack("\n".join(texts))
     return any(not hay.contains(t) for t in values)
+
+
+def rows_lack_asked_words(
+    question: str, chosen: list[Candidate], pages: list[PageEvidence], page_chunks: PageChunks | None
+) -> bool:
+    """Whether the sentences to quote are all rows of tables, and each of those tables (with
+    its page and document title) lacks a content word of the question (unaddressed_words,
+    read through the glossary across languages): the Goa row of the health outlay table,
+    quoted for Goa's outlay "per capita", states another quantity."""
+    if not chosen or any(c.chunk.table is None or c.page is None for c in chosen):
+        return False
+    quoted = {(c.page.doc_id, c.page.page_no) for c in chosen}
+    tables = evidence_tables([p for p in pages if (p.doc_id, p.page_no) in quoted], page_chunks)
+    return bool(tables) and all(unaddressed_words(question, t) for t in tables)
 
 
 def _answers(test: AnswerTest, cand: Candidate) -> bool:
