@@ -5,9 +5,9 @@ when a chart has no bars and no lines).
 The method: the largest blob of non-background pixels must be a disc (or a ring): as wide as
 tall, filling the circle its bounding box draws. A circle of samples around its centre, at
 PIE_RING of the radius, is split into runs of one colour; each run's share of the samples
-is its slice's share of the whole. A slice is named by the word OCR reads beside it, outside
-the disc along its middle angle, or inside it (a label printed on the slice), else by the
-legend (a word right of a swatch of its colour), else by its colour. A percentage printed on
+is its slice's share of the whole. A slice is named by the legend (a word right of a swatch
+of its colour), else by the word OCR reads beside it, outside the disc along its middle angle
+or printed on the slice, else by its colour. A percentage printed on
 or beside a slice that agrees with the measured share is taken as written.
 
 Anything not confidently a pie gives []; odd images never raise (the caller catches).
@@ -41,9 +41,10 @@ BACKGROUND = 60  # RGB distance from the background colour that counts as drawn
 BORDER = 3  # pixels: white borders between slices this thin are closed
 LABEL_REACH = 1.7  # a label outside the disc lies within this many radii of the centre
 LABEL_ANGLE = 25.0  # degrees: a label sits within this of its slice's middle angle
+INNER_LABEL = 0.35  # radii: a word nearer the centre is a donut's centre text, no slice's label
 SHARE_AGREES = 3.0  # percentage points: a printed share this close to the measured one is taken
 OCR_TARGET = 1800  # pixels on the long side the OCR reads (small charts are upscaled)
-_READABLE = re.compile(r"[^\W_][\w .&'/()-]*", re.ASCII)  # a label as printed, in plain letters
+_READABLE = re.compile(r"[^\W\d_][\w.&'/()-]*")  # a label as printed: "Eólica", not "é€" nor "38"
 
 
 def read_pie_charts(
@@ -61,19 +62,22 @@ def read_pie_charts(
     zoom = min(4.0, max(1.0, OCR_TARGET / max(image.width, image.height)))
     words = ocr_image_words(image, languages, zoom)
     colours = [s.colour for s in slices]
-    named, used, _, _ = legend(rgb, words, colours, [])
+    box = (cx - radius, cy - radius, cx + radius, cy + radius)
+    named, used, _, _ = legend(rgb, words, colours, [box])
     free = [w for i, w in enumerate(words) if i not in used]
     fallback = colour_names(colours)
-    box = (cx - radius, cy - radius, cx + radius, cy + radius)
+    beside, labelling = _labels_beside(free, slices, cx, cy, radius)
     rows = []
     for k, piece in enumerate(slices):
-        label, printed = _beside(free, piece, cx, cy, radius)
+        label, printed = beside[k]
         name = named[k] or label or fallback[k]
         share = piece.share * 100
         value = printed if printed is not None and abs(printed - share) <= SHARE_AGREES else share
         cell_box = scaled(piece.box(cx, cy, radius), scale)
         rows.append([Cell(name, cell_box), Cell(f"{value:.1f}", cell_box)])
-    title = chart_title(words, cy - radius, cx - radius, cx + radius) or "Pie chart"
+    # the title: the words above the disc, less the labels set beside its slices
+    rest = [w for i, w in enumerate(free) if i not in labelling]
+    title = chart_title(rest, cy - radius, cx - radius, cx + radius) or "Pie chart"
     bbox = scaled(box, scale)
     columns = ["Slice", "Share of the whole (%)"]
     header = tuple(Cell(c, bbox) for c in columns)
@@ -165,29 +169,36 @@ def pie_slices(rgb: np.ndarray, cx: float, cy: float, radius: float) -> list[Sli
     ]
 
 
-def _beside(
-    words: list[Word], piece: Slice, cx: float, cy: float, radius: float
-) -> tuple[str | None, float | None]:
-    """The label OCR read along the slice's middle angle (outside the disc or on the slice)
-    and a percentage printed there, if any."""
-    label, printed, best = None, None, LABEL_ANGLE
-    for x0, y0, x1, y1, text in words:
+def _labels_beside(
+    words: list[Word], slices: list[Slice], cx: float, cy: float, radius: float
+) -> tuple[list[tuple[str | None, float | None]], set[int]]:
+    """Per slice, the label OCR read nearest its middle angle (outside the disc within
+    LABEL_REACH radii, or on the slice itself, off a donut's hole) and a percentage printed
+    there; each word names one slice at most, the one it is nearest. Also the positions in
+    `words` of the words taken."""
+    out: list[tuple[str | None, float | None]] = [(None, None)] * len(slices)
+    best = [LABEL_ANGLE] * len(slices)
+    taken: dict[int, int] = {}  # slice -> the word naming it
+    used: set[int] = set()
+    for n, (x0, y0, x1, y1, text) in enumerate(words):
         x, y = (x0 + x1) / 2, (y0 + y1) / 2
         distance = math.hypot(x - cx, y - cy)
-        if distance > LABEL_REACH * radius:
+        if distance > LABEL_REACH * radius or distance < INNER_LABEL * radius:
             continue
         angle = math.degrees(math.atan2(x - cx, cy - y)) % 360
-        off = min(abs(angle - piece.middle), 360 - abs(angle - piece.middle))
-        inside = distance < radius and _within(angle, piece)
-        if off > best and not inside:
+        offs = [min(abs(angle - p.middle), 360 - abs(angle - p.middle)) for p in slices]
+        inside = [distance < radius and _within(angle, p) for p in slices]
+        k = next((i for i, hit in enumerate(inside) if hit), int(np.argmin(offs)))
+        if offs[k] > best[k] and not inside[k]:
             continue
         word = clean(text)
+        label, printed = out[k]
         if word.endswith("%") and _percent(word) is not None:
-            printed = _percent(word)
-            continue
-        if _READABLE.fullmatch(word):  # not "é€", what OCR makes of a small "e"
-            label, best = word, off
-    return label, printed
+            out[k] = (label, _percent(word))
+            used.add(n)
+        elif _READABLE.fullmatch(word):  # not "é€", what OCR makes of a small "e"
+            out[k], best[k], taken[k] = (word, printed), offs[k], n
+    return out, used | set(taken.values())
 
 
 def _within(angle: float, piece: Slice) -> bool:
@@ -202,6 +213,6 @@ def _percent(text: str) -> float | None:
 
 
 def _background(rgb: np.ndarray) -> np.ndarray:
-    """The colour of the image's corners (the most common of them)."""
+    """The colour of the image's corners (their per-channel median)."""
     corners = np.array([rgb[0, 0], rgb[0, -1], rgb[-1, 0], rgb[-1, -1]], dtype=float)
     return np.median(corners, axis=0)

@@ -193,9 +193,10 @@ def find_numbers(text: str) -> list[tuple[int, int, float]]:
     return out
 
 
-# a decade: "the 1970s", "década de 2000", "anos 1990", "les années 1980"
+# a decade: "the 1970s", "década de 2000", "anos 1990", "les années 1980" ("the 1900s" is
+# a century: skipped)
 _DECADE = re.compile(
-    r"\b(1[5-9]\d0|20\d0)'?s\b|\b(?:decadas? de|decade de|decennie|anos|annees)\s+(1[5-9]\d0|20\d0)\b"
+    r"\b(1[5-9]\d0|20\d0)['’]?s\b|\b(?:decadas? de|decade de|decennie|anos|annees)\s+(1[5-9]\d0|20\d0)\b"
 )
 
 
@@ -212,8 +213,9 @@ def find_periods(text: str) -> list[tuple[int, int, tuple[int, int]]]:
         if start < end <= start + 100:
             out.append((m.start(), m.end(), (start, end)))
     for m in _DECADE.finditer(folded):
-        if not any(m.start() < e and s < m.end() for s, e, _ in out):
-            first = int(m[1] or m[2])
+        first = int(m[1] or m[2])
+        century = first % 100 == 0 and first < 2000 and m[1] is not None
+        if not century and not any(m.start() < e and s < m.end() for s, e, _ in out):
             out.append((m.start(), m.end(), (first, first + 9)))
     return sorted(out)
 
@@ -309,11 +311,14 @@ def term_tokens(term: str) -> set[str]:
 
 # A capital letter standing alone as a name: after a word ("Product C", "bar D", "classe A")
 # or as the whole text (a chart's category label "D"); a sentence's "A casa" is not one.
-_LETTER_NAME = re.compile(r"(?<=[^\W\d_] )([A-Z])(?=[\s,.;:?!)]|$)|^\s*([A-Za-z])\s*$")
-# ...or a small letter after a noun naming a part of a chart ("le secteur f", "a fatia c")
+_LETTER_NAME = re.compile(r"(?<=[^\W\d_] )([A-Z])(?=[\s,.;:?!)]|$)|^\s*([A-Za-z])\s*$")  # or a label "f"
+# ...or a small letter after a noun naming a part of a chart, ending the phrase ("le secteur
+# f ?", "a fatia c e a f"), not a word ("barre a la plus grande", "as colunas a seguir") nor
+# the start of a range ("as fatias a a f")
 _PART_LETTER = re.compile(
-    r"\b(?:slices?|secteurs?|fatias?|bars?|barras?|barres?|categor(?:y|ies|ia|ias|ie|ies)|series|serie"
-    r"|groups?|grupos?|groupes?|columns?|colunas?|colonnes?)\s+([a-z])(?![\w'])"
+    r"\b(?:slices?|secteurs?|fatias?|bars?|barras?|barres?|categor(?:y|ies|ia|ias|ie)|series|serie"
+    r"|groups?|grupos?|groupes?|columns?|colunas?|colonnes?)\s+([a-z])"
+    r"(?=\s*(?:[?,.;:!)]|$)|\s+(?:and|e|et|ou|or)\s+(?!(?:a|as|o|os|la|le|les|the)\b))"
 )
 
 

@@ -62,6 +62,7 @@ from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import (
     COUNT_ASKED,
+    EvidenceTable,
     PageChunks,
     TableAnswer,
     TableAnswerer,
@@ -312,7 +313,8 @@ def stands_alone(part: str) -> bool:
     words of its own. "e em que forma?", "e o que ela informa?" lean on the part before
     them, which the whole question's answer already reads; so does a part whose asking
     refers back by a pronoun ("... que percentual do total ela representa")."""
-    if _REFERS_BACK.search(fold(part)):
+    asking = part.rsplit(": ", 1)[-1]  # the planner puts the shared context before ": "
+    if _REFERS_BACK.search(fold(asking)) and not key_terms(asking):
         return False
     terms = key_terms(part)
     return bool(terms) or len(question_content_words(part, terms)) >= 2
@@ -561,18 +563,18 @@ def of_asked_years(question: str, chosen: list[Candidate]) -> list[Candidate]:
     return dated or chosen
 
 
-# a season or an edition written as two short numbers ("safra 15/16", "2015/16"), not a day
-# and month ("10/07")
-_SEASON = re.compile(r"(?<![\d/])(\d{2}|\d{4})/(\d{2})(?![\d/])")
+# a season written as two years ("safra 15/16", "2015/16", "2015/2016")
+_SEASON = re.compile(r"(?<![\d/])(\d{2}|\d{4})/(\d{2}|\d{4})(?![\d/])")
 
 
 def seasons_of(text: str) -> set[str]:
-    """The seasons a text names, as "15/16" (a four-digit first year shortened)."""
+    """The seasons a text names, as "15/16": two consecutive years ("10/07", a day and a
+    month, and "20/25", a ratio, are none)."""
     out = set()
     for first, second in _SEASON.findall(text):
-        if len(first) == 2 and 1 <= int(first) <= 31 and 1 <= int(second) <= 12:
-            continue  # "10/07": a day and a month
-        out.add(f"{first[-2:]}/{second}")
+        a, b = int(first[-2:]), int(second[-2:])
+        if b == (a + 1) % 100:
+            out.add(f"{a:02d}/{b:02d}")
     return out
 
 
@@ -666,8 +668,19 @@ def rows_lack_asked_words(
     if not chosen or any(c.chunk.table is None or c.page is None for c in chosen):
         return False
     quoted = {(c.page.doc_id, c.page.page_no) for c in chosen}
-    tables = evidence_tables([p for p in pages if (p.doc_id, p.page_no) in quoted], page_chunks)
+    read = {(c.page.doc_id, c.page.page_no, (c.chunk.table or {}).get("table_no")) for c in chosen}
+    tables = [
+        t
+        for t in evidence_tables([p for p in pages if (p.doc_id, p.page_no) in quoted], page_chunks)
+        if (t.page.doc_id, t.page.page_no, _table_no(t)) in read
+    ]
     return bool(tables) and all(unaddressed_words(question, t) for t in tables)
+
+
+def _table_no(table: EvidenceTable) -> object:
+    """The number of the table its cells were cut from (their chunks' payload)."""
+    cell = next((c for row in table.rows for c in row), None)
+    return (cell.chunk.table or {}).get("table_no") if cell is not None else None
 
 
 def _answers(test: AnswerTest, cand: Candidate) -> bool:

@@ -82,7 +82,7 @@ Operation = Literal[
     "no_value",
 ]
 # a cell that only marks its row ("X" under a feature it has, "✓", "Sim")
-_MARK = re.compile(r"^(?:[xX✓✔✗•●]|yes|sim|oui|si)$", re.IGNORECASE)
+_MARK = re.compile(r"^(?:[x✓✔•●]|yes|sim|oui|si)$", re.IGNORECASE)  # not "✗": a refusal
 
 _STOPWORDS = frozenset(
     """a o os as um uma uns umas de do da dos das em no na nos nas ao aos por para pelo pela pelos pelas
@@ -96,6 +96,8 @@ _ARGMAX = frozenset(
     "largest highest most biggest greatest maximum max tallest longest"
     " maior maiores maximo maxima mais".split()
 )
+# superlatives other than the bare "mais" / "most" of "a mais recente", "the most recent"
+_ARGMAX_NAMED = _ARGMAX - {"most", "mais"}
 _ARGMIN = frozenset(
     "lowest smallest least fewest minimum min shortest menor menores minimo minima menos baixo baixa".split()
 )
@@ -623,7 +625,7 @@ def tokens(text: str) -> set[str]:
 
 
 # Header words of tables the query glossary (service/query/translate.py) lacks, Portuguese
-# -> English; read both ways, like the glossary
+# (or French) -> English; read both ways, like the glossary
 HEADER_WORDS: dict[str, str] = {
     "multa": "fine",
     "multas": "fines",
@@ -1004,9 +1006,10 @@ class TableAnswerer:
         if extreme == "argmax" and words & _BEHIND:
             extreme = "argmin"  # "a colheita mais atrasada", "lagging most": the least progress
         timed: Operation | None = "earliest" if words & _EARLIEST else "latest" if words & _LATEST else None
-        if timed:  # "a mais antiga" asks a date column's first date, not the largest value
-            found = self._date_extreme(labels, timed, line_query)
-        elif extreme:
+        found = self._date_extreme(labels, timed, line_query) if timed else None
+        if found is not None or (timed and not words & (_ARGMAX_NAMED | _ARGMIN)):
+            pass  # a date column's first (last) date; "a mais antiga" without dates: not a largest value
+        elif extreme:  # "the highest rainfall in the most recent week", a table without dates: its extreme
             found = self._extreme(labels, extreme, line_query, totals=bool(words & _TOTAL_ASKED))
             found = found or self._stated_extreme(labels, extreme, line_query)
             if found and words & _ARGMIN and words & _ARGMAX:
@@ -1101,9 +1104,9 @@ class TableAnswerer:
         the extreme ran over (the period's "% DEP." beside its "ACTUAL (mm)") and is not one
         of the table's title words. The column naming the row names it already."""
         table = labels.table
-        r, line = found.cells[0]
-        if len(found.cells) > 1:
+        if len(found.cells) != 1:
             return []
+        r, line = found.cells[0]
         skip = {line, table.name_column if found.name_column is None else found.name_column}
         out = []
         for m in labels.match_columns(query):
@@ -1120,7 +1123,9 @@ class TableAnswerer:
                 continue  # a cell that holds the question's own words restates it
             out.append((r, m.index))
             found.addressed |= labels.columns[m.index]
-        return out[:MAX_DETAILS]
+            if len(out) == MAX_DETAILS:
+                break
+        return out
 
     @staticmethod
     def _second_column(labels: _Labels, query: set[str], found: _Found) -> _Found | None:
@@ -1890,7 +1895,7 @@ def _column_dates(table: EvidenceTable, j: int, rows: Sequence[int]) -> dict[int
         if cell.empty:
             continue
         date = parse_date(cell.text)
-        if date is None or date.month is None:
+        if date is None:
             return {}
         out[i] = (date.year, date.month, date.day or 0)
     return out if len(out) >= 2 else {}

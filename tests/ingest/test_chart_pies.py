@@ -59,7 +59,7 @@ def test_a_drawn_pie_or_donut_reads_each_slice_share_and_label(hole: int) -> Non
     assert set(read) == set(SHARES), read
     for name, share in SHARES.items():
         assert read[name] == pytest.approx(share, abs=1.0), name
-    assert "pie chart" in table.title and TITLE_NOTE in table.title and "Electricity by source" in table.title
+    assert table.title == f"Electricity by source (pie chart; {TITLE_NOTE})"  # no slice label in it
     assert table.columns[1].endswith("(%)")
     # boxes in page points (half the pixels): the largest slice's box reaches the disc's right edge
     solar = next(row for row in table.rows if row[0].text == "Solar")[1].bbox
@@ -85,5 +85,5 @@ def test_shapes_that_are_no_pie_give_no_slices() -> None:
     ImageDraw.Draw(one).ellipse([50, 50, 250, 250], fill=(200, 60, 40))
     rgb = np.asarray(one, dtype=np.int16)
     pie = find_pie(rgb)
-    assert pie is not None and pie_slices(rgb, *pie) == [] or len(pie_slices(rgb, *pie)) < 2
+    assert pie is not None and len(pie_slices(rgb, *pie)) < 2
     assert read_bar_charts(one, "eng") == []  # a disc of one colour is no pie of shares

@@ -176,3 +176,23 @@ def test_a_quantity_lies_in_the_band_of_its_unit() -> None:
     (band,) = find_bands("20–<30 kg")
     assert in_band(22, "kg", band) and not in_band(30, "kg", band) and not in_band(22, "year", band)
     assert in_band(17, "year", find_bands("12 to 17 years")[0])
+
+
+def test_a_small_letter_names_a_chart_part_only_where_it_ends_the_phrase() -> None:
+    """ "le secteur f ?", "bar d and bar e" name slices and bars; "barre a la plus grande",
+    "as colunas a seguir" and the range "as fatias a a f" name none."""
+    letters = [
+        sorted(t for t in split_tokens(text)[0] if t.startswith("letter:"))
+        for text in (
+            "Quelle part occupe le secteur f ?",
+            "bar d and bar e",
+            "Quelle barre a la plus grande valeur ?",
+            "as colunas a seguir",
+            "No gráfico com as fatias a a f: qual a maior?",
+        )
+    ]
+    assert letters == [["letter:f"], ["letter:d", "letter:e"], [], [], []]
+
+
+def test_a_century_is_no_decade() -> None:
+    assert [p for _, _, p in find_periods("the 1900s and the 1990’s")] == [(1990, 1999)]

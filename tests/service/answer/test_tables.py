@@ -1223,3 +1223,15 @@ def test_per_capita_names_no_capital_column() -> None:
     assert ask("Qual foi o gasto em saúde per capita de Goa?", page) is None
     capital = ask("What was the capital health outlay of Goa?", page)
     assert capital is not None and "330,053" in capital.text, capital
+
+
+def test_a_recent_week_asked_of_a_table_without_dates_keeps_its_extreme() -> None:
+    """ "The highest rainfall in the most recent week" over a table with no date column: the
+    highest value, as before "recent" read dates; "a mais recente" alone reads none."""
+    grid = synthetic_grid(
+        ["State", "Rainfall (mm)"], [["Goa", "59.9"], ["Kerala", "36.9"], ["Assam", "12.0"]], title="Rainfall"
+    )
+    page = table_page("rain", grid)
+    highest = ask("Which state had the highest rainfall in the most recent week?", page)
+    assert highest is not None and highest.operation == "argmax" and "Goa" in highest.text, highest
+    assert ask("Qual o estado mais recente?", page) is None
