@@ -164,6 +164,11 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "pt": "{lead}o valor de {measure} para {entity} é {value}",
         "fr": "{lead}la valeur de {measure} pour {entity} est {value}",
     },
+    "lookup_columns": {
+        "en": "{lead}for {entity}, {pairs}",
+        "pt": "{lead}para {entity}, {pairs}",
+        "fr": "{lead}pour {entity}, {pairs}",
+    },
     "lookup_rows": {
         "en": "{lead}the value of {measure} is {pairs}",
         "pt": "{lead}o valor de {measure} é {pairs}",
@@ -644,6 +649,9 @@ HEADER_WORDS: dict[str, str] = {
     "observado": "actual",
     "realizada": "actual",
     "realizado": "actual",
+    # a diagnostic test's accuracy (the WHO tables of assays)
+    "sensibilidade": "sensitivity",
+    "sensibilite": "sensitivity",
     # the first and last points of a line read from a chart (ingest/chart_lines.py)
     "termina": "end",
     "terminou": "end",
@@ -925,6 +933,18 @@ def _best_row(labels: _Labels, query: set[str]) -> tuple[_Match, list[int]] | No
         return first, alike
     best = _unique_best(matches)
     return (best, []) if best is not None else None
+
+
+def _two_named(matches: list[_Match]) -> tuple[_Match, _Match] | None:
+    """The two best matches when they tie above the rest and each is named by a word of its
+    own ("sensitivity" and "specificity"), else None."""
+    if len(matches) < 2 or matches[1].score < matches[0].score - 1e-6:
+        return None
+    if len(matches) > 2 and matches[2].score >= matches[0].score - 1e-6:
+        return None
+    first, second = matches[0], matches[1]
+    own = [{t for t in a.matched - b.matched if _strong(t)} for a, b in ((first, second), (second, first))]
+    return (first, second) if all(own) else None
 
 
 def _unique_best(matches: list[_Match]) -> _Match | None:
@@ -1357,6 +1377,13 @@ class TableAnswerer:
             # the asked cell says the table has no value ("-" for Arunachal Pradesh in 1951-1961)
             found = _Found("no_value", [(row.index, marked.index)], row.score + marked.score)
             found.addressed = labels.rows[row.index] | labels.columns[marked.index]
+            return found
+        if best is None and not alike and (pair := _two_named(filled)) is not None:
+            # "la sensibilité et la spécificité du test": the row's cells in both columns named
+            found = _Found("lookup", [(row.index, m.index) for m in pair], row.score + pair[0].score)
+            found.addressed = (
+                labels.rows[row.index] | labels.columns[pair[0].index] | labels.columns[pair[1].index]
+            )
             return found
         if best is None:
             values = [j for j in range(len(table.columns)) if j not in table.label_columns]
@@ -2140,6 +2167,15 @@ def _sentence(language: str, table: EvidenceTable, found: _Found, lead: bool = T
             line=_safe(display(found.line)),
             condition=_condition_words(language, found.condition, unit),
             entity=_safe(display(row_name(table, r))),
+        )
+    if found.operation == "lookup" and len(found.cells) > 1 and len({i for i, _ in found.cells}) == 1:
+        # two columns of one row: each value with its column
+        pairs = [
+            f"{display(table.columns[j])}: {with_unit(table.rows[i][j].text, unit_of(table.columns[j]))}"
+            for i, j in found.cells
+        ]
+        return TEMPLATES["lookup_columns"][language].format(
+            lead=lead_text, entity=_safe(display(row_name(table, r))), pairs=_safe("; ".join(pairs))
         )
     if found.operation == "lookup" and len({table.rows[i][j].text for i, j in found.cells}) > 1:
         # rows named together: each value with its row

@@ -1235,3 +1235,21 @@ def test_a_recent_week_asked_of_a_table_without_dates_keeps_its_extreme() -> Non
     highest = ask("Which state had the highest rainfall in the most recent week?", page)
     assert highest is not None and highest.operation == "argmax" and "Goa" in highest.text, highest
     assert ask("Qual o estado mais recente?", page) is None
+
+
+def test_two_columns_named_each_by_a_word_of_their_own_are_both_read() -> None:
+    """ "La sensibilité et la spécificité du test Architect": one row, the two columns the
+    question names, each value with its column and each cell cited."""
+    grid = synthetic_grid(
+        ["Index test", "Sensitivity % (95% CI)", "Specificity % (95% CI)"],
+        [["Abbott Architect HCV Ag", "93.4", "98.7"], ["Ortho ELISA", "91.0", "97.0"]],
+        title="TABLE 8.1 Summary of diagnostic accuracy of HCV core antigen assays",
+    )
+    page = table_page("who", grid)
+    question = (
+        "D'après le tableau 8.1, quelles sont la sensibilité et la spécificité du test Abbott Architect ?"
+    )
+    answer = ask(question, page)
+    assert answer is not None and answer.operation == "lookup", answer
+    assert "Sensitivity % (95% CI): 93.4" in answer.text and "Specificity % (95% CI): 98.7" in answer.text
+    assert len(answer.citations) == 2
