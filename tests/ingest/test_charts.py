@@ -257,6 +257,33 @@ def test_a_drawn_line_chart_reads_each_line_at_the_ticks_and_its_extremes() -> N
     assert read["Start (first point)"][all_lines] == ""
 
 
+def test_a_line_far_above_the_axis_floor_reads_the_labels_under_the_floor() -> None:
+    """Churn between 1.7% and 2.8% on an axis from 1.0: the month labels sit under the
+    plot's floor, well below the line's lowest point, and are still its x ticks."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    churn = {"Jan": 2.4, "Feb": 2.2, "Mar": 2.6, "Apr": 2.3, "May": 2.0, "Jun": 1.9}
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(list(churn), list(churn.values()), color="purple")
+    ax.set_ylim(1.0, 3.0)
+    ax.set_yticks([1.0, 1.5, 2.0, 2.5, 3.0], ["1.0", "1.5", "2.0", "2.5", "3.0"])
+    ax.tick_params(labelsize=12)
+    ax.set_ylabel("Churn rate (%)")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    (table,) = read_bar_charts(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"), "eng")
+    read = _grid(table)
+    assert list(read)[:6] == list(churn)
+    for month, value in churn.items():
+        assert float(read[month][table.columns[1]]) == pytest.approx(value, abs=0.05), month
+
+
 def test_drawn_lines_with_markers_that_cross_read_at_each_year() -> None:
     (table,) = read_bar_charts(_matplotlib_chart("markers"), "eng")
     assert table.columns[1:4] == ["Solar", "Wind", "Hydro"]
