@@ -62,13 +62,11 @@ from service.answer.markers import cite_label, neutralise, parse
 from service.answer.status import AnswerTest, answer_status
 from service.answer.tables import (
     COUNT_ASKED,
-    EvidenceTable,
     PageChunks,
     TableAnswer,
     TableAnswerer,
     evidence_tables,
     names_table,
-    unaddressed_words,
 )
 from service.answer.types import Answer, AnswerStatus, Citation, InvalidCitation
 from service.query.decompose import decompose
@@ -166,9 +164,6 @@ class ExtractiveAnswerer:
             # "how many states have a total above 40,000,000": the table answerer counted none,
             # and a row stating some value is no count of the rows meeting the condition
             status = "passages"
-        if rows_lack_asked_words(question, chosen, pages, page_chunks):
-            # rows of a table that speaks of something else than the question asks
-            return self.gate.refusal(question, result, grade)
         if status == "passages" and rows_lack_asked_value(question, chosen, pages, page_chunks):
             # the nearest rows of a table that has no row for the asked case ("12 g" of a
             # table stopping at 10 g): listing them would answer another question
@@ -656,31 +651,6 @@ def rows_lack_asked_value(
         texts += [cell.text for row in table.rows for cell in row]
     hay = Haystack("\n".join(texts))
     return any(not hay.contains(t) for t in values)
-
-
-def rows_lack_asked_words(
-    question: str, chosen: list[Candidate], pages: list[PageEvidence], page_chunks: PageChunks | None
-) -> bool:
-    """Whether the sentences to quote are all rows of tables, and each of those tables (with
-    its page and document title) lacks a content word of the question (unaddressed_words,
-    read through the glossary across languages): the Goa row of the health outlay table,
-    quoted for Goa's outlay "per capita", states another quantity."""
-    if not chosen or any(c.chunk.table is None or c.page is None for c in chosen):
-        return False
-    quoted = {(c.page.doc_id, c.page.page_no) for c in chosen}
-    read = {(c.page.doc_id, c.page.page_no, (c.chunk.table or {}).get("table_no")) for c in chosen}
-    tables = [
-        t
-        for t in evidence_tables([p for p in pages if (p.doc_id, p.page_no) in quoted], page_chunks)
-        if (t.page.doc_id, t.page.page_no, _table_no(t)) in read
-    ]
-    return bool(tables) and all(unaddressed_words(question, t) for t in tables)
-
-
-def _table_no(table: EvidenceTable) -> object:
-    """The number of the table its cells were cut from (their chunks' payload)."""
-    cell = next((c for row in table.rows for c in row), None)
-    return (cell.chunk.table or {}).get("table_no") if cell is not None else None
 
 
 def _answers(test: AnswerTest, cand: Candidate) -> bool:

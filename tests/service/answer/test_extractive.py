@@ -461,21 +461,3 @@ def test_a_part_leaning_on_the_one_before_does_not_stand_alone() -> None:
     assert not stands_alone(
         "No gráfico de pizza com as fatias a a f: que percentual aproximado do total ela representa"
     )
-
-
-def test_rows_of_a_table_lacking_a_word_of_the_question_are_no_answer() -> None:
-    """The Goa row of a health outlay table, asked for the outlay "per capita": the table
-    holds no such word, so the row states another quantity; asked its capital outlay, not."""
-    from service.answer.extractive import rows_lack_asked_words
-    from tests.utils.tables import synthetic_grid, table_page
-
-    rows = [["Goa", "4,055,567", "330,053"], ["Bihar", "21,016,708", "5,329,000"]]
-    page = table_page("outlay", synthetic_grid(["States", "Revenue", "Capital"], rows), title="Health Outlay")
-    row = Candidate("States: Goa · Revenue: 4,055,567 · Capital: 330,053", page.chunks[0], page)
-    assert page.chunks[0].table is not None
-    assert rows_lack_asked_words("What was the per capita health outlay of Goa?", [row], [page], None)
-    assert not rows_lack_asked_words("What was the capital health outlay of Goa?", [row], [page], None)
-    prose = PageEvidence("note", 1, "Note", "note.pdf", "pdf", 0.1)
-    prose.chunks = [ChunkEvidence("note", 1, 0, "Goa spent 4 million.", [0, 0, 1, 1], [1, 1], 1, 0.0)]
-    sentence = Candidate("Goa spent 4 million.", prose.chunks[0], prose)
-    assert not rows_lack_asked_words("What was the per capita outlay of Goa?", [sentence], [prose], None)
