@@ -30,11 +30,14 @@ from ingest.tables import BBox, Cell, Table
 MIN_RADIUS = 20  # pixels
 MIN_ROUNDNESS = 0.9  # the blob's pixels over the disc its bounding box draws...
 MAX_ROUNDNESS = 1.02  # ...and at most this (a square fills 1.27 of it)
+EDGE_IN, EDGE_OUT = 0.9, 1.1  # radii: the circles just inside and just outside a disc's edge...
+EDGE_SHARE = 0.9  # ...drawn, and background, at this share of their points
 MAX_ASPECT = 1.1  # width over height (either way) of a disc's bounding box
 PIE_RING = 0.6  # the samples' distance from the centre, as a share of the radius (inside a donut's ring too)
 SAMPLES = 1440  # around the circle (a quarter degree each)
 SAME_SLICE = 40  # RGB distance: neighbouring samples this close are one slice's
 MIN_SLICE = 0.005  # a run shorter than this share of the circle is an edge, not a slice
+MIN_COVERED = 0.95  # of the ring: the slices found cover at least this
 MIN_SLICES = 2
 MAX_SLICES = 24
 BACKGROUND = 60  # RGB distance from the background colour that counts as drawn
@@ -90,7 +93,23 @@ def find_pie(rgb: np.ndarray) -> tuple[float, float, float] | None:
     them at once would also join labels set close to the disc)."""
     background = _background(rgb)
     drawn = np.abs(rgb - background).sum(axis=2) > BACKGROUND
-    return _disc(drawn) or _disc(ndimage.binary_closing(drawn, iterations=BORDER))
+    disc = _disc(drawn) or _disc(ndimage.binary_closing(drawn, iterations=BORDER))
+    if disc is None or not _round_edge(drawn, *disc):
+        return None
+    return disc
+
+
+def _round_edge(drawn: np.ndarray, cx: float, cy: float, radius: float) -> bool:
+    """Whether the blob's edge is a circle: drawn just inside it and background just outside
+    it all around (a photo's tilted square footprint fills its corners past the circle)."""
+    angles = np.radians(np.arange(0, 360, 0.5))
+
+    def share(r: float) -> float:
+        xs = np.clip(np.round(cx + r * np.sin(angles)).astype(int), 0, drawn.shape[1] - 1)
+        ys = np.clip(np.round(cy - r * np.cos(angles)).astype(int), 0, drawn.shape[0] - 1)
+        return float(drawn[ys, xs].mean())
+
+    return share(EDGE_IN * radius) >= EDGE_SHARE and 1 - share(EDGE_OUT * radius) >= EDGE_SHARE
 
 
 def _disc(drawn: np.ndarray) -> tuple[float, float, float] | None:
@@ -163,6 +182,8 @@ def pie_slices(rgb: np.ndarray, cx: float, cy: float, radius: float) -> list[Sli
         colour, a, _ = pieces[-1]
         pieces = [(colour, a - SAMPLES, pieces[0][2]), *pieces[1:-1]]
     total = sum(b - a for _, a, b in pieces)
+    if total < MIN_COVERED * SAMPLES:
+        return []  # a photo's ring is many short runs of colour, not a few slices
     return [
         Slice(c, (a % SAMPLES) * 360 / SAMPLES, (b % SAMPLES) * 360 / SAMPLES, (b - a) / total)
         for c, a, b in pieces

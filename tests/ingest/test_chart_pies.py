@@ -87,3 +87,11 @@ def test_shapes_that_are_no_pie_give_no_slices() -> None:
     pie = find_pie(rgb)
     assert pie is not None and len(pie_slices(rgb, *pie)) < 2
     assert read_bar_charts(one, "eng") == []  # a disc of one colour is no pie of shares
+
+
+def test_a_tilted_satellite_footprint_is_no_pie() -> None:
+    """The Landsat scene's footprint is a tilted square on black: round enough by its area,
+    but its corners pass the circle, and its colours are no few slices."""
+    image = Image.open(corpus_path("raster", "rasterio_RGB.byte.tif")).convert("RGB")
+    assert find_pie(np.asarray(image, dtype=np.int16)) is None
+    assert read_bar_charts(image, "eng") == []
