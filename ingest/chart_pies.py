@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from ingest.chart_axes import chart_title, clean, colour_distance, colour_names, legend, scaled
+from ingest.chart_axes import chart_title, clean, colour_distance, colour_names, legend, number, scaled
 from ingest.chart_note import TITLE_NOTE
 from ingest.ocr import Word, ocr_image_words
 from ingest.tables import BBox, Cell, Table
@@ -91,8 +91,7 @@ def find_pie(rgb: np.ndarray) -> tuple[float, float, float] | None:
     """The centre and radius of the image's one disc of drawn pixels, or None. Slices parted
     by thin white borders are joined first when the drawn pixels alone make no disc (closing
     them at once would also join labels set close to the disc)."""
-    background = _background(rgb)
-    drawn = np.abs(rgb - background).sum(axis=2) > BACKGROUND
+    drawn = np.abs(rgb - _corner_colour(rgb)).sum(axis=2) > BACKGROUND
     disc = _disc(drawn) or _disc(ndimage.binary_closing(drawn, iterations=BORDER))
     if disc is None or not _round_edge(drawn, *disc):
         return None
@@ -102,11 +101,10 @@ def find_pie(rgb: np.ndarray) -> tuple[float, float, float] | None:
 def _round_edge(drawn: np.ndarray, cx: float, cy: float, radius: float) -> bool:
     """Whether the blob's edge is a circle: drawn just inside it and background just outside
     it all around (a photo's tilted square footprint fills its corners past the circle)."""
-    angles = np.radians(np.arange(0, 360, 0.5))
+    angles = np.arange(0, 360, 0.5)
 
     def share(r: float) -> float:
-        xs = np.clip(np.round(cx + r * np.sin(angles)).astype(int), 0, drawn.shape[1] - 1)
-        ys = np.clip(np.round(cy - r * np.cos(angles)).astype(int), 0, drawn.shape[0] - 1)
+        ys, xs = _ring(drawn.shape, cx, cy, r, angles)
         return float(drawn[ys, xs].mean())
 
     return share(EDGE_IN * radius) >= EDGE_SHARE and 1 - share(EDGE_OUT * radius) >= EDGE_SHARE
@@ -152,12 +150,9 @@ class Slice:
 
 def pie_slices(rgb: np.ndarray, cx: float, cy: float, radius: float) -> list[Slice]:
     """The slices met by a circle of samples at PIE_RING of the radius, in drawing order."""
-    angles = np.arange(SAMPLES) * 360.0 / SAMPLES
-    r = PIE_RING * radius
-    xs = np.clip(np.round(cx + r * np.sin(np.radians(angles))).astype(int), 0, rgb.shape[1] - 1)
-    ys = np.clip(np.round(cy - r * np.cos(np.radians(angles))).astype(int), 0, rgb.shape[0] - 1)
+    ys, xs = _ring(rgb.shape, cx, cy, PIE_RING * radius, np.arange(SAMPLES) * 360.0 / SAMPLES)
     samples = rgb[ys, xs].astype(float)
-    background = _background(rgb)
+    background = _corner_colour(rgb)
     drawn = np.abs(samples - background).sum(axis=1) > BACKGROUND
     if drawn.mean() < 0.9:
         return []
@@ -165,9 +160,7 @@ def pie_slices(rgb: np.ndarray, cx: float, cy: float, radius: float) -> list[Sli
     change = [i for i in range(SAMPLES) if colour_distance(samples[i], samples[i - 1]) > SAME_SLICE]
     if not change:
         return []
-    runs: list[tuple[int, int]] = []
-    for a, b in zip(change, change[1:] + [change[0] + SAMPLES], strict=True):
-        runs.append((a, b))
+    runs = list(zip(change, change[1:] + [change[0] + SAMPLES], strict=True))
     pieces: list[tuple[np.ndarray, int, int]] = []
     for a, b in runs:
         idx = [i % SAMPLES for i in range(a, b) if drawn[i % SAMPLES]]
@@ -214,8 +207,8 @@ def _labels_beside(
             continue
         word = clean(text)
         label, printed = out[k]
-        if word.endswith("%") and _percent(word) is not None:
-            out[k] = (label, _percent(word))
+        if word.endswith("%") and number(word) is not None:
+            out[k] = (label, number(word))
             used.add(n)
         elif _READABLE.fullmatch(word):  # not "é€", what OCR makes of a small "e"
             out[k], best[k], taken[k] = (word, printed), offs[k], n
@@ -226,14 +219,19 @@ def _within(angle: float, piece: Slice) -> bool:
     return (angle - piece.start) % 360 <= (piece.end - piece.start) % 360
 
 
-def _percent(text: str) -> float | None:
-    try:
-        return float(text.rstrip("%").replace(",", "."))
-    except ValueError:
-        return None
+def _ring(
+    shape: tuple[int, ...], cx: float, cy: float, r: float, degrees: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pixel rows and columns of a circle's points at `degrees` (clockwise from 12
+    o'clock), clipped to the image."""
+    turns = np.radians(degrees)
+    xs = np.clip(np.round(cx + r * np.sin(turns)).astype(int), 0, shape[1] - 1)
+    ys = np.clip(np.round(cy - r * np.cos(turns)).astype(int), 0, shape[0] - 1)
+    return ys, xs
 
 
-def _background(rgb: np.ndarray) -> np.ndarray:
-    """The colour of the image's corners (their per-channel median)."""
+def _corner_colour(rgb: np.ndarray) -> np.ndarray:
+    """The colour of the image's corners (their per-channel median): the background around a
+    pie. Not charts._background, the most common colour, which a large pie's slice can be."""
     corners = np.array([rgb[0, 0], rgb[0, -1], rgb[-1, 0], rgb[-1, -1]], dtype=float)
     return np.median(corners, axis=0)
