@@ -1660,6 +1660,7 @@ class TableAnswerer:
         from_picture = TITLE_NOTE in table.title and bool(_NAMES_CHART.search(fold(question)))
         phrases = [fold(p) for p in document_phrase(question, TABLE_NOUN).split(" | ") if p]
         keys = key_terms(question)
+        names = [t.text for t in question_key_terms(question) if t.name]  # no number, date or code
         for key in keys:
             key_tokens = {t for t in tokens(key) if _strong(t) or t.startswith("month:")} - TABLE_WORDS
             # a month or a date is addressed by its value, however written ("june": "01-06-2016")
@@ -1676,7 +1677,7 @@ class TableAnswerer:
             if fold(key) not in context and not any(f in context for f in forms):
                 if from_picture and all(part.isalpha() for part in key.split()):
                     continue  # "Seattle" of "the Seattle weather chart": a chart prints no subject
-                if _known_by_another_name(key, keys, phrases, context):
+                if _known_by_another_name(key, names, phrases, context):
                     continue  # "FBI" of "the FBI NICS table": the page names it NICS alone
                 return False
             # a term of the page's text that names one or two other rows asks about them; one
@@ -1690,30 +1691,21 @@ class TableAnswerer:
 _MONTH_OF_YEAR = re.compile(r"^date:(\d{4})-(\d{2})$")
 
 
-def _known_by_another_name(key: str, keys: list[str], phrases: list[str], context: str) -> bool:
+def _known_by_another_name(key: str, names: list[str], phrases: list[str], context: str) -> bool:
     """Whether a name the page lacks is one of the words the question names its table or
-    document by, beside another name of that phrase (`keys`: the question's key terms) that
-    the page holds: the issuer of "the FBI NICS table", of a table titled "NICS Firearm
-    Background Checks". A number or a date is never so: "the 2019 report" asked of the 2020
-    one is another report."""
-    if not _is_name(key):
+    document by, beside another name of that phrase (`names`: the question's key terms that
+    are names) that the page holds: the issuer of "the FBI NICS table", of a table titled
+    "NICS Firearm Background Checks". A number or a date is never so: "the 2019 report" asked
+    of the 2020 one is another report."""
+    if key not in names:
         return False
     for phrase in phrases:
-        if not re.search(rf"\b{re.escape(fold(key))}\b", phrase):
+        if not re.search(rf"\b{re.escape(key)}\b", phrase):
             continue
-        others = [
-            fold(k)
-            for k in keys
-            if k != key and _is_name(k) and re.search(rf"\b{re.escape(fold(k))}\b", phrase)
-        ]
+        others = [n for n in names if n != key and re.search(rf"\b{re.escape(n)}\b", phrase)]
         if any(re.search(rf"\b{re.escape(other)}\b", context) for other in others):
             return True
     return False
-
-
-def _is_name(key: str) -> bool:
-    """A key term of letters only ("FBI", "Rio Capibaribe"), not a number, date or code."""
-    return fold(key).replace(" ", "").isalpha()
 
 
 def month_of_year_addressed(token: str, addressed: set[str], context: str) -> bool:
